@@ -1,0 +1,185 @@
+// npm run bench -- campaign
+// A campaign to N contacts (seeded with COPY) into the local SMTP sink, against a bare nodemailer
+// pool sending the same N messages to the same sink in the same run. BENCH_RECIPIENTS sets N.
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import nodemailer from "nodemailer";
+import postgres from "postgres";
+import { startMailbox } from "@mailroom/devmailbox";
+import { DATABASE_URL, Platform, apiClient } from "@mailroom/testkit";
+import { machine, peakRssMb, writeResult } from "./lib.mjs";
+
+const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
+const POOL = Number(process.env.BENCH_SMTP_POOL ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_DELIVERY_CONCURRENCY ?? 32);
+const SERVICES = ["gateway", "contacts", "sending", "campaigns"];
+const subject = "Spring news for {{ firstName }}";
+const body = `<p>Hi {{ firstName }},</p><p>${"Our spring catalogue is here. ".repeat(20)}</p>`;
+const address = (i) => `r${i}@bench.example.com`;
+
+const mailbox = await startMailbox({ maxMessages: 100 });
+const platform = new Platform({
+  services: SERVICES,
+  env: { SMTP_URL: mailbox.smtpUrl, LOG_LEVEL: "warn", RETURN_PATH_DOMAIN: "bounces.bench.test" },
+  serviceEnv: { campaigns: { LOG_LEVEL: process.env.BENCH_CAMPAIGNS_LOG ?? "warn" }, sending: { SMTP_POOL_SIZE: String(POOL), DELIVERY_CONCURRENCY: String(CONCURRENCY) } },
+});
+
+/** The sink keeps only the newest messages, so arrivals are counted as they come. */
+function counter() {
+  let count = 0;
+  let first = null;
+  let last = null;
+  const add = () => {
+    count += 1;
+    last = Date.now();
+    first ??= last;
+  };
+  return { add, get: () => ({ count, first, last }) };
+}
+let arrivals = counter();
+// The predicate runs over every stored message on each arrival: count each message once.
+const seen = new WeakSet();
+const watch = () =>
+  mailbox
+    .waitFor((m) => (seen.has(m) || (seen.add(m), arrivals.add()), false), 24 * 3600_000)
+    .catch(() => undefined);
+
+/** Every service's current and peak resident memory, in MB. */
+function rss() {
+  const out = {};
+  for (const name of SERVICES) {
+    const pid = platform.procs.get(name)?.[0]?.child.pid;
+    out[name] = { peakMb: peakRssMb(pid), nowMb: currentRssMb(pid) };
+  }
+  return out;
+}
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+const cpu = () => Object.fromEntries(SERVICES.map((s) => [s, cpuSeconds(platform.procs.get(s)?.[0]?.child.pid)]));
+
+function currentRssMb(pid) {
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+    return Math.round(kb / 1024);
+  } catch {
+    return null;
+  }
+}
+
+async function seed(projectId) {
+  const url = new URL(DATABASE_URL);
+  url.pathname = `/${platform.prefix}_contacts`;
+  const sql = postgres(url.toString(), { max: 1, onnotice: () => undefined });
+  const now = new Date().toISOString();
+  const writable = await sql`copy contacts (id, project_id, email, subscribed, data, created_at, updated_at) from stdin`.writable();
+  const done = new Promise((resolve, reject) => writable.on("finish", resolve).on("error", reject));
+  for (let i = 0; i < N; i++) writable.write(`${randomUUID()}\t${projectId}\t${address(i)}\tt\t{"firstName":"Ann${i}"}\t${now}\t${now}\n`);
+  writable.end();
+  await done;
+  await sql`analyze contacts`;
+  await sql.end();
+}
+
+/** The baseline: the same messages straight through a pooled nodemailer transport. */
+async function bare(from) {
+  const transport = nodemailer.createTransport({ url: mailbox.smtpUrl, pool: true, maxConnections: POOL, maxMessages: Infinity });
+  const started = Date.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < N) {
+      const i = next++;
+      const name = `Ann${i}`;
+      await transport.sendMail({
+        from,
+        to: address(i),
+        subject: subject.replace("{{ firstName }}", name),
+        html: body.replace("{{ firstName }}", name),
+        headers: { "List-Unsubscribe": `<http://localhost/u/${i}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click", Precedence: "bulk" },
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (Date.now() - started) / 1000;
+  transport.close();
+  return { seconds, emailsPerSec: Math.round(N / seconds), firstEmailMs: arrivals.get().first - started };
+}
+
+async function campaign(api, from) {
+  const c = (await api.post("/campaigns", { name: "bench", subject, body, from, audienceType: "ALL" })).body.data;
+  const started = Date.now();
+  const sent = await api.post(`/campaigns/${c.id}/send`);
+  if (sent.status !== 200) throw new Error(`send answered ${sent.status}: ${JSON.stringify(sent.body)}`);
+  let at10k = null;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 250));
+    const { count } = arrivals.get();
+    if (!at10k && count >= Math.min(10_000, N)) at10k = { count, rss: rss() };
+    const now = (await api.get(`/campaigns/${c.id}`)).body;
+    if (now.status === "SENT") {
+      const { first, last } = arrivals.get();
+      const seconds = (last - started) / 1000;
+      return { seconds, emailsPerSec: Math.round(N / seconds), firstEmailMs: first - started, stats: now.stats, at10k };
+    }
+    if (Date.now() - started > 3600_000) throw new Error(`campaign not SENT after an hour: ${JSON.stringify(now.stats)}`);
+  }
+}
+
+await platform.start();
+try {
+  const project = await platform.createProject("bench");
+  const api = apiClient(platform.url, project.secretKey);
+  const domain = "bench.mailroom.test";
+  await platform.cli(["domains", "verify", "--project", project.id, "--domain", domain, "--json"]);
+  const from = `news@${domain}`;
+  const seedStart = Date.now();
+  await seed(project.id);
+  const seedSeconds = (Date.now() - seedStart) / 1000;
+
+  watch();
+  const baseline = await bare(from);
+  const baselineCount = arrivals.get().count;
+  arrivals = counter();
+  watch();
+  const cpuBefore = cpu();
+  const mailroom = await campaign(api, from);
+  const cpuAfter = cpu();
+  const mailroomCount = arrivals.get().count;
+  const end = rss();
+
+  const ratio = mailroom.emailsPerSec / baseline.emailsPerSec;
+  const cpuUsed = Object.fromEntries(SERVICES.map((s) => [s, +(cpuAfter[s] - cpuBefore[s]).toFixed(1)]));
+  const rows = SERVICES.map(
+    (s) => `| ${s} | ${end[s].peakMb} | ${mailroom.at10k?.rss[s].nowMb ?? "–"} | ${end[s].nowMb} | ${cpuUsed[s]} |`,
+  );
+  const md = [
+    `Campaign to ${N} contacts (ALL, seeded with COPY in ${seedSeconds.toFixed(1)} s) into the development mailbox, vs a bare nodemailer pool`,
+    `sending the same ${N} messages to the same sink. SMTP pool ${POOL} connections, ${CONCURRENCY} in flight, for both.`,
+    "",
+    "| path | emails/s | total s | first email ms | arrived in sink |",
+    "|---|---|---|---|---|",
+    `| bare nodemailer pool (baseline) | ${baseline.emailsPerSec} | ${baseline.seconds.toFixed(1)} | ${baseline.firstEmailMs} | ${baselineCount} |`,
+    `| Mailroom campaign (send → last email) | ${mailroom.emailsPerSec} | ${mailroom.seconds.toFixed(1)} | ${mailroom.firstEmailMs} | ${mailroomCount} |`,
+    "",
+    `Ratio **${ratio.toFixed(2)}** (target ≥ 0.6); ≥ 1,000 emails/s sustained targeted; first email < 2,000 ms targeted.`,
+    `Final stats: ${JSON.stringify(mailroom.stats)}.`,
+    "",
+    "| service | peak RSS MB | RSS MB at 10,000 sent | RSS MB at the end | CPU s during the campaign |",
+    "|---|---|---|---|---|",
+    ...rows,
+    "",
+    `Bench process (sink + baseline): peak ${peakRssMb(process.pid)} MB. ${machine()}.`,
+  ].join("\n");
+  writeResult("campaign", { recipients: N, baseline, mailroom, ratio, rss: end, cpuSeconds: cpuUsed }, md);
+} finally {
+  await platform.destroy();
+  await mailbox.stop();
+}
+// The sink's arrival watchers hold day-long timers.
+process.exit(0);

@@ -1,0 +1,110 @@
+// npm run bench -- engagement
+// 1. Click-redirect throughput and p99: GET /t/c/{token} through the gateway (one NATS hop, one
+//    UPDATE of the email record, 302 to the stored link), against a bare fastify route answering the
+//    same 302 in-process; same run, same concurrency. Clicks cycle over many emails, as real ones do.
+// 2. Inbound DSN processing rate: success DSNs into the inbound SMTP port with a pooled nodemailer
+//    client; each 250 means the report was applied and durable.
+import autocannon from "autocannon";
+import Fastify from "fastify";
+import nodemailer from "nodemailer";
+import { connect } from "@nats-io/transport-node";
+import { startMailbox } from "@mailroom/devmailbox";
+import { Platform, apiClient, freePort, waitFor } from "@mailroom/testkit";
+import { load, peakRssMb, writeResult } from "./lib.mjs";
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const EMAILS = Number(process.env.BENCH_EMAILS ?? 300);
+const DSNS = Number(process.env.BENCH_DSNS ?? 2000);
+const RPD = "bounces.bench.test";
+
+/** lib.mjs's load() with a request list (each click goes to the next email's token). */
+async function loadRequests({ url, requests, connections, duration, title }) {
+  const r = await autocannon({ url, requests, connections, duration, title });
+  return { title, requestsPerSec: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+}
+
+const mailbox = await startMailbox({ smtpPort: 0, httpPort: 0, maxMessages: EMAILS + 10 });
+const inboundPort = await freePort();
+const platform = new Platform({
+  services: ["gateway", "contacts", "sending"],
+  env: { LOG_LEVEL: "warn", SMTP_URL: mailbox.smtpUrl, RETURN_PATH_DOMAIN: RPD, INBOUND_SMTP_PORT: String(inboundPort), INBOUND_SMTP_HOST: "127.0.0.1" },
+});
+await platform.start();
+try {
+  const project = await platform.createProject("bench");
+  const key = JSON.parse(await platform.cli(["keys", "create", "--project", project.id, "--kind", "secret", "--rate-limit", "1000000", "--json"])).key;
+  const api = apiClient(platform.url, key);
+  const nc = await connect({ servers: platform.env.NATS_URL });
+  await nc.request(`${platform.prefix}.rpc.sending.domains.forceVerify`, JSON.stringify({ projectId: project.id, domain: "bench.test" }), { timeout: 10_000 });
+  await nc.close();
+
+  // EMAILS tracked emails, 10 recipients per /v1/send call (each recipient is upserted and rendered in turn)
+  const ids = [];
+  for (let i = 0; i < EMAILS; i += 10) {
+    const to = Array.from({ length: Math.min(10, EMAILS - i) }, (_, j) => `r${i + j}@example.com`);
+    const res = await api.post("/v1/send", { to, from: "news@bench.test", subject: "Bench", body: `<a href="https://shop.example/p?id=1">shop</a>` });
+    if (res.status !== 200) throw new Error(`send: ${res.status} ${JSON.stringify(res.body)}`);
+    ids.push(...res.body.data.emails.map((e) => e.email));
+  }
+  const messages = await waitFor(() => (mailbox.messages().length >= EMAILS ? mailbox.messages() : null), { timeoutMs: 120_000, what: "every email relayed" });
+  const paths = messages.map((m) => new URL(/href="([^"]+\/t\/c\/[^"]+)"/.exec(m.html)[1]).pathname);
+  let next = 0;
+  const clickRequests = [{ method: "GET", setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }];
+
+  const bare = Fastify({ logger: false });
+  bare.get("/t/c/:token", async (_req, reply) => reply.code(302).header("location", "https://shop.example/p?id=1").send());
+  await bare.listen({ port: 0, host: "127.0.0.1" });
+  const bareUrl = `http://127.0.0.1:${bare.server.address().port}`;
+
+  const opts = { connections: CONNECTIONS, duration: DURATION };
+  await load({ url: `${bareUrl}/t/c/x`, ...opts, duration: 2, title: "warm-up bare" });
+  await loadRequests({ url: platform.url, requests: clickRequests, ...opts, duration: 2, title: "warm-up" });
+  const baseline = await load({ url: `${bareUrl}/t/c/x`, ...opts, title: "bare fastify 302" });
+  const gateway = await loadRequests({ url: platform.url, requests: clickRequests, ...opts, title: "click through the gateway" });
+  await bare.close();
+
+  // DSN processing rate
+  const transport = nodemailer.createTransport({ host: "127.0.0.1", port: inboundPort, ignoreTLS: true, pool: true, maxConnections: 4, maxMessages: Infinity });
+  const dsn = (emailId, n) =>
+    [
+      `From: MAILER-DAEMON@mta.example`, `To: bounces+${emailId}@${RPD}`, `Subject: DSN`, `Message-ID: <bench-${n}@mta.example>`,
+      `MIME-Version: 1.0`, `Content-Type: multipart/report; report-type=delivery-status; boundary="b"`, ``,
+      `--b`, `Content-Type: message/delivery-status`, ``, `Reporting-MTA: dns; mta.example`, `Original-Envelope-Id: ${emailId}`, ``,
+      `Final-Recipient: rfc822; x@example.com`, `Action: delivered`, `Status: 2.0.0`, ``, `--b--`, ``,
+    ].join("\r\n");
+  const started = performance.now();
+  let failed = 0;
+  let sentDsns = 0;
+  const workers = Array.from({ length: 8 }, async () => {
+    while (sentDsns < DSNS) {
+      const n = sentDsns++;
+      const emailId = ids[n % ids.length];
+      await transport.sendMail({ envelope: { from: "", to: [`bounces+${emailId}@${RPD}`] }, raw: dsn(emailId, n) }).catch(() => failed++);
+    }
+  });
+  await Promise.all(workers);
+  const seconds = (performance.now() - started) / 1000;
+  transport.close();
+  const dsnRate = Math.round(DSNS / seconds);
+
+  const rss = { gatewayMb: peakRssMb(platform.procs.get("gateway")[0].child.pid), sendingMb: peakRssMb(platform.procs.get("sending")[0].child.pid) };
+  const ratio = gateway.requestsPerSec / baseline.requestsPerSec;
+  const md = [
+    `Click redirects (GET /t/c/{token} → 302) over ${paths.length} emails through gateway + NATS + sending (token check, cached links, counts written behind in batches) vs a bare fastify 302, ${CONNECTIONS} connections, ${DURATION} s each.`,
+    "",
+    "| path | req/s | p50 ms | p99 ms | errors |",
+    "|---|---|---|---|---|",
+    `| bare fastify 302 (baseline) | ${baseline.requestsPerSec} | ${baseline.p50Ms} | ${baseline.p99Ms} | ${baseline.errors} |`,
+    `| gateway → NATS → sending | ${gateway.requestsPerSec} | ${gateway.p50Ms} | ${gateway.p99Ms} | ${gateway.errors} |`,
+    "",
+    `Throughput ratio **${ratio.toFixed(2)}** (target ≥ 0.5).`,
+    "",
+    `Inbound DSNs: **${dsnRate} messages/s** (${DSNS} success DSNs over 4 pooled SMTP connections, ${failed} refused), each answered 250 once applied.`,
+    `Peak RSS: gateway ${rss.gatewayMb} MB, sending ${rss.sendingMb} MB.`,
+  ].join("\n");
+  writeResult("engagement", { baseline, gateway, ratio, dsn: { count: DSNS, seconds, rate: dsnRate, failed }, rss }, md);
+} finally {
+  await platform.destroy();
+  await mailbox.stop();
+}

@@ -1,0 +1,52 @@
+// npm run bench -- gateway
+// An authenticated request through the gateway and one NATS hop to a service that answers at once,
+// against a bare fastify route answering the same body in-process, same run, same concurrency.
+import Fastify from "fastify";
+import { spawn } from "node:child_process";
+import { Platform } from "@mailroom/testkit";
+import { load, peakRssMb, writeResult } from "./lib.mjs";
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+
+const platform = new Platform({ services: ["gateway"], env: { LOG_LEVEL: "warn" } });
+await platform.start();
+try {
+  const project = await platform.createProject("bench");
+  const key = JSON.parse(await platform.cli(["keys", "create", "--project", project.id, "--kind", "secret", "--rate-limit", "1000000", "--json"])).key;
+  const responder = spawn(process.execPath, ["bench/responder.mjs"], { env: { ...process.env, ...platform.env }, stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise((resolve) => responder.stdout.once("data", resolve));
+
+  const bare = Fastify({ logger: false });
+  bare.get("/contacts", async () => ({ data: [], cursor: null, hasMore: false, total: 0 }));
+  await bare.listen({ port: 0, host: "127.0.0.1" });
+  const bareUrl = `http://127.0.0.1:${bare.server.address().port}/contacts`;
+
+  const opts = { connections: CONNECTIONS, duration: DURATION };
+  await load({ url: bareUrl, ...opts, duration: 2, title: "warm-up bare" });
+  await load({ url: `${platform.url}/contacts`, headers: { authorization: `Bearer ${key}` }, ...opts, duration: 2, title: "warm-up" });
+  const baseline = await load({ url: bareUrl, ...opts, title: "bare fastify" });
+  const gateway = await load({ url: `${platform.url}/contacts`, headers: { authorization: `Bearer ${key}` }, ...opts, title: "gateway" });
+
+  const gatewayPid = platform.procs.get("gateway")[0].child.pid;
+  const rss = { gatewayMb: peakRssMb(gatewayPid), responderMb: peakRssMb(responder.pid), benchProcessMb: peakRssMb(process.pid) };
+  responder.kill("SIGTERM");
+  await bare.close();
+
+  const ratio = gateway.requestsPerSec / baseline.requestsPerSec;
+  const addedP50 = gateway.p50Ms - baseline.p50Ms;
+  const md = [
+    `Authenticated GET /contacts through gateway + NATS hop vs bare fastify, ${CONNECTIONS} connections, ${DURATION} s each.`,
+    "",
+    "| path | req/s | p50 ms | p99 ms | non-2xx |",
+    "|---|---|---|---|---|",
+    `| bare fastify (baseline) | ${baseline.requestsPerSec} | ${baseline.p50Ms} | ${baseline.p99Ms} | ${baseline.non2xx} |`,
+    `| gateway → NATS → service | ${gateway.requestsPerSec} | ${gateway.p50Ms} | ${gateway.p99Ms} | ${gateway.non2xx} |`,
+    "",
+    `Throughput ratio **${ratio.toFixed(2)}** (target ≥ 0.6); added p50 **${addedP50.toFixed(2)} ms** (target ≤ 1 ms).`,
+    `Peak RSS: gateway ${rss.gatewayMb} MB, responder ${rss.responderMb} MB, bench process (bare fastify + load generator) ${rss.benchProcessMb} MB.`,
+  ].join("\n");
+  writeResult("gateway", { baseline, gateway, ratio, addedP50Ms: addedP50, rss }, md);
+} finally {
+  await platform.destroy();
+}

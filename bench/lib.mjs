@@ -1,0 +1,40 @@
+// Shared helpers of the benchmarks. Every benchmark measures its baseline in the same run and
+// reports the ratio: this machine is shared and noisy, absolute figures drift, ratios hold.
+import autocannon from "autocannon";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+
+export async function load({ url, headers = {}, method = "GET", body, connections = 50, duration = 10, title, ...rest }) {
+  const result = await autocannon({ url, method, headers, body, connections, duration, title, ...rest });
+  return {
+    title,
+    requestsPerSec: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+/** Peak resident memory of a process (VmHWM), in MB. */
+export function peakRssMb(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    return Math.round(kb / 1024);
+  } catch {
+    return null;
+  }
+}
+
+export function machine() {
+  return `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+}
+
+export function writeResult(name, result, markdown) {
+  mkdirSync("bench/results", { recursive: true });
+  const stamped = { name, date: new Date().toISOString(), machine: machine(), ...result };
+  writeFileSync(`bench/results/${name}.json`, `${JSON.stringify(stamped, null, 2)}\n`);
+  writeFileSync(`bench/results/${name}.md`, `## ${name}\n\n${stamped.date} on ${stamped.machine}\n\n${markdown}\n`);
+  console.log(markdown);
+}

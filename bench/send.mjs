@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// Benchmark of the sending pipeline (run after `npx turbo run build`):
+//   node bench/send.mjs [--duration 10] [--connections 32] [--emails 20000]
+// 1. /v1/send accepted throughput and p50/p99 through the gateway (autocannon), against a bare
+//    fastify route doing one INSERT and one JetStream publish, in the same run.
+// 2. End-to-end delivery rate of N emails into an SMTP sink, against a bare nodemailer pool.
+// Results: bench/results/send.{json,md} (npm run bench -- send)
+import { parseArgs } from "node:util";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { writeResult } from "./lib.mjs";
+import autocannon from "autocannon";
+import Fastify from "fastify";
+import nodemailer from "nodemailer";
+import postgres from "postgres";
+import { connect } from "@nats-io/transport-node";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { startMailbox } from "@mailroom/devmailbox";
+import { Platform, REPO_ROOT, addZones, apiClient, freePort, startDnsServer, waitFor, DATABASE_URL, NATS_URL } from "@mailroom/testkit";
+
+const { values: args } = parseArgs({
+  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "32" }, emails: { type: "string", default: "20000" } },
+});
+const duration = Number(args.duration);
+const connections = Number(args.connections);
+const emailCount = Number(args.emails);
+const POOL = 5;
+
+const cannon = (opts) =>
+  new Promise((resolve, reject) => autocannon(opts, (err, r) => (err ? reject(err) : resolve(r))));
+const summary = (r) => ({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+
+async function bareRoute(prefix) {
+  const sql = postgres(DATABASE_URL, { max: 10, onnotice: () => undefined });
+  await sql.unsafe(`create table if not exists ${prefix}_bench (id uuid primary key, body jsonb not null)`);
+  const nc = await connect({ servers: NATS_URL });
+  const jsm = await jetstreamManager(nc);
+  const stream = `${prefix.toUpperCase()}_BENCH`;
+  await jsm.streams.add({ name: stream, subjects: [`${prefix}.bench.>`], retention: "workqueue" });
+  const js = jetstream(nc);
+  const app = Fastify({ logger: false });
+  app.post("/send", async (req) => {
+    const id = crypto.randomUUID();
+    await sql`insert into ${sql(`${prefix}_bench`)} (id, body) values (${id}, ${JSON.stringify(req.body)}::text::jsonb)`;
+    await js.publish(`${prefix}.bench.job`, JSON.stringify({ id }), { msgID: id });
+    return { id };
+  });
+  const port = await freePort();
+  await app.listen({ port, host: "127.0.0.1" });
+  return {
+    url: `http://127.0.0.1:${port}/send`,
+    async close() {
+      await app.close();
+      await jsm.streams.delete(stream).catch(() => undefined);
+      await sql.unsafe(`drop table if exists ${prefix}_bench`);
+      await sql.end();
+      await nc.close();
+    },
+  };
+}
+
+async function timeUntil(mailbox, count, what) {
+  await waitFor(() => mailbox.messages().length >= count, { timeoutMs: 30 * 60_000, intervalMs: 200, what });
+}
+
+async function main() {
+  const mailbox = await startMailbox({ maxMessages: emailCount * 2 });
+  const platform = new Platform({ services: ["gateway", "contacts", "sending"], env: { LOG_LEVEL: "warn", RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_BURST: "1000000" } });
+  const dir = join(REPO_ROOT, ".mailroom", "test-data", platform.prefix);
+  mkdirSync(dir, { recursive: true });
+  const zonesFile = join(dir, "zones.json");
+  const dns = await startDnsServer({ zonesFile });
+  Object.assign(platform.env, { SMTP_URL: mailbox.smtpUrl, DNS_SERVER: dns.address, SMTP_POOL_SIZE: String(POOL) });
+  const bare = await bareRoute(platform.prefix);
+  const results = { date: new Date().toISOString(), duration, connections, emails: emailCount };
+  try {
+    await platform.start();
+    const project = await platform.createProject("bench");
+    const api = apiClient(platform.url, project.secretKey);
+    const domain = `bench-${Date.now().toString(36)}.mailroom.test`;
+    const created = await api.post("/domains", { domain });
+    const dkim = created.body.records.find((r) => r.purpose === "dkim");
+    addZones(zonesFile, { [dkim.name]: { TXT: [dkim.value] } });
+    await api.post(`/domains/${created.body.id}/verify`);
+
+    let n = 0;
+    const body = () => JSON.stringify({ to: `r${n++}@bench.example`, from: `b@${domain}`, subject: "Bench {{ n }}", body: "<p>bench</p>", data: { n } });
+    const headers = { "content-type": "application/json", authorization: `Bearer ${project.secretKey}` };
+    results.gateway = summary(await cannon({ url: `${platform.url}/v1/send`, method: "POST", headers, connections, duration, setupClient: (c) => c.setBody(body()), requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }] }));
+    results.bareRoute = summary(await cannon({ url: bare.url, method: "POST", headers, connections, duration, requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }] }));
+
+    // Let the accepted backlog drain so the delivery measurement starts from an empty pipeline.
+    const accepted = await waitFor(async () => {
+      const before = mailbox.messages().length;
+      await new Promise((r) => setTimeout(r, 2000));
+      return mailbox.messages().length === before ? before : null;
+    }, { timeoutMs: 30 * 60_000 });
+    mailbox.clear();
+    results.acceptedDelivered = accepted;
+
+    const started = Date.now();
+    const batches = Array.from({ length: Math.ceil(emailCount / 50) }, (_, b) =>
+      Array.from({ length: Math.min(50, emailCount - b * 50) }, (_, i) => `e${b * 50 + i}@bench.example`),
+    );
+    for (let i = 0; i < batches.length; i += 8) {
+      await Promise.all(batches.slice(i, i + 8).map((to) => api.post("/v1/send", { to, from: `b@${domain}`, subject: "E2E", body: "<p>e2e</p>" })));
+    }
+    const queuedMs = Date.now() - started;
+    await timeUntil(mailbox, emailCount, "end-to-end delivery");
+    const mailroomMs = Date.now() - started;
+    results.delivery = { queuedMs, totalMs: mailroomMs, perSecond: emailCount / (mailroomMs / 1000) };
+
+    mailbox.clear();
+    const transport = nodemailer.createTransport({ pool: true, url: mailbox.smtpUrl, maxConnections: POOL, maxMessages: Infinity });
+    const t0 = Date.now();
+    await Promise.all(Array.from({ length: emailCount }, (_, i) => transport.sendMail({ from: `b@${domain}`, to: `n${i}@bench.example`, subject: "bare", html: "<p>bare</p>" })));
+    transport.close();
+    const bareMs = Date.now() - t0;
+    results.bareNodemailer = { totalMs: bareMs, perSecond: emailCount / (bareMs / 1000) };
+  } finally {
+    await bare.close().catch(() => undefined);
+    await platform.destroy();
+    await mailbox.stop();
+    await dns.stop();
+  }
+
+  const md = [
+    `autocannon ${connections} connections, ${duration} s; ${emailCount} emails end to end; SMTP pool ${POOL}.`,
+    "",
+    "| | req/s | p50 ms | p99 ms | non-2xx |",
+    "|---|---|---|---|---|",
+    `| /v1/send through the gateway | ${results.gateway.rps.toFixed(0)} | ${results.gateway.p50} | ${results.gateway.p99} | ${results.gateway.non2xx} |`,
+    `| bare fastify: INSERT + JetStream publish | ${results.bareRoute.rps.toFixed(0)} | ${results.bareRoute.p50} | ${results.bareRoute.p99} | ${results.bareRoute.non2xx} |`,
+    "",
+    "| delivery of N emails | total s | emails/s |",
+    "|---|---|---|",
+    `| Mailroom (send → record → job → worker → sink) | ${(results.delivery.totalMs / 1000).toFixed(1)} | ${results.delivery.perSecond.toFixed(0)} |`,
+    `| bare nodemailer pool | ${(results.bareNodemailer.totalMs / 1000).toFixed(1)} | ${results.bareNodemailer.perSecond.toFixed(0)} |`,
+    "",
+    `Ratios: accepted throughput ${(results.gateway.rps / results.bareRoute.rps).toFixed(2)} (target ≥ 0.4); delivery ${(results.delivery.perSecond / results.bareNodemailer.perSecond).toFixed(2)} (target ≥ 0.6).`,
+  ].join("\n");
+  writeResult("send", results, md);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,69 @@
+// npm run bench -- verify
+// Warm-cache /v1/verify throughput through the gateway against the gateway's no-op route (the same
+// gateway forwarding to a service that answers at once), same run; cold-cache p50/p99 against a
+// local DNS server.
+import { spawn } from "node:child_process";
+import { Platform, apiClient, startDnsServer } from "@mailroom/testkit";
+import { load, peakRssMb, writeResult } from "./lib.mjs";
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = 50;
+const COLD = 200;
+
+const dns = await startDnsServer();
+const zone = { NS: ["ns1.bench.example"], A: ["192.0.2.10"], MX: [{ exchange: "mx.bench.example", priority: 10 }] };
+dns.set("bench.example", zone);
+for (let i = 0; i < COLD; i++) dns.set(`c${i}.cold.example`, zone);
+
+const platform = new Platform({ services: ["gateway", "verify"], env: { LOG_LEVEL: "warn", DNS_SERVER: dns.address } });
+await platform.start();
+try {
+  const project = await platform.createProject("bench");
+  const key = JSON.parse(await platform.cli(["keys", "create", "--project", project.id, "--kind", "secret", "--rate-limit", "1000000", "--json"])).key;
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const api = apiClient(platform.url, key);
+  const first = await api.post("/v1/verify", { email: "someone@bench.example" });
+  if (first.status !== 200) throw new Error(`verify answered ${first.status}: ${JSON.stringify(first.body)}`);
+
+  const responder = spawn(process.execPath, ["bench/responder.mjs"], { env: { ...process.env, ...platform.env }, stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise((resolve) => responder.stdout.once("data", resolve));
+
+  const verifyOpts = { url: `${platform.url}/v1/verify`, method: "POST", headers, body: JSON.stringify({ email: "someone@bench.example" }), connections: CONNECTIONS };
+  const noopOpts = { url: `${platform.url}/contacts`, headers, connections: CONNECTIONS };
+  await load({ ...verifyOpts, duration: 2, title: "warm-up" });
+  await load({ ...noopOpts, duration: 2, title: "warm-up" });
+  const noop = await load({ ...noopOpts, duration: DURATION, title: "noop" });
+  const warm = await load({ ...verifyOpts, duration: DURATION, title: "verify" });
+  responder.kill("SIGTERM");
+
+  const queriesBefore = dns.queries.length;
+  const cold = [];
+  for (let i = 0; i < COLD; i++) {
+    const t = performance.now();
+    const res = await api.post("/v1/verify", { email: `user@c${i}.cold.example` });
+    cold.push(performance.now() - t);
+    if (res.status !== 200 || !res.body.data.valid) throw new Error(`cold verify failed: ${JSON.stringify(res.body)}`);
+  }
+  cold.sort((a, b) => a - b);
+  const pct = (p) => +cold[Math.min(cold.length - 1, Math.floor((p / 100) * cold.length))].toFixed(1);
+  const dnsPerCold = (dns.queries.length - queriesBefore) / COLD;
+  const rss = { gatewayMb: peakRssMb(platform.procs.get("gateway")[0].child.pid), verifyMb: peakRssMb(platform.procs.get("verify")[0].child.pid) };
+  const ratio = warm.requestsPerSec / noop.requestsPerSec;
+  const md = [
+    `Warm cache, ${CONNECTIONS} connections, ${DURATION} s each, through the same gateway:`,
+    "",
+    "| path | req/s | p50 ms | p99 ms | non-2xx |",
+    "|---|---|---|---|---|",
+    `| gateway no-op route (a service answering at once; baseline) | ${noop.requestsPerSec} | ${noop.p50Ms} | ${noop.p99Ms} | ${noop.non2xx} |`,
+    `| POST /v1/verify, cached domain | ${warm.requestsPerSec} | ${warm.p50Ms} | ${warm.p99Ms} | ${warm.non2xx} |`,
+    "",
+    `Throughput ratio **${ratio.toFixed(2)}** (target ≥ 0.7).`,
+    "",
+    `Cold cache: ${COLD} distinct domains, sequential, local DNS server: p50 **${pct(50)} ms**, p99 **${pct(99)} ms**, ${dnsPerCold.toFixed(1)} DNS queries per verification.`,
+    `Peak RSS: gateway ${rss.gatewayMb} MB, verify ${rss.verifyMb} MB.`,
+  ].join("\n");
+  writeResult("verify", { noop, warm, ratio, cold: { p50Ms: pct(50), p99Ms: pct(99), dnsPerCold }, rss }, md);
+} finally {
+  await platform.destroy();
+  await dns.stop();
+}

@@ -1,0 +1,131 @@
+// npm run bench -- workflows
+// 1. Latency from POST /v1/track to the first step's side effect (a WEBHOOK to a local receiver on an
+//    allowed host) at a steady rate. 2. Throughput of a 5-step workflow (CONDITION, UPDATE_CONTACT,
+//    DELAY of 1 minute on a fast clock, WEBHOOK, EXIT) over many contacts started by one SCHEDULE tick:
+//    step transitions per second, from the step runs' own timestamps.
+import { createServer } from "node:http";
+import postgres from "postgres";
+import { apiClient, Platform, DATABASE_URL } from "@mailroom/testkit";
+import { writeResult } from "./lib.mjs";
+
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const SECONDS = Number(process.env.BENCH_DURATION ?? 10);
+const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
+
+const arrivals = new Map();
+let hooks = 0;
+const receiver = createServer((req, res) => {
+  let body = "";
+  req.on("data", (c) => (body += c));
+  req.on("end", () => {
+    hooks++;
+    const parsed = JSON.parse(body || "{}");
+    if (parsed.sentAt) arrivals.set(parsed.seq, performance.timeOrigin + performance.now() - Number(parsed.sentAt));
+    res.end("ok");
+  });
+});
+await new Promise((r) => receiver.listen(0, "127.0.0.1", r));
+const port = receiver.address().port;
+
+const platform = new Platform({
+  services: ["gateway", "contacts", "workflows"],
+  env: {
+    LOG_LEVEL: "warn",
+    WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${port}`,
+    WORKFLOWS_TIME_SCALE: "6000", // the DELAY minute lasts 10 ms
+    WORKFLOWS_CONCURRENCY: "64",
+    RATE_LIMIT_PER_SECOND: "100000",
+    RATE_LIMIT_BURST: "100000",
+  },
+});
+await platform.start();
+const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+try {
+  const project = await platform.createProject("bench");
+  const api = apiClient(platform.url, project.secretKey);
+  const make = async (eventName, steps) => {
+    const wf = (await api.post("/workflows", { name: eventName, eventName })).body;
+    let after = wf.steps[0].id;
+    const ids = [];
+    for (const s of steps) {
+      const step = (await api.post(`/workflows/${wf.id}/steps`, { ...s, after: s.after === undefined ? after : ids[s.after] })).body;
+      if (!step.id) throw new Error(JSON.stringify(step));
+      ids.push(step.id);
+      after = step.id;
+    }
+    return wf.id;
+  };
+
+  // 1. latency at RATE events/s
+  const latencyWf = await make("bench.latency", [
+    { type: "WEBHOOK", config: { url: `http://127.0.0.1:${port}/latency`, body: { seq: "{{ event.seq }}", sentAt: "{{ event.sentAt }}" } } },
+  ]);
+  await api.patch(`/workflows/${latencyWf}`, { enabled: true });
+  const total = RATE * SECONDS;
+  const started = performance.now();
+  const sends = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const sentAt = performance.timeOrigin + performance.now();
+    sends.push(api.post("/v1/track", { email: `lat-${i}@bench.test`, event: "bench.latency", data: { seq: String(i), sentAt: String(sentAt) } }));
+  }
+  await Promise.all(sends);
+  const deadline = Date.now() + 30_000;
+  while (arrivals.size < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const lat = [...arrivals.values()].sort((a, b) => a - b);
+  const latency = { events: total, delivered: lat.length, p50Ms: +pct(lat, 50).toFixed(1), p99Ms: +pct(lat, 99).toFixed(1) };
+
+  // 2. throughput of a 5-step workflow over CONTACTS contacts started by one SCHEDULE tick
+  for (let i = 0; i < CONTACTS; i += 100) {
+    await Promise.all(
+      Array.from({ length: Math.min(100, CONTACTS - i) }, (_, j) => api.post("/contacts", { email: `tp-${i + j}@bench.test`, data: { bench: 1 } })),
+    );
+  }
+  const tpWf = await make("bench.throughput", [
+    { type: "CONDITION", config: { field: "data.bench", operator: "equals", value: 1 } },
+    { type: "UPDATE_CONTACT", config: { data: { seen: true } } },
+    { type: "DELAY", config: { amount: 1, unit: "minutes" } },
+    { type: "WEBHOOK", config: { url: `http://127.0.0.1:${port}/throughput` } },
+    { type: "EXIT", config: { reason: "done" } },
+  ]);
+  await api.patch(`/workflows/${tpWf}`, { enabled: true, triggerType: "SCHEDULE", triggerConfig: { cron: "* * * * *" } });
+  const sql = postgres(DATABASE_URL.replace(/\/[^/]*$/, `/${platform.prefix}_workflows`), { max: 1 });
+  // the latency run's contacts are subscribed too: every subscribed contact enters; theirs take the
+  // CONDITION's `no` branch, which has no edge, and end COMPLETED after two step runs
+  const audience = CONTACTS + total;
+  let row;
+  const until = Date.now() + 60_000 + 30 * 60_000;
+  for (;;) {
+    [row] = await sql`select count(*)::int as n, count(*) filter (where status not in ('RUNNING', 'WAITING'))::int as done,
+      min(started_at) as first, max(finished_at) as last from executions where workflow_id = ${tpWf}`;
+    if ((row.n >= audience && row.done === row.n) || Date.now() > until) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const [{ runs }] = await sql`select count(*)::int as runs from step_runs r join executions e on e.id = r.execution_id where e.workflow_id = ${tpWf}`;
+  await sql.end();
+  const seconds = (new Date(row.last) - new Date(row.first)) / 1000;
+  const throughput = { executions: row.n, finished: row.done, stepRuns: runs, seconds: +seconds.toFixed(2), transitionsPerSec: Math.round(runs / seconds) };
+
+  const md = [
+    `Latency: ${RATE} events/s for ${SECONDS} s through POST /v1/track → EVENT trigger → WEBHOOK to a local receiver.`,
+    "",
+    "| events | delivered | p50 ms | p99 ms |",
+    "|---|---|---|---|",
+    `| ${latency.events} | ${latency.delivered} | ${latency.p50Ms} | ${latency.p99Ms} |`,
+    "",
+    `Targets: p50 < 30 ms, p99 < 250 ms. Throughput: one SCHEDULE tick starts ${throughput.executions} executions of`,
+    "CONDITION → UPDATE_CONTACT → DELAY 1 min (WORKFLOWS_TIME_SCALE=6000: 10 ms) → WEBHOOK → EXIT (plus the TRIGGER step run).",
+    "",
+    "| executions | finished | step runs | seconds | transitions/s |",
+    "|---|---|---|---|---|",
+    `| ${throughput.executions} | ${throughput.finished} | ${throughput.stepRuns} | ${throughput.seconds} | ${throughput.transitionsPerSec} |`,
+    "",
+    "Target ≥ 1,000 transitions/s. One workflows replica; gateway, contacts, PostgreSQL and NATS share the same cores.",
+  ].join("\n");
+  writeResult("workflows", { latency, throughput }, md);
+} finally {
+  await platform.destroy();
+  receiver.close();
+}

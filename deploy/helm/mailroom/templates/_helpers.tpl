@@ -1,0 +1,205 @@
+{{/* Names and labels follow the `helm create` conventions so tooling recognises them. */}}
+{{- define "mailroom.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "mailroom.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Name of one service's objects. Call with (dict "root" $ "name" "gateway"). */}}
+{{- define "mailroom.componentName" -}}
+{{- printf "%s-%s" (include "mailroom.fullname" .root) .name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "mailroom.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "mailroom.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: mailroom
+{{- end -}}
+
+{{/* Call with (dict "root" $ "name" "gateway"). */}}
+{{- define "mailroom.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "mailroom.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "mailroom.componentLabels" -}}
+{{ include "mailroom.labels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "mailroom.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{/*
+Stream names exactly as wireNames() in packages/contracts/src/subjects.ts derives them: the
+prefix upper-cased with "-" turned into "_". The chart test compares against wireNames itself.
+*/}}
+{{- define "mailroom.streamPrefix" -}}
+{{- .Values.config.natsPrefix | upper | replace "-" "_" -}}
+{{- end -}}
+
+{{/* The JetStream backlog each KEDA-scaled service drains (consumer names: wireNames().consumers). */}}
+{{- define "mailroom.kedaTargets" -}}
+sending:
+  stream: {{ include "mailroom.streamPrefix" . }}_SEND_JOBS
+  consumer: sending-delivery
+workflows:
+  stream: {{ include "mailroom.streamPrefix" . }}_EVENTS
+  consumer: workflows-triggers
+{{- end -}}
+
+{{/* A service's replica count is left to its autoscaler when one owns it. */}}
+{{- define "mailroom.autoscaled" -}}
+{{- $auto := and .svc.autoscaling .svc.autoscaling.enabled -}}
+{{- $keda := and .root.Values.keda.enabled .svc.keda (hasKey (include "mailroom.kedaTargets" .root | fromYaml) .name) -}}
+{{- if or $auto $keda }}true{{ end -}}
+{{- end -}}
+
+{{/* Existing Secrets whose every key becomes an environment variable (deduplicated). */}}
+{{- define "mailroom.existingSecrets" -}}
+{{- $names := list -}}
+{{- with .Values.database.existingSecret }}{{ $names = append $names . }}{{ end -}}
+{{- with .Values.secret.existingSecret }}{{ $names = append $names . }}{{ end -}}
+{{- toYaml (uniq $names) -}}
+{{- end -}}
+
+{{/* Plain configuration, shared by every service (each reads only what it needs). */}}
+{{- define "mailroom.configEnv" -}}
+{{- $c := .Values.config -}}
+NATS_URL: {{ $c.natsUrl | quote }}
+NATS_PREFIX: {{ $c.natsPrefix | quote }}
+NATS_REPLICAS: {{ $c.natsReplicas | default 1 | quote }}
+DB_PREFIX: {{ .Values.database.prefix | quote }}
+PUBLIC_URL: {{ $c.publicUrl | quote }}
+LOG_LEVEL: {{ $c.logLevel | quote }}
+INBOUND_SMTP_PORT: {{ $c.inboundSmtpPort | quote }}
+{{- with $c.dnsServer }}
+DNS_SERVER: {{ . | quote }}
+{{- end }}
+{{- with $c.returnPathDomain }}
+RETURN_PATH_DOMAIN: {{ . | quote }}
+{{- end }}
+{{- with $c.webhookAllowedHosts }}
+WEBHOOK_ALLOWED_HOSTS: {{ . | quote }}
+{{- end }}
+{{- range $k, $v := $c.otel }}
+{{ $k }}: {{ $v | quote }}
+{{- end }}
+{{- range $k, $v := $c.extraEnv }}
+{{ $k }}: {{ $v | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* Credentials the chart itself holds; keys from an existing Secret override these. */}}
+{{- define "mailroom.secretEnv" -}}
+{{- if and .Values.database.url (not .Values.database.existingSecret) }}
+DATABASE_URL: {{ .Values.database.url | quote }}
+{{- end }}
+{{- range $service, $url := .Values.database.serviceUrls }}
+{{ upper $service }}_DATABASE_URL: {{ $url | quote }}
+{{- end }}
+{{- with .Values.redis.url }}
+REDIS_URL: {{ . | quote }}
+{{- end }}
+{{- with .Values.smtp.url }}
+SMTP_URL: {{ . | quote }}
+{{- end }}
+{{- if not .Values.secret.existingSecret }}
+MAILROOM_SECRET: {{ include "mailroom.mailroomSecret" . | quote }}
+{{- end }}
+{{- end -}}
+
+{{/*
+MAILROOM_SECRET signs unsubscribe and tracking links, so it must not change between upgrades:
+an explicit value wins, then the one already in the cluster, then a random one. The random one is
+memoised in .Values because both the release Secret and the migrations hook Secret include it.
+GitOps tools that render without cluster access (no lookup) must set it or use existingSecret.
+*/}}
+{{- define "mailroom.mailroomSecret" -}}
+{{- if .Values.secret.mailroomSecret -}}
+{{- .Values.secret.mailroomSecret -}}
+{{- else -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "mailroom.fullname" .) -}}
+{{- if and $existing $existing.data (hasKey $existing.data "MAILROOM_SECRET") -}}
+{{- index $existing.data "MAILROOM_SECRET" | b64dec -}}
+{{- else -}}
+{{- if not (hasKey .Values.secret "generated") -}}
+{{- $_ := set .Values.secret "generated" (randAlphaNum 48) -}}
+{{- end -}}
+{{- .Values.secret.generated -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Pod security shared by the services and the migrations Job. */}}
+{{- define "mailroom.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 10001
+runAsGroup: 10001
+fsGroup: 10001
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "mailroom.containerSecurityContext" -}}
+runAsNonRoot: true
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: ["ALL"]
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/* envFrom of every container: config, chart Secret, then existing Secrets (last one wins). */}}
+{{- define "mailroom.envFrom" -}}
+- configMapRef:
+    name: {{ include "mailroom.fullname" . }}-config
+- secretRef:
+    name: {{ include "mailroom.fullname" . }}
+{{- range (include "mailroom.existingSecrets" . | fromYamlArray) }}
+- secretRef:
+    name: {{ . }}
+{{- end }}
+{{- end -}}
+
+{{- define "mailroom.podScheduling" -}}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with .Values.serviceAccountName }}
+serviceAccountName: {{ . }}
+{{- end }}
+{{- end -}}

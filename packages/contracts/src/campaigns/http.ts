@@ -1,0 +1,189 @@
+import { z } from "zod";
+import { defineRoute } from "../route.js";
+import {
+  DisplayName,
+  EmailAddress,
+  Id,
+  IdParams,
+  PageNumberQuery,
+  SuccessEnvelope,
+  Timestamp,
+  pageShape,
+  singleLine,
+} from "../common.js";
+import { FilterExpression } from "../filters.js";
+
+export const CAMPAIGN_STATUSES = ["DRAFT", "SCHEDULED", "SENDING", "SENT"] as const;
+export const CampaignStatus = z.enum(CAMPAIGN_STATUSES);
+export type CampaignStatus = z.infer<typeof CampaignStatus>;
+
+export const AUDIENCE_TYPES = ["ALL", "SEGMENT", "FILTERED"] as const;
+export const AudienceType = z.enum(AUDIENCE_TYPES);
+export type AudienceType = z.infer<typeof AudienceType>;
+
+export const CampaignStats = z.object({
+  recipients: z.number().int(),
+  sent: z.number().int(),
+  delivered: z.number().int(),
+  opened: z.number().int(),
+  clicked: z.number().int(),
+  bounced: z.number().int(),
+  complained: z.number().int(),
+  unsubscribed: z.number().int(),
+  failed: z.number().int(),
+});
+export type CampaignStats = z.infer<typeof CampaignStats>;
+
+export const Campaign = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  subject: z.string(),
+  body: z.string(),
+  from: z.string(),
+  fromName: z.string().nullable(),
+  replyTo: z.string().nullable(),
+  /** The audience type; the request field for it is `audienceType` (api-spec). */
+  type: AudienceType,
+  segmentId: z.string().nullable(),
+  audienceFilter: FilterExpression.nullable(),
+  status: CampaignStatus,
+  scheduledAt: Timestamp.nullable(),
+  sentAt: Timestamp.nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  stats: CampaignStats,
+});
+export type Campaign = z.infer<typeof Campaign>;
+
+const campaignFields = {
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000).nullable().optional(),
+  subject: singleLine(998).min(1),
+  body: z.string().min(1),
+  from: EmailAddress,
+  fromName: DisplayName.nullable().optional(),
+  replyTo: EmailAddress.nullable().optional(),
+  audienceType: AudienceType,
+  segmentId: Id.nullable().optional(),
+  audienceFilter: FilterExpression.nullable().optional(),
+};
+
+export const CreateCampaignRequest = z.object(campaignFields).superRefine((c, ctx) => {
+  if (c.audienceType === "SEGMENT" && !c.segmentId) {
+    ctx.addIssue({ code: "custom", path: ["segmentId"], message: "required when audienceType is SEGMENT" });
+  }
+  if (c.audienceType === "FILTERED" && !c.audienceFilter) {
+    ctx.addIssue({ code: "custom", path: ["audienceFilter"], message: "required when audienceType is FILTERED" });
+  }
+});
+export type CreateCampaignRequest = z.infer<typeof CreateCampaignRequest>;
+
+/** Whether the merged campaign still has the audience its type needs is checked by the service,
+ * which knows the stored values. */
+export const UpdateCampaignRequest = z.object(campaignFields).partial();
+export type UpdateCampaignRequest = z.infer<typeof UpdateCampaignRequest>;
+
+export const ListCampaignsQuery = PageNumberQuery.extend({ status: CampaignStatus.optional() });
+export type ListCampaignsQuery = z.infer<typeof ListCampaignsQuery>;
+
+export const CampaignList = pageShape("campaigns", Campaign);
+export type CampaignList = z.infer<typeof CampaignList>;
+
+/** Omitted or null: send now. The body itself is optional. */
+export const SendCampaignRequest = z.object({ scheduledFor: Timestamp.nullable().optional() }).default({});
+export type SendCampaignRequest = z.infer<typeof SendCampaignRequest>;
+
+export const TestCampaignRequest = z.object({ email: EmailAddress });
+export type TestCampaignRequest = z.infer<typeof TestCampaignRequest>;
+
+export const CampaignResponse = SuccessEnvelope(Campaign);
+export const TestCampaignResponse = SuccessEnvelope(z.object({ emailId: z.string() }));
+
+const base = { service: "campaigns", auth: "secret", tag: "Campaigns" } as const;
+
+export const campaignRoutes = [
+  defineRoute({
+    ...base,
+    method: "GET",
+    path: "/campaigns",
+    operation: "campaigns.list",
+    summary: "List campaigns",
+    query: ListCampaignsQuery,
+    response: CampaignList,
+    status: 200,
+  }),
+  defineRoute({
+    ...base,
+    method: "POST",
+    path: "/campaigns",
+    operation: "campaigns.create",
+    summary: "Create a campaign (DRAFT)",
+    body: CreateCampaignRequest,
+    response: CampaignResponse,
+    status: 200,
+  }),
+  defineRoute({
+    ...base,
+    method: "GET",
+    path: "/campaigns/:id",
+    operation: "campaigns.get",
+    summary: "Get a campaign",
+    params: IdParams,
+    response: Campaign,
+    status: 200,
+  }),
+  defineRoute({
+    ...base,
+    method: "PATCH",
+    path: "/campaigns/:id",
+    operation: "campaigns.update",
+    summary: "Update a DRAFT campaign",
+    params: IdParams,
+    body: UpdateCampaignRequest,
+    response: Campaign,
+    status: 200,
+  }),
+  defineRoute({
+    ...base,
+    method: "DELETE",
+    path: "/campaigns/:id",
+    operation: "campaigns.delete",
+    summary: "Delete a DRAFT campaign",
+    params: IdParams,
+    status: 204,
+  }),
+  defineRoute({
+    ...base,
+    method: "POST",
+    path: "/campaigns/:id/send",
+    operation: "campaigns.send",
+    summary: "Send a campaign now or schedule it",
+    params: IdParams,
+    body: SendCampaignRequest,
+    response: CampaignResponse,
+    status: 200,
+    idempotent: true,
+  }),
+  defineRoute({
+    ...base,
+    method: "POST",
+    path: "/campaigns/:id/cancel",
+    operation: "campaigns.cancel",
+    summary: "Move a SCHEDULED campaign back to DRAFT",
+    params: IdParams,
+    response: CampaignResponse,
+    status: 200,
+  }),
+  defineRoute({
+    ...base,
+    method: "POST",
+    path: "/campaigns/:id/test",
+    operation: "campaigns.test",
+    summary: "Send one test copy to an address",
+    params: IdParams,
+    body: TestCampaignRequest,
+    response: TestCampaignResponse,
+    status: 200,
+  }),
+];

@@ -1,0 +1,10 @@
+import { contactRoutes } from "./http.js";
+import { segmentRoutes } from "./segments.js";
+
+export * from "./records.js";
+export * from "./http.js";
+export * from "./segments.js";
+export * from "./rpc.js";
+export * from "./changes.js";
+
+export const contactsRoutes = [...contactRoutes, ...segmentRoutes];

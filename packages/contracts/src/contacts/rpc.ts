@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { defineRpc } from "../route.js";
+import { EmailAddress, Id, JsonObject } from "../common.js";
+import { ErrorDetail } from "../errors.js";
+import { ConditionConfig, FilterExpression } from "../filters.js";
+import { Contact, ContactData, ContactDataInput } from "./records.js";
+
+/** Which call upserts: the data rules differ (one-shot values on send and track, default
+ * subscription false on send, true on track and api). */
+export const UpsertEntryPoint = z.enum(["send", "track", "api"]);
+export type UpsertEntryPoint = z.infer<typeof UpsertEntryPoint>;
+
+export const UpsertContactRpcRequest = z.object({
+  projectId: Id,
+  email: EmailAddress,
+  subscribed: z.boolean().optional(),
+  data: ContactDataInput.optional(),
+  entryPoint: UpsertEntryPoint,
+});
+export type UpsertContactRpcRequest = z.infer<typeof UpsertContactRpcRequest>;
+
+export const UpsertContactRpcReply = z.object({
+  contact: Contact,
+  isNew: z.boolean(),
+  /** Whether anything stored changed (data or subscription). */
+  changed: z.boolean(),
+  /** Stored data merged with this call's one-shot values: the template variables of a send. */
+  templateData: JsonObject,
+});
+export type UpsertContactRpcReply = z.infer<typeof UpsertContactRpcReply>;
+
+/**
+ * Keyset page by id, for campaign audiences and scheduled workflows: `afterId` is the last id of the
+ * previous page. `segmentId` narrows to the segment's members (a segment that is not the project's
+ * is NOT_FOUND), `filter` to the contacts matching it (a `segment.<id>` that is not the project's is
+ * a VALIDATION_ERROR at `filter.…`); given both, both apply. Relative-time filters count back from
+ * the moment of each page's query.
+ */
+export const ContactPageRpcRequest = z.object({
+  projectId: Id,
+  afterId: Id.optional(),
+  limit: z.number().int().min(1).max(1000),
+  subscribedOnly: z.boolean(),
+  segmentId: Id.optional(),
+  filter: FilterExpression.optional(),
+});
+export type ContactPageRpcRequest = z.infer<typeof ContactPageRpcRequest>;
+
+export const PagedContact = z.object({ id: z.string(), email: z.string(), subscribed: z.boolean(), data: ContactData });
+export type PagedContact = z.infer<typeof PagedContact>;
+
+export const ContactPageRpcReply = z.object({ contacts: z.array(PagedContact), nextAfterId: z.string().nullable() });
+export type ContactPageRpcReply = z.infer<typeof ContactPageRpcReply>;
+
+export const GetContactRpcRequest = z
+  .object({ projectId: Id, id: Id.optional(), email: EmailAddress.optional() })
+  .refine((r) => (r.id === undefined) !== (r.email === undefined), { message: "give exactly one of id and email" });
+export type GetContactRpcRequest = z.infer<typeof GetContactRpcRequest>;
+
+/** A missing contact is an expected answer (callers decide whether it is an error), not a failure. */
+export const GetContactRpcReply = z.object({ contact: Contact.nullable() });
+export type GetContactRpcReply = z.infer<typeof GetContactRpcReply>;
+
+export const SetSubscriptionRpcRequest = z.object({
+  projectId: Id,
+  contactId: Id,
+  subscribed: z.boolean(),
+  /** Set for automatic changes; travels as `reason` on contact.unsubscribed. */
+  reason: z.enum(["bounce", "complaint"]).optional(),
+});
+export type SetSubscriptionRpcRequest = z.infer<typeof SetSubscriptionRpcRequest>;
+
+export const SetSubscriptionRpcReply = z.object({ contact: Contact, changed: z.boolean() });
+export type SetSubscriptionRpcReply = z.infer<typeof SetSubscriptionRpcReply>;
+
+/**
+ * Checks what a campaign or workflow is about to store against the project's segments: `segmentId`
+ * must be a segment of the project; `filter` (an audience) and `condition` (a CONDITION step's
+ * config) may refer only to the project's segments, without cycles. Their shape is already checked
+ * by this contract. Problems come back as values, with paths relative to this request (`segmentId`,
+ * `filter.groups.0.filters.1.field`), so the caller re-roots them under its own field.
+ */
+export const ValidateFilterRpcRequest = z.object({
+  projectId: Id,
+  segmentId: Id.optional(),
+  filter: FilterExpression.optional(),
+  condition: ConditionConfig.optional(),
+});
+export type ValidateFilterRpcRequest = z.infer<typeof ValidateFilterRpcRequest>;
+
+export const ValidateFilterRpcReply = z.object({ valid: z.boolean(), details: z.array(ErrorDetail) });
+export type ValidateFilterRpcReply = z.infer<typeof ValidateFilterRpcReply>;
+
+export const contactsRpc = {
+  upsert: defineRpc({
+    service: "contacts",
+    operation: "contacts.upsert",
+    request: UpsertContactRpcRequest,
+    reply: UpsertContactRpcReply,
+  }),
+  page: defineRpc({
+    service: "contacts",
+    operation: "contacts.page",
+    request: ContactPageRpcRequest,
+    reply: ContactPageRpcReply,
+  }),
+  get: defineRpc({ service: "contacts", operation: "contacts.get", request: GetContactRpcRequest, reply: GetContactRpcReply }),
+  setSubscription: defineRpc({
+    service: "contacts",
+    operation: "contacts.setSubscription",
+    request: SetSubscriptionRpcRequest,
+    reply: SetSubscriptionRpcReply,
+  }),
+  validateFilter: defineRpc({
+    service: "contacts",
+    operation: "contacts.segments.validateFilter",
+    request: ValidateFilterRpcRequest,
+    reply: ValidateFilterRpcReply,
+  }),
+};

@@ -1,0 +1,275 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  ConditionConfig,
+  CreateCampaignRequest,
+  CreateStepRequest,
+  FilterExpression,
+  ROUTES,
+  RPCS,
+  SendEmailRequest,
+  TrackRequest,
+  UpdateWorkflowRequest,
+  zodDetails,
+} from "./index.js";
+
+const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
+
+/** The issue paths of a failed parse, joined as in the Error object's `details`. */
+function issuePaths(schema: z.ZodType, input: unknown): string[] {
+  const result = schema.safeParse(input);
+  if (result.success) return [];
+  return zodDetails(result.error).map((d) => d.path);
+}
+
+describe("route table", () => {
+  it("covers every route of api-spec.md and decisions.md", () => {
+    const expected = [
+      "POST /v1/send", "POST /v1/track", "POST /v1/verify",
+      "GET /contacts", "POST /contacts", "GET /contacts/:id", "PATCH /contacts/:id", "DELETE /contacts/:id",
+      "GET /contacts/:id/events", "GET /events/names",
+      "GET /segments", "POST /segments", "GET /segments/:id", "PATCH /segments/:id", "DELETE /segments/:id",
+      "GET /segments/:id/contacts",
+      "GET /templates", "POST /templates", "GET /templates/:id", "PATCH /templates/:id", "DELETE /templates/:id",
+      "GET /emails", "GET /emails/:id",
+      "POST /domains", "GET /domains", "GET /domains/:id", "DELETE /domains/:id", "POST /domains/:id/verify",
+      "GET /settings/sending", "PATCH /settings/sending",
+      "GET /t/o/:token", "GET /t/c/:token", "GET /u/:token", "POST /u/:token", "GET /s/:token", "POST /s/:token",
+      "GET /m/:token", "POST /webhooks/ses",
+      "GET /campaigns", "POST /campaigns", "GET /campaigns/:id", "PATCH /campaigns/:id", "DELETE /campaigns/:id",
+      "POST /campaigns/:id/send", "POST /campaigns/:id/cancel", "POST /campaigns/:id/test",
+      "GET /workflows", "POST /workflows", "GET /workflows/:id", "PATCH /workflows/:id", "DELETE /workflows/:id",
+      "POST /workflows/:id/steps", "PATCH /workflows/:id/steps/:stepId", "DELETE /workflows/:id/steps/:stepId",
+      "POST /workflows/:id/transitions", "DELETE /workflows/:id/transitions/:transitionId",
+      "POST /workflows/:id/executions", "GET /workflows/:id/executions", "GET /workflows/:id/executions/:executionId",
+      "POST /workflows/:id/executions/:executionId/cancel", "POST /workflows/:id/executions/cancel-all",
+    ];
+    expect(ROUTES.map(key).sort()).toEqual([...expected].sort());
+  });
+
+  it("has a unique method+path and a unique operation per route, none shared with an RPC", () => {
+    expect(new Set(ROUTES.map(key)).size).toBe(ROUTES.length);
+    const operations = [...ROUTES.map((r) => r.operation), ...RPCS.map((r) => r.operation)];
+    expect(new Set(operations).size).toBe(operations.length);
+    for (const op of operations) expect(op).toMatch(/^(contacts|sending|campaigns|workflows|verify)\.[A-Za-z.]+$/);
+  });
+
+  it("names every path parameter in the params schema", () => {
+    for (const route of ROUTES) {
+      const names = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]).sort();
+      expect(Object.keys(route.params?.shape ?? {}).sort(), key(route)).toEqual(names);
+    }
+  });
+
+  it("takes Idempotency-Key on exactly the five routes of decisions §3", () => {
+    expect(ROUTES.filter((r) => r.idempotent).map(key).sort()).toEqual(
+      [
+        "POST /v1/send",
+        "POST /v1/track",
+        "POST /contacts",
+        "POST /campaigns/:id/send",
+        "POST /workflows/:id/executions",
+      ].sort(),
+    );
+  });
+
+  it("lets a public key and browsers in only on /v1/track, and no key only on public links", () => {
+    expect(ROUTES.filter((r) => r.auth === "any").map(key)).toEqual(["POST /v1/track"]);
+    expect(ROUTES.filter((r) => r.cors).map(key)).toEqual(["POST /v1/track"]);
+    const open = ROUTES.filter((r) => r.auth === "none").map((r) => r.path);
+    for (const path of open) expect(path).toMatch(/^\/(t\/[oc]|u|s|m)\/:token$|^\/webhooks\/ses$/);
+    expect(open).toHaveLength(8);
+  });
+
+  it("documents a JSON body or a raw answer for every route but the 204s", () => {
+    for (const route of ROUTES) {
+      const documented = route.response !== undefined || route.rawResponse !== undefined;
+      expect(documented, key(route)).toBe(route.status !== 204);
+    }
+  });
+
+  it("converts every schema to JSON Schema", () => {
+    for (const route of ROUTES) {
+      for (const schema of [route.params, route.query, route.body]) {
+        if (schema) expect(() => z.toJSONSchema(schema, { io: "input" }), key(route)).not.toThrow();
+      }
+      if (route.response) expect(() => z.toJSONSchema(route.response!), key(route)).not.toThrow();
+    }
+    for (const rpc of RPCS) {
+      expect(() => z.toJSONSchema(rpc.request, { io: "input" }), rpc.operation).not.toThrow();
+      expect(() => z.toJSONSchema(rpc.reply), rpc.operation).not.toThrow();
+    }
+  });
+});
+
+describe("POST /v1/send", () => {
+  const valid = { to: "ada@example.com", from: "team@example.com", subject: "Hi", body: "<p>Hi</p>" };
+
+  it("accepts the three forms of `to` and both forms of `from`", () => {
+    for (const to of [
+      "ada@example.com",
+      { email: "ada@example.com", name: "Ada" },
+      ["ada@example.com", { email: "bob@example.com" }],
+    ]) {
+      expect(SendEmailRequest.safeParse({ ...valid, to }).success).toBe(true);
+    }
+    expect(SendEmailRequest.safeParse({ ...valid, from: { email: "team@example.com", name: "Team" } }).success).toBe(true);
+  });
+
+  it("rejects a bad recipient at its own path", () => {
+    expect(issuePaths(SendEmailRequest, { ...valid, to: ["ada@example.com", { email: "nope" }] })).toEqual(["to.1.email"]);
+  });
+
+  it("rejects a subject with a line break", () => {
+    expect(issuePaths(SendEmailRequest, { ...valid, subject: "Hi\nBcc: x@evil.test" })).toEqual(["subject"]);
+    expect(issuePaths(SendEmailRequest, { ...valid, subject: "x".repeat(999) })).toEqual(["subject"]);
+  });
+
+  it("rejects header injection in values and names", () => {
+    expect(issuePaths(SendEmailRequest, { ...valid, headers: { "X-Tag": "a\r\nBcc: x@evil.test" } })).toEqual([
+      "headers.X-Tag",
+    ]);
+    expect(issuePaths(SendEmailRequest, { ...valid, headers: { "X-Tag\r\nBcc": "a" } })).toHaveLength(1);
+    expect(issuePaths(SendEmailRequest, { ...valid, headers: { "X-Tag": "v".repeat(999) } })).toEqual(["headers.X-Tag"]);
+    expect(SendEmailRequest.safeParse({ ...valid, headers: { "X-Tag": "v".repeat(998) } }).success).toBe(true);
+  });
+
+  const attachment = { filename: "a.txt", content: "aGVsbG8=", contentType: "text/plain" };
+
+  it("rejects an 11th attachment", () => {
+    expect(SendEmailRequest.safeParse({ ...valid, attachments: Array(10).fill(attachment) }).success).toBe(true);
+    expect(issuePaths(SendEmailRequest, { ...valid, attachments: Array(11).fill(attachment) })).toEqual(["attachments"]);
+  });
+
+  it("needs contentId on an inline attachment", () => {
+    const inline = { ...attachment, disposition: "inline" };
+    expect(issuePaths(SendEmailRequest, { ...valid, attachments: [inline] })).toEqual(["attachments.0.contentId"]);
+    expect(SendEmailRequest.safeParse({ ...valid, attachments: [{ ...inline, contentId: "logo" }] }).success).toBe(true);
+  });
+
+  it("rejects quotes or newlines in a filename and content that is not Base64", () => {
+    expect(issuePaths(SendEmailRequest, { ...valid, attachments: [{ ...attachment, filename: 'a".txt' }] })).toEqual([
+      "attachments.0.filename",
+    ]);
+    expect(issuePaths(SendEmailRequest, { ...valid, attachments: [{ ...attachment, content: "not base64!" }] })).toEqual([
+      "attachments.0.content",
+    ]);
+  });
+
+  it("needs subject, body and from unless a template is given", () => {
+    expect(issuePaths(SendEmailRequest, { to: "ada@example.com" }).sort()).toEqual(["body", "from", "subject"]);
+    expect(SendEmailRequest.safeParse({ to: "ada@example.com", template: "tpl_1" }).success).toBe(true);
+  });
+});
+
+describe("POST /v1/track", () => {
+  it("leaves reserved names to the service and rejects unprintable or long ones", () => {
+    const base = { email: "ada@example.com", data: { plan: "pro", gone: null, once: { value: 1, persistent: false } } };
+    expect(TrackRequest.safeParse({ ...base, event: "email.open" }).success).toBe(true);
+    expect(issuePaths(TrackRequest, { ...base, event: "sign\nup" })).toEqual(["event"]);
+    expect(issuePaths(TrackRequest, { ...base, event: "e".repeat(201) })).toEqual(["event"]);
+    expect(issuePaths(TrackRequest, { ...base, event: "" })).toEqual(["event"]);
+  });
+});
+
+describe("filter language", () => {
+  const example = {
+    logic: "AND",
+    groups: [
+      {
+        filters: [
+          { field: "subscribed", operator: "equals", value: true },
+          { field: "data.plan", operator: "equals", value: "pro" },
+        ],
+      },
+      {
+        filters: [],
+        conditions: {
+          logic: "OR",
+          groups: [
+            { filters: [{ field: "email.opened", operator: "triggeredWithin", value: 14, unit: "days" }] },
+            { filters: [{ field: "event.signup", operator: "triggered" }] },
+          ],
+        },
+      },
+    ],
+  };
+  const withFilter = (filter: object) => ({ logic: "AND", groups: [{ filters: [filter] }] });
+  const at = "groups.0.filters.0";
+
+  it("accepts the example of decisions §8", () => {
+    expect(FilterExpression.parse(example)).toEqual(example);
+  });
+
+  it.each([
+    ["an unknown field", { field: "plan", operator: "equals", value: "pro" }, `${at}.field`],
+    ["an empty data path", { field: "data.", operator: "exists" }, `${at}.field`],
+    ["an unknown email activity", { field: "email.read", operator: "triggered" }, `${at}.field`],
+    ["an unknown operator", { field: "data.plan", operator: "like", value: "pro" }, `${at}.operator`],
+    ["an operator of another family", { field: "subscribed", operator: "contains", value: "t" }, `${at}.operator`],
+    ["a time operator without unit", { field: "createdAt", operator: "within", value: 3 }, `${at}.unit`],
+    ["an unknown unit", { field: "createdAt", operator: "within", value: 3, unit: "weeks" }, `${at}.unit`],
+    ["a unit on a value operator", { field: "data.n", operator: "equals", value: 3, unit: "days" }, `${at}.unit`],
+    ["a boolean field compared to a string", { field: "subscribed", operator: "equals", value: "yes" }, `${at}.value`],
+    ["contains with a number", { field: "data.plan", operator: "contains", value: 3 }, `${at}.value`],
+    ["in with a scalar", { field: "data.plan", operator: "in", value: "pro" }, `${at}.value`],
+    ["a missing value", { field: "data.plan", operator: "equals" }, `${at}.value`],
+    ["a value on exists", { field: "data.plan", operator: "exists", value: true }, `${at}.value`],
+    ["a non-date on createdAt", { field: "createdAt", operator: "greaterThan", value: "yesterday" }, `${at}.value`],
+    ["a negative count", { field: "event.signup", operator: "triggeredWithin", value: -1, unit: "days" }, `${at}.value`],
+    ["a value of the wrong JSON type", { field: "data.plan", operator: "equals", value: { a: 1 } }, `${at}.value`],
+  ])("rejects %s", (_name, filter, path) => {
+    expect(issuePaths(FilterExpression, withFilter(filter))).toEqual([path]);
+  });
+
+  it("reports a bad filter in nested conditions at its full path", () => {
+    const nested = { logic: "OR", groups: [{ filters: [], conditions: withFilter({ field: "nope", operator: "exists" }) }] };
+    expect(issuePaths(FilterExpression, nested)).toEqual(["groups.0.conditions.groups.0.filters.0.field"]);
+  });
+
+  it("allows 5 levels of nesting and refuses a 6th", () => {
+    const nest = (levels: number): object =>
+      levels === 1 ? withFilter({ field: "email", operator: "exists" }) : { logic: "AND", groups: [{ filters: [], conditions: nest(levels - 1) }] };
+    expect(FilterExpression.safeParse(nest(5)).success).toBe(true);
+    const deep = "groups.0.conditions.".repeat(5).replace(/\.$/, "");
+    expect(issuePaths(FilterExpression, nest(6))).toEqual([deep]);
+  });
+
+  it("reads event.<key> as trigger data in CONDITION steps, and accepts the short form", () => {
+    expect(ConditionConfig.safeParse({ field: "event.plan", operator: "equals", value: "pro" }).success).toBe(true);
+    expect(FilterExpression.safeParse(withFilter({ field: "event.plan", operator: "equals", value: "pro" })).success).toBe(false);
+    expect(ConditionConfig.safeParse(withFilter({ field: "contact.subscribed", operator: "equals", value: true })).success).toBe(true);
+    expect(issuePaths(ConditionConfig, { field: "data.plan", operator: "like", value: "pro" })).toEqual(["operator"]);
+    expect(issuePaths(CreateStepRequest, { type: "CONDITION", config: { field: "data.n", operator: "within", value: 2 } })).toEqual([
+      "config.unit",
+    ]);
+  });
+});
+
+describe("campaigns and workflows", () => {
+  const campaign = { name: "Launch", subject: "New", body: "<p>x</p>", from: "team@example.com" };
+
+  it("needs the audience its type names", () => {
+    expect(issuePaths(CreateCampaignRequest, { ...campaign, audienceType: "SEGMENT" })).toEqual(["segmentId"]);
+    expect(issuePaths(CreateCampaignRequest, { ...campaign, audienceType: "FILTERED" })).toEqual(["audienceFilter"]);
+    expect(CreateCampaignRequest.safeParse({ ...campaign, audienceType: "ALL" }).success).toBe(true);
+  });
+
+  it("refuses to create a second TRIGGER step and checks each step type's config", () => {
+    expect(issuePaths(CreateStepRequest, { type: "TRIGGER", config: { eventName: "x" } })).toEqual(["type"]);
+    expect(issuePaths(CreateStepRequest, { type: "DELAY", config: { amount: 0, unit: "days" } })).toEqual(["config.amount"]);
+    expect(issuePaths(CreateStepRequest, { type: "WEBHOOK", config: { url: "ftp://example.com" } })).toEqual(["config.url"]);
+    expect(CreateStepRequest.parse({ type: "EXIT" })).toEqual({ type: "EXIT", config: {} });
+  });
+
+  it("checks triggerConfig against the triggerType it comes with", () => {
+    expect(UpdateWorkflowRequest.safeParse({ triggerType: "SCHEDULE", triggerConfig: { cron: "0 9 * * 1" } }).success).toBe(true);
+    expect(issuePaths(UpdateWorkflowRequest, { triggerType: "SCHEDULE" })).toEqual(["triggerConfig"]);
+    expect(issuePaths(UpdateWorkflowRequest, { triggerType: "SCHEDULE", triggerConfig: { eventName: "x" } })).toContain(
+      "triggerConfig.cron",
+    );
+    expect(
+      issuePaths(UpdateWorkflowRequest, { triggerType: "SCHEDULE", triggerConfig: { cron: "@daily", timezone: "Mars/Base" } }),
+    ).toEqual(["triggerConfig.timezone"]);
+  });
+});

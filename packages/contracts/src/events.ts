@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { EVENT_FAMILIES } from "./subjects.js";
+
+/**
+ * The envelope of every event on the EVENTS stream (`<prefix>.events.<family>.<projectId>`).
+ * Compatibility: consumers in older replicas must keep parsing it, so fields are only ever added
+ * (as optional), never renamed or removed. `id` is also the JetStream `Nats-Msg-Id`.
+ */
+export const EventEnvelope = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  /** `email.sent`, `contact.unsubscribed`, `segment.<slug>.entry`, or a custom name from /v1/track. */
+  name: z.string(),
+  family: z.enum(EVENT_FAMILIES),
+  contactId: z.string().nullable(),
+  /** The contact's address at the time of the event (null for events with no contact). */
+  email: z.string().nullable(),
+  /** The event's data: the spec's event-data tables, or the /v1/track `data` for custom events. */
+  data: z.record(z.string(), z.unknown()),
+  occurredAt: z.string(),
+});
+export type EventEnvelope = z.infer<typeof EventEnvelope>;
+
+export const SYSTEM_EVENT_NAMES = [
+  "email.sent",
+  "email.delivery",
+  "email.open",
+  "email.click",
+  "email.bounce",
+  "email.complaint",
+  "email.received",
+  "email.failed",
+  "contact.subscribed",
+  "contact.unsubscribed",
+] as const;
+
+/** Names /v1/track must refuse with reason `reserved_event` (api-spec /v1/track). */
+export function isReservedEventName(name: string): boolean {
+  return (
+    name.startsWith("email.") ||
+    name === "contact.subscribed" ||
+    name === "contact.unsubscribed" ||
+    /^segment\..+\.(entry|exit)$/.test(name)
+  );
+}
+
+/** Base fields of every email event except email.received (api-spec "Event data: email events"). */
+export const EmailEventBase = z.object({
+  subject: z.string(),
+  from: z.string(),
+  fromName: z.string(),
+  messageId: z.string(),
+  emailId: z.string(),
+  templateId: z.string().nullable(),
+  campaignId: z.string().nullable(),
+  sourceType: z.enum(["TRANSACTIONAL", "CAMPAIGN", "WORKFLOW", "INBOUND"]),
+});
+export type EmailEventBase = z.infer<typeof EmailEventBase>;
+
+export const EmailSentData = EmailEventBase.extend({ sentAt: z.string() });
+export const EmailDeliveryData = EmailEventBase.extend({ deliveredAt: z.string() });
+export const EmailOpenData = EmailEventBase.extend({
+  openedAt: z.string(),
+  opens: z.number().int(),
+  isFirstOpen: z.boolean(),
+});
+export const EmailClickData = EmailEventBase.extend({
+  link: z.string(),
+  clickedAt: z.string(),
+  clicks: z.number().int(),
+  isFirstClick: z.boolean(),
+});
+export const EmailBounceData = EmailEventBase.extend({
+  bounceType: z.enum(["Permanent", "Transient"]),
+  bouncedAt: z.string().optional(),
+  transientBounce: z.boolean(),
+});
+export const EmailComplaintData = EmailEventBase.extend({ complainedAt: z.string() });
+/**
+ * Mailroom's addition to the spec's list: the email will never be sent (relay 5xx, retries used up,
+ * sender domain gone, address suppressed). Campaign completion and workflows need a terminal event
+ * for every email, not only for the ones that went out.
+ */
+export const EmailFailedData = EmailEventBase.extend({ failedAt: z.string(), reason: z.string() });
+export const Verdict = z.enum(["PASS", "FAIL", "GRAY", "PROCESSING_FAILED"]);
+export const EmailReceivedData = z.object({
+  messageId: z.string(),
+  from: z.string(),
+  fromHeader: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  timestamp: z.string(),
+  recipients: z.array(z.string()),
+  hasContent: z.boolean(),
+  body: z.string(),
+  spamVerdict: Verdict,
+  virusVerdict: Verdict,
+  spfVerdict: z.string(),
+  dkimVerdict: z.string(),
+  dmarcVerdict: z.string(),
+  processingTimeMillis: z.number(),
+});
+
+/** contact.subscribed / contact.unsubscribed: `{}` or `{reason}` after a bounce or complaint. */
+export const SubscriptionEventData = z.object({ reason: z.enum(["bounce", "complaint"]).optional() });
+export const SegmentEventData = z.object({ segmentId: z.string(), segmentName: z.string() });
+
+export const SYSTEM_EVENT_DATA = {
+  "email.sent": EmailSentData,
+  "email.delivery": EmailDeliveryData,
+  "email.open": EmailOpenData,
+  "email.click": EmailClickData,
+  "email.bounce": EmailBounceData,
+  "email.complaint": EmailComplaintData,
+  "email.received": EmailReceivedData,
+  "email.failed": EmailFailedData,
+  "contact.subscribed": SubscriptionEventData,
+  "contact.unsubscribed": SubscriptionEventData,
+} as const;

@@ -1,0 +1,92 @@
+import { z } from "zod";
+import { WireError } from "./errors.js";
+import type { ServiceName } from "./services.js";
+
+/**
+ * A public HTTP route. The gateway registers it, validates params/query/body with these schemas,
+ * and forwards an HttpRequest over NATS to `service` on subject `rpc(operation)`; the OpenAPI
+ * document is generated from the same objects. One definition, three uses.
+ */
+export interface RouteDef {
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+  /** fastify style: `/contacts/:id` */
+  path: string;
+  service: ServiceName;
+  /** RPC operation, e.g. "contacts.list"; the subject is `<prefix>.rpc.<operation>`. */
+  operation: string;
+  /** secret: sk_ only; any: sk_ or pk_; none: public link (tracking, unsubscribe pages). */
+  auth: "secret" | "any" | "none";
+  summary: string;
+  tag: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** Success body (for the OpenAPI document). Omit for 204 and non-JSON answers. */
+  response?: z.ZodType;
+  /** Default success status (the service may answer another 2xx, e.g. upsert 200 vs 201). */
+  status: number;
+  /**
+   * Bound on the service's answer when the default (RPC_TIMEOUT_MS) is too short for the work, e.g.
+   * /v1/send processes up to 50 recipients one after another.
+   */
+  timeoutMs?: number;
+  /** Accepts `Idempotency-Key` (decisions.md §3). */
+  idempotent?: boolean;
+  /** Browser CORS (`*`, no credentials). Only /v1/track. */
+  cors?: boolean;
+  /** Answer is not JSON (pixel, redirect, HTML page); documented as such. */
+  rawResponse?: { contentType: string; description: string };
+  /** Body is a form or raw text rather than JSON (SNS, one-click unsubscribe). */
+  acceptsAnyContentType?: boolean;
+}
+
+export function defineRoute<const R extends RouteDef>(route: R): R {
+  return route;
+}
+
+/** What the gateway sends to a service for an HTTP route. */
+export const HttpRequest = z.object({
+  projectId: z.string().nullable(),
+  params: z.record(z.string(), z.unknown()).default({}),
+  query: z.record(z.string(), z.unknown()).default({}),
+  body: z.unknown().optional(),
+  meta: z
+    .object({
+      requestId: z.string().optional(),
+      ip: z.string().optional(),
+      userAgent: z.string().optional(),
+      contentType: z.string().optional(),
+      keyKind: z.enum(["secret", "public"]).optional(),
+    })
+    .default({}),
+});
+export type HttpRequest = z.infer<typeof HttpRequest>;
+
+/** What a service answers for an HTTP route. */
+export const HttpReply = z.object({
+  status: z.number().int().min(100).max(599),
+  body: z.unknown().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Non-JSON answer: base64 bytes with their content type. */
+  raw: z.object({ contentType: z.string(), base64: z.string() }).optional(),
+});
+export type HttpReply = z.infer<typeof HttpReply>;
+
+/** Internal request-reply operation between services. */
+export interface RpcDef<Req extends z.ZodType = z.ZodType, Rep extends z.ZodType = z.ZodType> {
+  service: ServiceName;
+  operation: string;
+  request: Req;
+  reply: Rep;
+}
+
+export function defineRpc<Req extends z.ZodType, Rep extends z.ZodType>(def: RpcDef<Req, Rep>): RpcDef<Req, Rep> {
+  return def;
+}
+
+/** Envelope of every RPC reply on the wire. */
+export const RpcReply = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), result: z.unknown() }),
+  z.object({ ok: z.literal(false), error: WireError }),
+]);
+export type RpcReply = z.infer<typeof RpcReply>;

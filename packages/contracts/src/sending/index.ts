@@ -1,0 +1,14 @@
+import { sendRoutes } from "./send.js";
+import { templateRoutes } from "./templates.js";
+import { emailRoutes } from "./emails.js";
+import { feedbackRoutes, linkRoutes } from "./links.js";
+import { settingsRoutes } from "./settings.js";
+
+export * from "./send.js";
+export * from "./templates.js";
+export * from "./emails.js";
+export * from "./links.js";
+export * from "./rpc.js";
+export * from "./settings.js";
+
+export const sendingRoutes = [...sendRoutes, ...templateRoutes, ...emailRoutes, ...settingsRoutes, ...linkRoutes, ...feedbackRoutes];

@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { defineRpc } from "../route.js";
+import { DisplayName, EmailAddress, Id, JsonObject } from "../common.js";
+import { Domain, DomainName, EmailSourceType } from "./emails.js";
+import { TemplateType } from "./templates.js";
+
+/**
+ * One delivery job from another service (campaign recipient, workflow SEND_EMAIL, campaign test).
+ * The sending service stores the email record and queues the job; `idempotencyKey` makes a retried
+ * enqueue (after a redelivered message or a timeout) return the first `emailId` instead of a second mail.
+ */
+export const EnqueueEmailRpcRequest = z
+  .object({
+    projectId: Id,
+    source: z.object({
+      type: EmailSourceType,
+      campaignId: Id.optional(),
+      workflowId: Id.optional(),
+      executionId: Id.optional(),
+      stepId: Id.optional(),
+    }),
+    idempotencyKey: z.string().min(1).max(300),
+    to: EmailAddress,
+    /** Null for a campaign test copy sent to an address that is not a contact. */
+    contactId: Id.nullable(),
+    from: EmailAddress.optional(),
+    fromName: DisplayName.optional(),
+    replyTo: EmailAddress.optional(),
+    templateId: Id.optional(),
+    subject: z.string().min(1).max(998).optional(),
+    body: z.string().min(1).optional(),
+    /** Template variables (contact data plus execution context); links are added by the service. */
+    data: JsonObject,
+    /** Marketing mail carries List-Unsubscribe and is never sent to an unsubscribed contact. */
+    marketing: z.boolean(),
+    /** Off: no open pixel and no click rewriting for this email (the project setting applies otherwise). */
+    tracking: z.boolean().optional(),
+  })
+  .superRefine((req, ctx) => {
+    if (req.templateId !== undefined) return;
+    for (const key of ["subject", "body"] as const) {
+      if (req[key] === undefined) ctx.addIssue({ code: "custom", path: [key], message: "required without templateId" });
+    }
+  });
+export type EnqueueEmailRpcRequest = z.infer<typeof EnqueueEmailRpcRequest>;
+
+export const EnqueueEmailRpcReply = z.object({ emailId: z.string() });
+export type EnqueueEmailRpcReply = z.infer<typeof EnqueueEmailRpcReply>;
+
+export const TemplateExistsRpcRequest = z.object({ projectId: Id, templateId: Id });
+export type TemplateExistsRpcRequest = z.infer<typeof TemplateExistsRpcRequest>;
+export const TemplateExistsRpcReply = z.object({ exists: z.boolean(), type: TemplateType.nullable() });
+export type TemplateExistsRpcReply = z.infer<typeof TemplateExistsRpcReply>;
+
+export const DomainVerifiedRpcRequest = z.object({ projectId: Id, email: EmailAddress });
+export type DomainVerifiedRpcRequest = z.infer<typeof DomainVerifiedRpcRequest>;
+export const DomainVerifiedRpcReply = z.object({ verified: z.boolean() });
+export type DomainVerifiedRpcReply = z.infer<typeof DomainVerifiedRpcReply>;
+
+/** Admin only (the CLI's demo project): marks a domain verified without a DNS lookup, adding it first
+ * when missing. Never reachable over HTTP. */
+export const ForceVerifyDomainRpcRequest = z.object({ projectId: Id, domain: DomainName });
+export type ForceVerifyDomainRpcRequest = z.infer<typeof ForceVerifyDomainRpcRequest>;
+export const ForceVerifyDomainRpcReply = z.object({ domain: Domain });
+export type ForceVerifyDomainRpcReply = z.infer<typeof ForceVerifyDomainRpcReply>;
+
+/**
+ * Hook answered by the workflows service (when it exists): whether a SEND_EMAIL step of any workflow
+ * of the project uses the template. The sending service asks it before deleting a template and takes
+ * "no responder" as "not used", so templates can be deleted before the workflows service is deployed.
+ */
+export const TemplateInUseRpcRequest = z.object({ projectId: Id, templateId: Id });
+export type TemplateInUseRpcRequest = z.infer<typeof TemplateInUseRpcRequest>;
+export const TemplateInUseRpcReply = z.object({ inUse: z.boolean() });
+export type TemplateInUseRpcReply = z.infer<typeof TemplateInUseRpcReply>;
+
+export const sendingRpc = {
+  enqueue: defineRpc({
+    service: "sending",
+    operation: "sending.enqueue",
+    request: EnqueueEmailRpcRequest,
+    reply: EnqueueEmailRpcReply,
+  }),
+  templateExists: defineRpc({
+    service: "sending",
+    operation: "sending.templateExists",
+    request: TemplateExistsRpcRequest,
+    reply: TemplateExistsRpcReply,
+  }),
+  domainVerified: defineRpc({
+    service: "sending",
+    operation: "sending.domainVerified",
+    request: DomainVerifiedRpcRequest,
+    reply: DomainVerifiedRpcReply,
+  }),
+  templateInUse: defineRpc({
+    service: "workflows",
+    operation: "workflows.templateInUse",
+    request: TemplateInUseRpcRequest,
+    reply: TemplateInUseRpcReply,
+  }),
+  forceVerifyDomain: defineRpc({
+    service: "sending",
+    operation: "sending.domains.forceVerify",
+    request: ForceVerifyDomainRpcRequest,
+    reply: ForceVerifyDomainRpcReply,
+  }),
+};

@@ -1,0 +1,81 @@
+/**
+ * Every NATS wire name of Mailroom: subjects, streams, durable consumers, buckets.
+ *
+ * WARNING: these names are persisted by the NATS server (streams, durable consumers, KV and object
+ * buckets) and by in-flight messages. Never rename one without a migration that moves the old
+ * stream/consumer, or running installations will silently stop receiving messages.
+ *
+ * Every name is derived from NATS_PREFIX so that two installations (or two test runs) share one
+ * NATS server without cross-talk.
+ */
+import type { ServiceName } from "./services.js";
+
+/** Event families. A family is a subject token; the event's own name travels in the body. */
+export const EVENT_FAMILIES = ["email", "contact", "segment", "custom"] as const;
+export type EventFamily = (typeof EVENT_FAMILIES)[number];
+
+const PREFIX_RE = /^[A-Za-z0-9_-]{1,32}$/;
+
+export function assertPrefix(prefix: string): string {
+  if (!PREFIX_RE.test(prefix)) {
+    throw new Error(`NATS_PREFIX must match ${PREFIX_RE} (it names streams and subjects), got "${prefix}"`);
+  }
+  return prefix;
+}
+
+/** Maps a system or custom event name to its family. Custom names are arbitrary strings, so they
+ * never become subject tokens (a `.` or `*` in a name would change the subject's meaning). */
+export function eventFamily(name: string): EventFamily {
+  if (name.startsWith("email.")) return "email";
+  if (name === "contact.subscribed" || name === "contact.unsubscribed") return "contact";
+  if (/^segment\..+\.(entry|exit)$/.test(name)) return "segment";
+  return "custom";
+}
+
+export function wireNames(prefixInput: string) {
+  const p = assertPrefix(prefixInput);
+  const up = p.toUpperCase().replace(/-/g, "_");
+  return {
+    prefix: p,
+    /** Request-reply subject of an operation such as "contacts.list". */
+    rpc: (operation: string) => `${p}.rpc.${operation}`,
+    /** Queue group shared by all replicas of a service, so each request goes to one of them. */
+    queueGroup: (service: ServiceName) => `${p}-${service}`,
+    /** Broadcast (not queue) subjects: every replica hears them. */
+    broadcast: {
+      keyRevoked: `${p}.bcast.gateway.key-revoked`,
+    },
+    streams: {
+      /** System and custom events: `<p>.events.<family>.<projectId>`. Limits retention. */
+      events: { name: `${up}_EVENTS`, subjects: [`${p}.events.>`] },
+      /** Delivery jobs for the sending service: work-queue retention (one consumer takes each). */
+      sendJobs: { name: `${up}_SEND_JOBS`, subjects: [`${p}.jobs.send.>`] },
+      /** Contact state changes (data, subscription, deletion) for the segment tracker. */
+      contactChanges: { name: `${up}_CONTACT_CHANGES`, subjects: [`${p}.changes.contacts.>`] },
+    },
+    subjects: {
+      event: (family: EventFamily, projectId: string) => `${p}.events.${family}.${projectId}`,
+      eventsOfFamily: (family: EventFamily) => `${p}.events.${family}.>`,
+      sendJob: (projectId: string) => `${p}.jobs.send.${projectId}`,
+      contactChange: (projectId: string) => `${p}.changes.contacts.${projectId}`,
+    },
+    /** Durable consumer names. */
+    consumers: {
+      sendingDelivery: "sending-delivery",
+      /** contact.subscribed events that lift the sending service's bounce/complaint suppressions. */
+      sendingSuppression: "sending-suppression",
+      contactsEmailActivity: "contacts-email-activity",
+      segmentsEvents: "segments-events",
+      segmentsChanges: "segments-changes",
+      campaignsStats: "campaigns-stats",
+      workflowsTriggers: "workflows-triggers",
+    },
+    buckets: {
+      /** Object store for request bodies larger than the server's max_payload (claim check). */
+      blobs: `${p}-blobs`,
+      /** KV bucket for leader election / once-per-tick locks. */
+      locks: `${p}-locks`,
+    },
+  };
+}
+export type WireNames = ReturnType<typeof wireNames>;

@@ -1,0 +1,9 @@
+import { workflowRoutes } from "./http.js";
+import { executionRoutes } from "./executions.js";
+
+export * from "./steps.js";
+export * from "./records.js";
+export * from "./http.js";
+export * from "./executions.js";
+
+export const workflowsRoutes = [...workflowRoutes, ...executionRoutes];

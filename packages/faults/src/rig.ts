@@ -1,0 +1,82 @@
+import { randomBytes } from "node:crypto";
+import type { ServiceName } from "@mailroom/contracts";
+import { startMailbox, type Mailbox } from "@mailroom/devmailbox";
+import { DATABASE_URL, NATS_URL, Platform, REDIS_URL, apiClient, type ApiClient } from "@mailroom/testkit";
+import { startNats, startPostgres, startRedis, type InfraServer } from "./servers.js";
+
+export type InfraName = "nats" | "postgres" | "redis";
+
+export interface RigOptions {
+  services?: ServiceName[];
+  /** Infrastructure this test may stop: started privately for it. The rest is the shared servers. */
+  own?: InfraName[];
+  env?: Record<string, string>;
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+}
+
+export interface Rig {
+  platform: Platform;
+  mailbox: Mailbox;
+  infra: Partial<Record<InfraName, InfraServer>>;
+  project: { id: string; secretKey: string; publicKey: string };
+  api: ApiClient;
+  /** A sender address on a domain verified for the project (when the rig runs the sending service). */
+  from: string;
+  destroy(): Promise<void>;
+}
+
+/**
+ * A platform of its own for one fault test: its own SMTP sink (so every message in it belongs to the
+ * test), private infrastructure for what the test will break, a project and a verified sender domain.
+ * `destroy()` runs every step even when one fails, so no process outlives the test file.
+ */
+export async function startRig(opts: RigOptions = {}): Promise<Rig> {
+  const infra: Rig["infra"] = {};
+  const cleanup: Array<() => Promise<unknown>> = [];
+  const destroy = async () => {
+    for (const step of cleanup.reverse()) await step().catch((err) => console.error("fault rig cleanup:", err));
+    cleanup.length = 0;
+  };
+  try {
+    const own = new Set(opts.own ?? []);
+    const start = { nats: startNats, postgres: startPostgres, redis: startRedis };
+    for (const name of own) {
+      const server = await start[name]();
+      infra[name] = server;
+      cleanup.push(() => server.destroy());
+    }
+    const mailbox = await startMailbox({ maxMessages: 500_000 });
+    cleanup.push(() => mailbox.stop());
+    const platform = new Platform({
+      ...(opts.services ? { services: opts.services } : {}),
+      env: {
+        NATS_URL: infra.nats?.url ?? NATS_URL,
+        DATABASE_URL: infra.postgres?.url ?? DATABASE_URL,
+        REDIS_URL: infra.redis?.url ?? REDIS_URL,
+        SMTP_URL: mailbox.smtpUrl,
+        RETURN_PATH_DOMAIN: "bounces.mailroom.test",
+        LOG_LEVEL: "warn",
+        ...opts.env,
+      },
+      ...(opts.serviceEnv ? { serviceEnv: opts.serviceEnv } : {}),
+    });
+    // Before start: a service that fails to start still leaves its siblings running.
+    cleanup.push(() => platform.destroy());
+    await platform.start();
+    const project = await platform.createProject("faults");
+    const domain = `f-${randomBytes(5).toString("hex")}.mailroom.test`;
+    // The operator override of the CLI (no DNS needed); it asks the sending service.
+    if (!opts.services || opts.services.includes("sending")) {
+      await platform.cli(["domains", "verify", "--project", project.id, "--domain", domain]);
+    }
+    return { platform, mailbox, infra, project, api: apiClient(platform.url, project.secretKey), from: `news@${domain}`, destroy };
+  } catch (err) {
+    await destroy();
+    throw err;
+  }
+}
+
+/** SIGKILL (or another signal) to every replica of a service, waiting until they are gone. */
+export async function killService(platform: Platform, name: ServiceName, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+  await platform.stopService(name, signal);
+}

@@ -1,0 +1,87 @@
+import postgres, { type Sql } from "postgres";
+import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import { migrate as drizzleMigrate } from "drizzle-orm/postgres-js/migrator";
+import { createHash } from "node:crypto";
+
+export type { Sql };
+export type Db = PostgresJsDatabase<Record<string, unknown>>;
+
+/** Creates the service's own database when missing. Two replicas racing to create it both succeed. */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`database name "${name}" must be letters, digits and _`);
+  url.pathname = "/postgres";
+  const admin = postgres(url.toString(), { max: 1, onnotice: () => undefined, connect_timeout: 5 });
+  try {
+    const rows = await admin`select 1 from pg_database where datname = ${name}`;
+    if (rows.length === 0) {
+      await admin.unsafe(`create database "${name}"`).catch((err: { code?: string }) => {
+        // 42P04 duplicate_database, 23505 unique_violation: another replica created it first.
+        if (err.code !== "42P04" && err.code !== "23505") throw err;
+      });
+    }
+  } finally {
+    await admin.end({ timeout: 1 });
+  }
+}
+
+/**
+ * One postgres.js client shared by drizzle and raw `sql`. Know this: drizzle rewrites the client's
+ * parsers and serializers, so on `sql` too timestamps come back as ISO text and JSON parameters are
+ * sent as given (pass `JSON.stringify(v)` to a `::jsonb` parameter; bind dates as ISO strings). Every
+ * service relies on this behaviour; changing it means changing every repository with it.
+ */
+export function openDatabase(databaseUrl: string, opts: { max?: number } = {}): { sql: Sql; db: Db } {
+  const sql = postgres(databaseUrl, {
+    max: opts.max ?? 10,
+    onnotice: () => undefined,
+    connect_timeout: 5,
+    idle_timeout: 30,
+    // Reconnect at most every 0.5 s (seconds here). The driver's default grows to 20 s after a few
+    // failed attempts, and queries queued meanwhile wait for it: after a PostgreSQL restart of a few
+    // seconds, requests hung for 10 s and more (packages/faults/test/postgres-restart.test.ts).
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
+    // Queries fail instead of hanging when PostgreSQL is gone; callers map that to 503.
+    connection: { statement_timeout: 30_000 },
+  });
+  return { sql, db: drizzle(sql) };
+}
+
+function lockKey(name: string): bigint {
+  return createHash("sha256").update(name).digest().readBigInt64BE(0);
+}
+
+/**
+ * Applies the committed SQL migrations (drizzle-kit output) under a PostgreSQL advisory lock, so N
+ * replicas starting at once apply each migration exactly once; the others wait, then find nothing
+ * to do. Each service keeps its own migrations table.
+ */
+export async function migrate(databaseUrl: string, service: string, migrationsFolder: string): Promise<void> {
+  await ensureDatabase(databaseUrl);
+  const { sql, db } = openDatabase(databaseUrl, { max: 2 });
+  const lock = await sql.reserve();
+  const key = lockKey(`mailroom-migrate-${service}`);
+  try {
+    await lock`select pg_advisory_lock(${key.toString()}::bigint)`;
+    await drizzleMigrate(db, { migrationsFolder, migrationsTable: `${service}_migrations`, migrationsSchema: "public" });
+  } finally {
+    await lock`select pg_advisory_unlock(${key.toString()}::bigint)`.catch(() => undefined);
+    lock.release();
+    await sql.end({ timeout: 1 });
+  }
+}
+
+/** True for errors that mean "the database is unreachable" rather than "the query is wrong". */
+export function isConnectionError(err: unknown): boolean {
+  // drizzle wraps the driver's error (DrizzleQueryError) and keeps it as `cause`.
+  const cause = (err as { cause?: unknown })?.cause;
+  if (cause && cause !== err && isConnectionError(cause)) return true;
+  const code = (err as { code?: string })?.code ?? "";
+  return (
+    ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT"].includes(code) ||
+    code.startsWith("08") ||
+    code === "57P01" ||
+    code === "57P03"
+  );
+}

@@ -1,0 +1,77 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/**
+ * One registry per process with the metric names the Grafana dashboard (deploy/grafana) reads.
+ * Metric names are a contract with dashboards and alerts: add, do not rename.
+ */
+export function createMetrics(service: string) {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry, prefix: "mailroom_process_" });
+  const seconds = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: "mailroom_http_requests_total",
+      help: "HTTP requests answered by the gateway",
+      labelNames: ["route", "method", "status"],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: "mailroom_http_request_duration_seconds",
+      help: "HTTP request latency at the gateway",
+      labelNames: ["route", "method"],
+      buckets: seconds,
+      registers: [registry],
+    }),
+    rpcRequests: new Counter({
+      name: "mailroom_rpc_requests_total",
+      help: "NATS request-reply operations handled",
+      labelNames: ["operation", "outcome"],
+      registers: [registry],
+    }),
+    rpcDuration: new Histogram({
+      name: "mailroom_rpc_duration_seconds",
+      help: "NATS request-reply handler latency",
+      labelNames: ["operation"],
+      buckets: seconds,
+      registers: [registry],
+    }),
+    consumerPending: new Gauge({
+      name: "mailroom_jetstream_consumer_pending",
+      help: "Messages pending for a durable consumer",
+      labelNames: ["consumer"],
+      registers: [registry],
+    }),
+    redeliveries: new Counter({
+      name: "mailroom_jetstream_redeliveries_total",
+      help: "Messages received again after a failed or timed-out attempt",
+      labelNames: ["consumer"],
+      registers: [registry],
+    }),
+    emails: new Counter({
+      name: "mailroom_emails_total",
+      help: "Emails by outcome (sent, failed, bounced, delivered, complained) per project",
+      labelNames: ["project", "status"],
+      registers: [registry],
+    }),
+    workflowExecutions: new Counter({
+      name: "mailroom_workflow_executions_total",
+      help: "Workflow executions reaching a status",
+      labelNames: ["status"],
+      registers: [registry],
+    }),
+    campaignRecipients: new Counter({
+      name: "mailroom_campaign_recipients_total",
+      help: "Campaign recipients by fan-out and delivery progress",
+      labelNames: ["status"],
+      registers: [registry],
+    }),
+    outboxBacklog: new Gauge({
+      name: "mailroom_outbox_backlog",
+      help: "Outbox rows not yet published",
+      registers: [registry],
+    }),
+  };
+}
+export type Metrics = ReturnType<typeof createMetrics>;

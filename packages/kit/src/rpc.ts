@@ -1,0 +1,233 @@
+import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
+import { headers as natsHeaders } from "@nats-io/transport-node";
+import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
+import { z } from "zod";
+import {
+  AppError,
+  HttpReply,
+  HttpRequest,
+  RpcReply,
+  zodDetails,
+  type RouteDef,
+  type RpcDef,
+  type ServiceName,
+  type WireError,
+  type WireNames,
+} from "@mailroom/contracts";
+import { BLOB_HEADER, type Blobs } from "./blobs.js";
+import { extractTrace, injectTrace } from "./nats.js";
+import { isConnectionError } from "./db.js";
+import type { Logger } from "./logger.js";
+import type { Metrics } from "./metrics.js";
+
+const tracer = trace.getTracer("mailroom-rpc");
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+type Infer<T> = T extends z.ZodType ? z.output<T> : Record<string, never>;
+
+/** What a route handler receives: the HTTP request, already validated against the route's schemas. */
+export interface RouteInput<R extends RouteDef> {
+  projectId: R["auth"] extends "none" ? string | null : string;
+  params: Infer<R["params"]>;
+  query: Infer<R["query"]>;
+  body: Infer<R["body"]>;
+  meta: HttpRequest["meta"];
+}
+
+export type RouteHandler<R extends RouteDef> = (input: RouteInput<R>) => Promise<HttpReply>;
+
+/** Turns anything thrown by a handler into the wire error. Only AppError keeps its message. */
+export function toWireError(err: unknown, log: Logger, operation: string): WireError {
+  if (err instanceof AppError) return err.toWire();
+  if (err instanceof z.ZodError) {
+    return { error: "VALIDATION_ERROR", message: "Request validation failed", details: zodDetails(err) };
+  }
+  // PostgreSQL gone (restart, failover): a dependency is down, not a bug; the caller may retry.
+  if (isConnectionError(err)) {
+    log.warn({ err: String(err), operation }, "database unreachable");
+    return { error: "SERVICE_UNAVAILABLE", message: "A dependency is unavailable, try again" };
+  }
+  log.error({ err, operation }, "unhandled error in handler");
+  return { error: "INTERNAL_ERROR", message: "An internal error occurred" };
+}
+
+async function encodePayload(blobs: Blobs, value: unknown): Promise<{ data: Uint8Array; blob?: string }> {
+  const data = encoder.encode(JSON.stringify(value));
+  if (data.byteLength <= blobs.threshold) return { data };
+  return { data: new Uint8Array(0), blob: await blobs.put(data) };
+}
+
+async function decodePayload(blobs: Blobs, msg: Msg): Promise<unknown> {
+  const blob = msg.headers?.get(BLOB_HEADER);
+  const bytes = blob ? await blobs.take(blob) : msg.data;
+  return bytes.byteLength ? JSON.parse(decoder.decode(bytes)) : undefined;
+}
+
+/**
+ * Serves request-reply operations with a queue group, so N replicas share the load. Every handler
+ * validates its input against the contract and answers a RpcReply; nothing thrown escapes.
+ */
+export class RpcServer {
+  private readonly handlers = new Map<string, (payload: unknown, msg: Msg) => Promise<unknown>>();
+  private readonly subs: Subscription[] = [];
+  private readonly inflight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly names: WireNames,
+    private readonly service: ServiceName,
+    private readonly blobs: Blobs,
+    private readonly log: Logger,
+    private readonly metrics: Metrics,
+  ) {}
+
+  route<const R extends RouteDef>(route: R, handler: RouteHandler<R>): this {
+    if (route.service !== this.service) throw new Error(`${route.operation} belongs to ${route.service}`);
+    this.handlers.set(route.operation, async (payload) => {
+      const req = HttpRequest.parse(payload);
+      if (route.auth !== "none" && !req.projectId) throw new AppError("UNAUTHORIZED", "Unauthorized");
+      const params = route.params ? parseIn(route.params, req.params, "params") : {};
+      const query = route.query ? parseIn(route.query, req.query, "query") : {};
+      const body = route.body ? parseIn(route.body, req.body ?? {}, "body") : req.body;
+      const reply = await handler({ projectId: req.projectId, params, query, body, meta: req.meta } as RouteInput<R>);
+      return HttpReply.parse(reply);
+    });
+    return this;
+  }
+
+  rpc<Req extends z.ZodType, Rep extends z.ZodType>(
+    def: RpcDef<Req, Rep>,
+    handler: (req: z.output<Req>) => Promise<z.input<Rep>>,
+  ): this {
+    if (def.service !== this.service) throw new Error(`${def.operation} belongs to ${def.service}`);
+    this.handlers.set(def.operation, async (payload) => def.reply.parse(await handler(parseIn(def.request, payload, "body"))));
+    return this;
+  }
+
+  start(): void {
+    for (const [operation, handler] of this.handlers) {
+      const sub = this.nc.subscribe(this.names.rpc(operation), {
+        queue: this.names.queueGroup(this.service),
+        callback: (err, msg) => {
+          if (err) return;
+          const p = this.handle(operation, handler, msg).finally(() => this.inflight.delete(p));
+          this.inflight.add(p);
+        },
+      });
+      this.subs.push(sub);
+    }
+  }
+
+  private async handle(operation: string, handler: (p: unknown, m: Msg) => Promise<unknown>, msg: Msg) {
+    const started = performance.now();
+    const ctx = extractTrace(msg.headers);
+    const span = tracer.startSpan(`rpc ${operation}`, { kind: SpanKind.SERVER }, ctx);
+    let reply: RpcReply;
+    await context.with(trace.setSpan(ctx, span), async () => {
+      try {
+        reply = { ok: true, result: await handler(await decodePayload(this.blobs, msg), msg) };
+      } catch (err) {
+        reply = { ok: false, error: toWireError(err, this.log, operation) };
+        if (reply.error.error === "INTERNAL_ERROR") span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      try {
+        const { data, blob } = await encodePayload(this.blobs, reply);
+        if (blob) {
+          const h = natsHeaders();
+          h.set(BLOB_HEADER, blob);
+          msg.respond(data, { headers: h });
+        } else {
+          msg.respond(data);
+        }
+      } catch (err) {
+        this.log.error({ err, operation }, "could not send reply");
+      }
+    });
+    span.end();
+    const outcome = reply!.ok ? "ok" : reply!.error.error;
+    this.metrics.rpcRequests.inc({ operation, outcome });
+    this.metrics.rpcDuration.observe({ operation }, (performance.now() - started) / 1000);
+  }
+
+  /** Stops taking requests (other replicas get them) and waits for the ones in flight. */
+  async stop(): Promise<void> {
+    await Promise.all(this.subs.map((s) => s.drain().catch(() => undefined)));
+    await Promise.allSettled([...this.inflight]);
+  }
+}
+
+function parseIn<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  throw AppError.validation("Request validation failed", zodDetails(r.error, where === "body" ? undefined : where));
+}
+
+/** Calls operations of other services. Every call is bounded; no answer is SERVICE_UNAVAILABLE. */
+export class RpcClient {
+  /**
+   * True between a disconnect and the reconnect. A request then would sit in the client's buffer
+   * until its whole bound (30 s for /v1/send) ran out, so it gets 503 at once instead
+   * (packages/faults/test/nats-restart.test.ts). Requests already on the wire keep waiting: their
+   * answer may still come after the reconnect.
+   */
+  private disconnected = false;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly names: WireNames,
+    private readonly blobs: Blobs,
+    private readonly timeoutMs: number,
+  ) {
+    (async () => {
+      for await (const s of nc.status()) {
+        if (s.type === "disconnect") this.disconnected = true;
+        else if (s.type === "reconnect") this.disconnected = false;
+      }
+    })().catch(() => undefined);
+  }
+
+  /** Sends a raw payload and returns the reply envelope (the gateway maps errors itself). */
+  async send(operation: string, payload: unknown, timeoutMs = this.timeoutMs): Promise<RpcReply> {
+    const span = tracer.startSpan(`rpc ${operation}`, { kind: SpanKind.CLIENT });
+    try {
+      return await context.with(trace.setSpan(context.active(), span), async () => {
+        const { data, blob } = await encodePayload(this.blobs, payload);
+        const h = injectTrace();
+        if (blob) h.set(BLOB_HEADER, blob);
+        let msg: Msg;
+        if (this.disconnected) {
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          return { ok: false, error: { error: "SERVICE_UNAVAILABLE", message: "The message bus is unavailable, try again" } } satisfies RpcReply;
+        }
+        try {
+          msg = await this.nc.request(this.names.rpc(operation), data, { timeout: timeoutMs, headers: h });
+        } catch (err) {
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          const noResponders = /no responders|503/i.test(String((err as Error)?.message));
+          return {
+            ok: false,
+            error: {
+              error: "SERVICE_UNAVAILABLE",
+              message: noResponders ? "The service is not running" : "The service did not answer in time",
+            },
+          } satisfies RpcReply;
+        }
+        return RpcReply.parse(await decodePayload(this.blobs, msg));
+      });
+    } finally {
+      span.end();
+    }
+  }
+
+  /** Typed call of an internal operation: returns the parsed result or throws the AppError. */
+  async call<Req extends z.ZodType, Rep extends z.ZodType>(
+    def: RpcDef<Req, Rep>,
+    request: z.input<Req>,
+    opts: { timeoutMs?: number } = {},
+  ): Promise<z.output<Rep>> {
+    const reply = await this.send(def.operation, request, opts.timeoutMs);
+    if (!reply.ok) throw AppError.fromWire(reply.error);
+    return def.reply.parse(reply.result);
+  }
+}

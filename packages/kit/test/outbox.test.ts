@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { wireNames, type EventEnvelope } from "@mailroom/contracts";
+import { DATABASE_URL, NATS_URL, deleteStreams, dropDatabases, runPrefix, waitFor } from "@mailroom/testkit";
+import { createLogger, createMetrics, coreStreams, ensureStreams, enqueue, eventMessage, migrate, newId, openDatabase, OutboxRelay } from "../src/index.js";
+import { serviceDatabaseUrl } from "../src/config.js";
+
+const prefix = runPrefix("outbox");
+const names = wireNames(prefix);
+const dbUrl = serviceDatabaseUrl(DATABASE_URL, prefix, "gateway");
+const log = createLogger("test", "silent");
+let nc: NatsConnection;
+const { sql } = openDatabase(dbUrl, { max: 4 });
+
+function event(): EventEnvelope {
+  return { id: newId(), projectId: newId(), name: "signup", family: "custom", contactId: null, email: null, data: {}, occurredAt: new Date().toISOString() };
+}
+
+async function streamCount(): Promise<number> {
+  const jsm = await jetstreamManager(nc);
+  return (await jsm.streams.info(names.streams.events.name)).state.messages;
+}
+
+async function distinctIdsInStream(): Promise<{ total: number; distinct: number }> {
+  const js = jetstream(nc);
+  const consumer = await js.consumers.get(names.streams.events.name);
+  const ids: string[] = [];
+  const total = await streamCount();
+  while (ids.length < total) {
+    const m = await consumer.next({ expires: 2000 });
+    if (!m) break;
+    ids.push(m.json<EventEnvelope>().id);
+  }
+  return { total: ids.length, distinct: new Set(ids).size };
+}
+
+beforeAll(async () => {
+  // The gateway's migrations include the kit's outbox table; any service's would do.
+  await migrate(dbUrl, "gateway", fileURLToPath(new URL("../../../services/gateway/drizzle", import.meta.url)));
+  nc = await connect({ servers: NATS_URL });
+  await ensureStreams(await jetstreamManager(nc), coreStreams(names, 1));
+});
+afterAll(async () => {
+  await sql.end();
+  await nc?.close();
+  await deleteStreams(NATS_URL, prefix);
+  await dropDatabases(DATABASE_URL, prefix);
+});
+
+describe("outbox", () => {
+  it("keeps rows committed while NATS is unreachable and publishes each once afterwards", async () => {
+    const before = await streamCount();
+    const events = Array.from({ length: 50 }, event);
+    await sql.begin((tx) => enqueue(tx, events.map((e) => eventMessage(names, e))));
+
+    // A relay whose NATS connection is gone: every publish fails, nothing is deleted.
+    const dead = await connect({ servers: NATS_URL });
+    await dead.close();
+    const broken = new OutboxRelay(sql, jetstream(dead), log, createMetrics("t1"));
+    await expect(broken.publishBatch()).rejects.toThrow();
+    expect(await broken.backlog()).toBe(50);
+
+    const relay = new OutboxRelay(sql, jetstream(nc), log, createMetrics("t2"));
+    while ((await relay.publishBatch()) > 0);
+    expect(await relay.backlog()).toBe(0);
+    expect((await streamCount()) - before).toBe(50);
+  });
+
+  it("does not duplicate when the process died after publishing but before deleting", async () => {
+    const before = await streamCount();
+    const events = Array.from({ length: 20 }, event);
+    await sql.begin((tx) => enqueue(tx, events.map((e) => eventMessage(names, e))));
+    // Simulate the crash window: the messages reached JetStream, the rows were never deleted.
+    const js = jetstream(nc);
+    for (const e of events) await js.publish(names.subjects.event("custom", e.projectId), JSON.stringify(e), { msgID: e.id });
+    const relay = new OutboxRelay(sql, js, log, createMetrics("t3"));
+    while ((await relay.publishBatch()) > 0);
+    expect(await relay.backlog()).toBe(0);
+    expect((await streamCount()) - before).toBe(20);
+  });
+
+  it("loses and duplicates nothing when the writing process is killed with SIGKILL mid-stream", async () => {
+    const before = await streamCount();
+    const child = spawn(process.execPath, [fileURLToPath(new URL("./outbox-writer.mjs", import.meta.url))], {
+      env: { ...process.env, OUTBOX_DB: dbUrl, OUTBOX_PREFIX: prefix, NATS_URL },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let written = 0;
+    child.stdout.on("data", (d: Buffer) => {
+      const lines = d.toString().trim().split("\n");
+      written = Number(lines[lines.length - 1]);
+    });
+    await waitFor(() => written >= 300, { timeoutMs: 20_000, what: "writer progress" });
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    const [{ n: committed }] = await sql<{ n: number }[]>`select count(*)::int as n from outbox`;
+    const relay = new OutboxRelay(sql, jetstream(nc), log, createMetrics("t4"));
+    while ((await relay.publishBatch()) > 0);
+    const published = (await streamCount()) - before;
+    // Every event the child committed is in the stream exactly once (committed-but-unpublished
+    // rows were flushed by the new relay; published-but-undeleted ones were deduplicated).
+    expect(committed).toBeGreaterThanOrEqual(0);
+    expect(published).toBeGreaterThanOrEqual(written);
+    const { total, distinct } = await distinctIdsInStream();
+    expect(total).toBe(distinct);
+  });
+});

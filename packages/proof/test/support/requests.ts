@@ -1,0 +1,69 @@
+import fc from "fast-check";
+import { isDeepStrictEqual } from "node:util";
+import { sleep, type ApiClient } from "@mailroom/testkit";
+import { collectionsOf, fillPath, label, notBuilt, type ApiDocument, type Operation } from "./openapi.js";
+import { validArb } from "./arbitraries.js";
+import type { Tenant } from "./tenant.js";
+
+/** Stands for an id the owner does not have (its service is not built). */
+const NO_ID = "00000000-0000-7000-8000-000000000000";
+
+/**
+ * A valid body for `op` aimed at `owner`'s resources. Valid matters: a 400 from the schema would hide
+ * whether the ownership check holds. Bodies whose validity the document cannot express are listed;
+ * any other route gets a seeded sample of its schema.
+ */
+export function validBody(api: ApiDocument, op: Operation, owner: Tenant): unknown {
+  const known: Record<string, unknown> = {
+    "contacts.update": { subscribed: false, data: { hijacked: true } },
+    "campaigns.test": { email: "probe@example.com" },
+    "campaigns.send": {},
+    "workflows.steps.create": { type: "EXIT", config: {} },
+    "workflows.steps.update": { name: "hijacked" },
+    "workflows.transitions.create": { fromStepId: owner.ids.steps ?? NO_ID, toStepId: owner.ids.exitSteps ?? NO_ID.replace(/0$/, "1") },
+    "workflows.executions.start": { email: owner.contactEmail },
+  };
+  if (op.operationId in known) return known[op.operationId];
+  if (!op.body) return op.method === "GET" || op.method === "DELETE" ? undefined : {};
+  if (/\.update$/.test(op.operationId)) return { name: "hijacked" };
+  return fc.sample(validArb(op.body, { resolve: api.resolve, ids: owner.allIds(), marker: "x" }), { seed: 11, numRuns: 1 })[0];
+}
+
+/** The path of `op` on `owner`'s resources, and the params the owner has no resource for. */
+export function pathOn(op: Operation, owner: Tenant): { path: string; missing: string[] } {
+  const collections = collectionsOf(op.path);
+  const missing: string[] = [];
+  const values: Record<string, string> = {};
+  for (const p of op.pathParams) {
+    const id = owner.ids[collections[p] ?? ""];
+    if (!id) missing.push(`${p} (${collections[p]})`);
+    values[p] = id ?? NO_ID;
+  }
+  return { path: fillPath(op.path, values), missing };
+}
+
+/** What `owner` can read of itself through every GET route whose ids it has. */
+export async function snapshot(api: ApiDocument, owner: Tenant, client: ApiClient = owner.project.api) {
+  const out: Record<string, { status: number; body: unknown }> = {};
+  for (const op of api.operations) {
+    if (op.method !== "GET" || !op.secured || op.raw) continue;
+    const { path, missing } = pathOn(op, owner);
+    if (missing.length) continue;
+    const res = await client.get(path);
+    if (!notBuilt(res)) out[label(op)] = { status: res.status, body: res.body };
+  }
+  return out;
+}
+
+/** A snapshot taken once background work (delivery, re-checks) has stopped changing it. */
+export async function settledSnapshot(api: ApiDocument, owner: Tenant, timeoutMs = 20_000) {
+  let prev = await snapshot(api, owner);
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    await sleep(700);
+    const next = await snapshot(api, owner);
+    if (isDeepStrictEqual(prev, next)) return next;
+    prev = next;
+  }
+  throw new Error("the owner's resources kept changing on their own");
+}

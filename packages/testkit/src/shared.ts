@@ -1,0 +1,43 @@
+import { inject } from "vitest";
+import { apiClient } from "./http.js";
+import { runCli } from "./platform.js";
+export * from "./index.js";
+
+/** What the global setup provides to every test file (see test/global-setup.ts). */
+export interface SharedPlatform {
+  url: string;
+  prefix: string;
+  env: Record<string, string>;
+  mailboxUrl: string;
+  smtpUrl: string;
+  dnsAddress: string;
+  zonesFile: string;
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    platform: SharedPlatform;
+  }
+}
+
+export function sharedPlatform(): SharedPlatform {
+  return inject("platform");
+}
+
+/** A fresh project (its own tenant) on the shared platform, with clients for both keys. */
+export async function newProject(name = "test") {
+  const p = sharedPlatform();
+  const project = JSON.parse(await runCli(["projects", "create", "--name", name, "--json"], p.env)) as {
+    id: string;
+    name: string;
+    secretKey: string;
+    publicKey: string;
+  };
+  return { ...project, api: apiClient(p.url, project.secretKey), publicApi: apiClient(p.url, project.publicKey), anon: apiClient(p.url) };
+}
+
+/** Messages in the shared development mailbox (the SMTP sink), through its JSON API. */
+export async function mailboxMessages(): Promise<Array<Record<string, any>>> {
+  const res = await fetch(new URL("/api/messages", sharedPlatform().mailboxUrl));
+  return (await res.json()) as Array<Record<string, any>>;
+}

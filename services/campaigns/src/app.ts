@@ -1,0 +1,48 @@
+import type { Deps, ServiceApp } from "@mailroom/kit";
+import type { CampaignsEnv } from "./config.js";
+import { purgeCountedEvents } from "./db/stats-repo.js";
+import { registerCampaignRoutes } from "./handlers/campaigns-http.js";
+import { statsConsumer } from "./handlers/stats-consumer.js";
+import { BatchConsumer } from "./infra/batch-consumer.js";
+import { AudienceSource } from "./usecases/audience.js";
+import { CampaignsService } from "./usecases/campaigns-service.js";
+import { Fanout } from "./usecases/fanout.js";
+import { Scheduler } from "./usecases/scheduler.js";
+
+export type CampaignsDeps = Deps<(typeof CampaignsEnv)["shape"]>;
+
+/** Builds the campaigns service from its deps; nothing runs until the runtime starts it. */
+export function buildApp(deps: CampaignsDeps): ServiceApp {
+  const { config, sql, log } = deps;
+  const audience = new AudienceSource(deps.rpc);
+  const fanout = new Fanout(sql, deps.rpc, audience, log, {
+    pageSize: config.CAMPAIGNS_PAGE_SIZE,
+    concurrency: config.CAMPAIGNS_ENQUEUE_CONCURRENCY,
+    maxFanouts: config.CAMPAIGNS_MAX_FANOUTS,
+    leaseMs: config.CAMPAIGNS_LEASE_MS,
+    onProgress: (status, count) => deps.metrics.campaignRecipients.inc({ status }, count),
+  });
+  const campaigns = new CampaignsService(sql, deps.rpc, audience, () => fanout.kick());
+  const scheduler = new Scheduler(sql, log, config.CAMPAIGNS_SCHEDULER_INTERVAL_MS, () => fanout.kick());
+  const stats = new BatchConsumer(deps.js, deps.jsm, statsConsumer(deps.names, sql, log), log);
+  const purge = setInterval(() => void purgeCountedEvents(sql).catch(() => undefined), 60 * 60 * 1000);
+  purge.unref();
+
+  return {
+    register(server) {
+      registerCampaignRoutes(server, campaigns);
+    },
+    async start() {
+      await stats.start();
+      scheduler.start();
+      fanout.start();
+    },
+    // Runs after the RPC handlers stopped and before NATS drains: fan-outs can still enqueue.
+    async stop() {
+      clearInterval(purge);
+      await scheduler.stop();
+      await fanout.stop();
+      await stats.stop();
+    },
+  };
+}

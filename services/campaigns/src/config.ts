@@ -1,0 +1,21 @@
+import { z } from "zod";
+
+const Ms = z.coerce.number().int().min(1);
+
+/** The campaigns service's own settings (the shared ones come from the kit's BaseEnv). */
+export const CampaignsEnv = z.object({
+  /** How often each replica looks for due SCHEDULED campaigns (and finished SENDING ones). */
+  CAMPAIGNS_SCHEDULER_INTERVAL_MS: Ms.max(60_000).default(500),
+  /** Contacts per audience page: one page is all of the audience a fan-out holds in memory. */
+  CAMPAIGNS_PAGE_SIZE: z.coerce.number().int().min(1).max(1000).default(500),
+  /** sending.enqueue calls in flight per running fan-out. */
+  CAMPAIGNS_ENQUEUE_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(32),
+  /** Fan-outs one replica runs at once; more campaigns wait for a free slot or another replica. */
+  CAMPAIGNS_MAX_FANOUTS: z.coerce.number().int().min(1).max(64).default(4),
+  /**
+   * A fan-out's lease on its campaign. A replica that dies holds it at most this long before another
+   * replica (or its own restart) resumes from the checkpoint; the owner renews it every third of it.
+   */
+  CAMPAIGNS_LEASE_MS: Ms.min(1000).max(300_000).default(10_000),
+});
+export type CampaignsEnv = z.infer<typeof CampaignsEnv>;

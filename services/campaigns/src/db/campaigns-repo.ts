@@ -1,0 +1,188 @@
+import type { Campaign, CampaignStatus, FilterExpression } from "@mailroom/contracts";
+import type { Sql } from "@mailroom/kit";
+import type postgres from "postgres";
+import type { Audience } from "../domain/campaign.js";
+
+/** The pool or a transaction: both run tagged queries. */
+export type Q = postgres.ISql;
+
+/** drizzle(sql) turns the shared client's timestamp parsing off, so timestamps may come back as text. */
+type Timestamp = Date | string;
+const iso = (t: Timestamp) => new Date(t).toISOString();
+const isoOrNull = (t: Timestamp | null) => (t === null ? null : iso(t));
+
+export interface CampaignRow {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  subject: string;
+  body: string;
+  from_email: string;
+  from_name: string | null;
+  reply_to: string | null;
+  audience_type: Audience["type"];
+  segment_id: string | null;
+  audience_filter: FilterExpression | null;
+  status: CampaignStatus;
+  scheduled_at: Timestamp | null;
+  sent_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  started_at: Timestamp | null;
+  last_contact_id: string | null;
+  audience_done: boolean;
+  fanout_done_at: Timestamp | null;
+  recipients: number;
+  sent: number;
+  delivered: number;
+  opened: number;
+  clicked: number;
+  bounced: number;
+  complained: number;
+  unsubscribed: number;
+  failed: number;
+  ended: number;
+}
+
+export function toCampaign(r: CampaignRow): Campaign {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    subject: r.subject,
+    body: r.body,
+    from: r.from_email,
+    fromName: r.from_name,
+    replyTo: r.reply_to,
+    type: r.audience_type,
+    segmentId: r.segment_id,
+    audienceFilter: r.audience_filter,
+    status: r.status,
+    scheduledAt: isoOrNull(r.scheduled_at),
+    sentAt: isoOrNull(r.sent_at),
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+    stats: {
+      recipients: r.recipients,
+      sent: r.sent,
+      delivered: r.delivered,
+      opened: r.opened,
+      clicked: r.clicked,
+      bounced: r.bounced,
+      complained: r.complained,
+      unsubscribed: r.unsubscribed,
+      failed: r.failed,
+    },
+  };
+}
+
+/** The editable content of a campaign, as stored. */
+export interface CampaignContent {
+  name: string;
+  description: string | null;
+  subject: string;
+  body: string;
+  from: string;
+  fromName: string | null;
+  replyTo: string | null;
+  audience: Audience;
+}
+
+const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
+
+/**
+ * Every query is scoped by project, so another project's id is simply not found. Every state change
+ * is conditional on the current status and returns the row only when it happened.
+ */
+export const campaignsRepo = {
+  async insert(q: Q, id: string, projectId: string, c: CampaignContent): Promise<CampaignRow> {
+    const [row] = await q<CampaignRow[]>`
+      insert into campaigns (id, project_id, name, description, subject, body, from_email, from_name, reply_to,
+        audience_type, segment_id, audience_filter, status, created_at, updated_at)
+      values (${id}, ${projectId}, ${c.name}, ${c.description}, ${c.subject}, ${c.body}, ${c.from}, ${c.fromName},
+        ${c.replyTo}, ${c.audience.type}, ${c.audience.segmentId}, ${json(c.audience.filter)}::jsonb, 'DRAFT', now(), now())
+      returning *`;
+    return row!;
+  },
+
+  async get(q: Q, projectId: string, id: string): Promise<CampaignRow | null> {
+    const [row] = await q<CampaignRow[]>`select * from campaigns where project_id = ${projectId} and id = ${id}`;
+    return row ?? null;
+  },
+
+  /** Newest first, by page number. */
+  async list(q: Q, projectId: string, opts: { status?: CampaignStatus; limit: number; offset: number }) {
+    const status = opts.status ? q`and status = ${opts.status}` : q``;
+    const rows = await q<CampaignRow[]>`
+      select * from campaigns where project_id = ${projectId} ${status}
+      order by created_at desc, id desc limit ${opts.limit} offset ${opts.offset}`;
+    const [count] = await q<{ n: number }[]>`select count(*)::int as n from campaigns where project_id = ${projectId} ${status}`;
+    return { rows, total: count?.n ?? 0 };
+  },
+
+  /** Rewrites the content of a DRAFT; null when the campaign is not (or no longer) a DRAFT. */
+  async updateDraft(q: Q, projectId: string, id: string, c: CampaignContent): Promise<CampaignRow | null> {
+    const [row] = await q<CampaignRow[]>`
+      update campaigns set name = ${c.name}, description = ${c.description}, subject = ${c.subject}, body = ${c.body},
+        from_email = ${c.from}, from_name = ${c.fromName}, reply_to = ${c.replyTo}, audience_type = ${c.audience.type},
+        segment_id = ${c.audience.segmentId}, audience_filter = ${json(c.audience.filter)}::jsonb, updated_at = now()
+      where project_id = ${projectId} and id = ${id} and status = 'DRAFT'
+      returning *`;
+    return row ?? null;
+  },
+
+  async deleteDraft(q: Q, projectId: string, id: string): Promise<boolean> {
+    const rows = await q`delete from campaigns where project_id = ${projectId} and id = ${id} and status = 'DRAFT' returning id`;
+    return rows.length > 0;
+  },
+
+  /** DRAFT or SCHEDULED → SENDING now, or → SCHEDULED at `at`. */
+  async startOrSchedule(q: Q, projectId: string, id: string, at: Date | null): Promise<CampaignRow | null> {
+    const [row] = at
+      ? await q<CampaignRow[]>`
+          update campaigns set status = 'SCHEDULED', scheduled_at = ${at.toISOString()}, updated_at = now()
+          where project_id = ${projectId} and id = ${id} and status in ('DRAFT', 'SCHEDULED') returning *`
+      : await q<CampaignRow[]>`
+          update campaigns set status = 'SENDING', started_at = now(), updated_at = now()
+          where project_id = ${projectId} and id = ${id} and status in ('DRAFT', 'SCHEDULED') returning *`;
+    return row ?? null;
+  },
+
+  async cancelScheduled(q: Q, projectId: string, id: string): Promise<CampaignRow | null> {
+    const [row] = await q<CampaignRow[]>`
+      update campaigns set status = 'DRAFT', scheduled_at = null, updated_at = now()
+      where project_id = ${projectId} and id = ${id} and status = 'SCHEDULED' returning *`;
+    return row ?? null;
+  },
+
+  /**
+   * Starts every campaign whose time has come. The status test in the UPDATE makes each start happen
+   * once however many replicas run this at the same moment (SKIP LOCKED keeps them from queueing on
+   * each other's rows), and a replica that was down at the due time starts it on its first tick.
+   */
+  async startDue(sql: Sql, limit = 100): Promise<string[]> {
+    const rows = await sql<{ id: string }[]>`
+      update campaigns set status = 'SENDING', started_at = now(), updated_at = now()
+      where id in (
+        select id from campaigns where status = 'SCHEDULED' and scheduled_at <= now()
+        order by scheduled_at limit ${limit} for update skip locked)
+        and status = 'SCHEDULED'
+      returning id`;
+    return rows.map((r) => r.id);
+  },
+
+  /**
+   * SENDING → SENT for the given campaigns (all SENDING ones when omitted) once their fan-out is done
+   * and every recipient's job has ended. Never before the fan-out completes: until then the
+   * recipient count is not final.
+   */
+  async completeFinished(q: Q, ids?: string[]): Promise<string[]> {
+    const only = ids ? q`and id = any(${ids}::uuid[])` : q``;
+    const rows = await q<{ id: string }[]>`
+      update campaigns set status = 'SENT', sent_at = now(), updated_at = now()
+      where status = 'SENDING' and fanout_done_at is not null and ended >= recipients ${only}
+      returning id`;
+    return rows.map((r) => r.id);
+  },
+};

@@ -1,0 +1,99 @@
+import type { PagedContact } from "@mailroom/contracts";
+import type { Sql } from "@mailroom/kit";
+import type { CampaignRow, Q } from "./campaigns-repo.js";
+
+export interface PendingRow {
+  contact_id: string;
+  email: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The fan-out's state: a lease (one running fan-out per campaign across replicas), the keyset
+ * checkpoint, and the pending recipients between the audience and the sending service.
+ */
+export const fanoutRepo = {
+  /** Takes one SENDING campaign whose fan-out is unfinished and whose lease is free or expired. */
+  async claim(sql: Sql, owner: string, leaseMs: number): Promise<CampaignRow | null> {
+    const [row] = await sql<CampaignRow[]>`
+      update campaigns set lease_owner = ${owner}, lease_until = now() + ${leaseMs} * interval '1 millisecond'
+      where id = (
+        select id from campaigns
+        where status = 'SENDING' and fanout_done_at is null and (lease_until is null or lease_until < now())
+        order by started_at limit 1 for update skip locked)
+      returning *`;
+    return row ?? null;
+  },
+
+  /** False when the lease was lost (expired and taken by another replica). */
+  async renew(sql: Sql, id: string, owner: string, leaseMs: number): Promise<boolean> {
+    const rows = await sql`
+      update campaigns set lease_until = now() + ${leaseMs} * interval '1 millisecond'
+      where id = ${id} and lease_owner = ${owner} and status = 'SENDING' returning id`;
+    return rows.length > 0;
+  },
+
+  /**
+   * Records one audience page: its contacts become pending recipients and the checkpoint moves past
+   * them, in one transaction and only while this owner still holds the lease. `ended`: this was the
+   * audience's last page, so the recipient count is final.
+   */
+  async addPage(sql: Sql, id: string, owner: string, contacts: PagedContact[], ended: boolean): Promise<boolean> {
+    return (await sql.begin(async (tx) => {
+      const [held] = await tx`select 1 from campaigns where id = ${id} and lease_owner = ${owner} and status = 'SENDING' for update`;
+      if (!held) return false;
+      let added = 0;
+      if (contacts.length) {
+        const inserted = await tx`
+          insert into campaign_pending (campaign_id, contact_id, email, data)
+          select ${id}, c, e, d::jsonb
+          from unnest(${contacts.map((c) => c.id)}::text[], ${contacts.map((c) => c.email)}::text[],
+                      ${contacts.map((c) => JSON.stringify(c.data))}::text[]) as p(c, e, d)
+          on conflict do nothing returning 1`;
+        added = inserted.length;
+      }
+      const last = contacts.at(-1)?.id ?? null;
+      await tx`
+        update campaigns set recipients = recipients + ${added}, audience_done = ${ended},
+          last_contact_id = coalesce(${last}, last_contact_id)
+        where id = ${id}`;
+      return true;
+    })) as boolean;
+  },
+
+  async pending(q: Q, id: string, limit: number): Promise<PendingRow[]> {
+    return q<PendingRow[]>`select contact_id, email, data from campaign_pending where campaign_id = ${id} order by contact_id limit ${limit}`;
+  },
+
+  /**
+   * Removes the recipients sending.enqueue has taken (`queued`) or refused for good (`failed`: they
+   * end at once, as failed). Counting only rows this call deleted keeps the counters exact when two
+   * owners overlap after a lost lease.
+   */
+  async settle(sql: Sql, id: string, queued: string[], failed: string[]): Promise<void> {
+    await sql.begin(async (tx) => {
+      if (queued.length) await tx`delete from campaign_pending where campaign_id = ${id} and contact_id = any(${queued}::text[])`;
+      if (failed.length) {
+        await tx`
+          with gone as (delete from campaign_pending where campaign_id = ${id} and contact_id = any(${failed}::text[]) returning 1)
+          update campaigns set failed = failed + (select count(*) from gone)::int, ended = ended + (select count(*) from gone)::int
+          where id = ${id}`;
+      }
+    });
+  },
+
+  /** The fan-out is complete once the audience has ended and nothing is pending; releases the lease. */
+  async finish(sql: Sql, id: string, owner: string): Promise<boolean> {
+    const rows = await sql`
+      update campaigns set fanout_done_at = now(), lease_owner = null, lease_until = null
+      where id = ${id} and lease_owner = ${owner} and status = 'SENDING' and audience_done
+        and not exists (select 1 from campaign_pending where campaign_id = ${id})
+      returning id`;
+    return rows.length > 0;
+  },
+
+  /** Gives the lease back early (shutdown), so another replica resumes without waiting it out. */
+  async release(sql: Sql, id: string, owner: string): Promise<void> {
+    await sql`update campaigns set lease_owner = null, lease_until = null where id = ${id} and lease_owner = ${owner}`;
+  },
+};

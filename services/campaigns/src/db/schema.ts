@@ -1,0 +1,95 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+export { outbox } from "@mailroom/kit";
+
+const at = (name: string) => timestamp(name, { withTimezone: true });
+const counter = (name: string) => integer(name).notNull().default(0);
+
+/**
+ * One row per campaign: the record of the API, its fan-out progress and its live stats counters.
+ * Every state change is a conditional UPDATE on `status`, so concurrent requests, the scheduler and
+ * replicas never both win the same transition.
+ */
+export const campaigns = pgTable(
+  "campaigns",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    subject: text("subject").notNull(),
+    body: text("body").notNull(),
+    fromEmail: text("from_email").notNull(),
+    fromName: text("from_name"),
+    replyTo: text("reply_to"),
+    audienceType: text("audience_type", { enum: ["ALL", "SEGMENT", "FILTERED"] }).notNull(),
+    segmentId: text("segment_id"),
+    audienceFilter: jsonb("audience_filter"),
+    status: text("status", { enum: ["DRAFT", "SCHEDULED", "SENDING", "SENT"] }).notNull(),
+    scheduledAt: at("scheduled_at"),
+    /** When the campaign became SENT (every recipient's job ended). */
+    sentAt: at("sent_at"),
+    createdAt: at("created_at").notNull(),
+    updatedAt: at("updated_at").notNull(),
+
+    /** When it became SENDING (now, or its scheduled time). */
+    startedAt: at("started_at"),
+    /** Keyset checkpoint: the last contact id whose page is in campaign_pending or already enqueued. */
+    lastContactId: text("last_contact_id"),
+    /** The audience has been read to its end; `recipients` is final from then on. */
+    audienceDone: boolean("audience_done").notNull().default(false),
+    /** Every recipient has a delivery job: the campaign can become SENT once all have ended. */
+    fanoutDoneAt: at("fanout_done_at"),
+    leaseOwner: text("lease_owner"),
+    leaseUntil: at("lease_until"),
+
+    recipients: counter("recipients"),
+    sent: counter("sent"),
+    delivered: counter("delivered"),
+    opened: counter("opened"),
+    clicked: counter("clicked"),
+    bounced: counter("bounced"),
+    complained: counter("complained"),
+    unsubscribed: counter("unsubscribed"),
+    failed: counter("failed"),
+    /** Recipients whose job has ended (sent or failed), each counted once. */
+    ended: counter("ended"),
+  },
+  (t) => [
+    index("campaigns_project_created_idx").on(t.projectId, t.createdAt),
+    index("campaigns_due_idx").on(t.scheduledAt).where(sql`status = 'SCHEDULED'`),
+    index("campaigns_sending_idx").on(t.startedAt).where(sql`status = 'SENDING'`),
+  ],
+);
+
+/**
+ * Recipients read from the audience but not yet handed to the sending service: the fan-out's own
+ * outbox. A page lands here in the same transaction that moves the checkpoint, and a row leaves only
+ * once sending.enqueue answered, so a crash between the two loses and adds no recipient.
+ */
+export const campaignPending = pgTable(
+  "campaign_pending",
+  {
+    campaignId: uuid("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    contactId: text("contact_id").notNull(),
+    email: text("email").notNull(),
+    data: jsonb("data").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.contactId] })],
+);
+
+/**
+ * Email events already counted, one row per email and stat, so a redelivered or repeated event never
+ * counts twice. Kept past the EVENTS stream's 7-day max age (after which nothing is redelivered).
+ */
+export const countedEmailEvents = pgTable(
+  "counted_email_events",
+  {
+    emailId: uuid("email_id").notNull(),
+    kind: text("kind").notNull(),
+    countedAt: at("counted_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.emailId, t.kind] }), index("counted_email_events_at_idx").on(t.countedAt)],
+);

@@ -1,0 +1,67 @@
+import { AppError, type EnqueueEmailRpcRequest } from "@mailroom/contracts";
+
+export interface CampaignContentLike {
+  id: string;
+  project_id: string;
+  subject: string;
+  body: string;
+  from_email: string;
+  from_name: string | null;
+  reply_to: string | null;
+}
+
+export interface Recipient {
+  contactId: string;
+  email: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The idempotency key of a recipient's email: the same campaign and contact always name the same
+ * email, so an enqueue repeated after a crash, a timeout or an overlapping fan-out sends nothing twice.
+ */
+export const recipientKey = (campaignId: string, contactId: string) => `campaign:${campaignId}:${contactId}`;
+
+const sender = (c: CampaignContentLike) => ({
+  from: c.from_email,
+  ...(c.from_name ? { fromName: c.from_name } : {}),
+  ...(c.reply_to ? { replyTo: c.reply_to } : {}),
+  subject: c.subject,
+  body: c.body,
+});
+
+/** One recipient's email: rendered by the sending service with the contact's data, as marketing mail. */
+export function recipientEmail(c: CampaignContentLike, r: Recipient): EnqueueEmailRpcRequest {
+  return {
+    projectId: c.project_id,
+    source: { type: "CAMPAIGN", campaignId: c.id },
+    idempotencyKey: recipientKey(c.id, r.contactId),
+    to: r.email,
+    contactId: r.contactId,
+    ...sender(c),
+    data: r.data,
+    marketing: true,
+  };
+}
+
+/**
+ * A test copy. It names no campaignId on purpose: its events must not reach the campaign's stats
+ * (an extra `sent` would let the campaign look finished one recipient early). Each call is a new copy.
+ */
+export function testEmail(c: CampaignContentLike, to: string, contact: Recipient | null, copyId: string): EnqueueEmailRpcRequest {
+  return {
+    projectId: c.project_id,
+    source: { type: "CAMPAIGN" },
+    idempotencyKey: `campaign-test:${c.id}:${copyId}`,
+    to,
+    contactId: null,
+    ...sender(c),
+    data: contact?.data ?? {},
+    marketing: true,
+  };
+}
+
+/** Answers of sending.enqueue that no retry can change: that recipient ends as failed. */
+export function isPermanentEnqueueError(err: unknown): boolean {
+  return err instanceof AppError && ["VALIDATION_ERROR", "NOT_FOUND", "DOMAIN_NOT_VERIFIED", "PAYLOAD_TOO_LARGE"].includes(err.code);
+}

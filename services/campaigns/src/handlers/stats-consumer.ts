@@ -1,0 +1,43 @@
+import type { JsMsg } from "@nats-io/jetstream";
+import type { WireNames } from "@mailroom/contracts";
+import type { Logger, Sql } from "@mailroom/kit";
+import { applyStatHits } from "../db/stats-repo.js";
+import { statHit, type StatHit } from "../domain/stats.js";
+import type { BatchConsumerSpec } from "../infra/batch-consumer.js";
+
+/** Families whose events can move campaign stats; the rest are skipped before parsing. */
+const FAMILIES = new Set(["email", "contact"]);
+
+/**
+ * `campaigns-stats`: counts email events (and unsubscribes through a campaign email) into the
+ * campaign's stats and marks the campaign SENT when its last recipient's job has ended.
+ * nats-server 2.9 allows one filter subject, so it reads the whole EVENTS stream and skips custom
+ * and segment events by their subject token.
+ */
+export function statsConsumer(names: WireNames, sql: Sql, log: Logger): BatchConsumerSpec {
+  return {
+    stream: names.streams.events.name,
+    durable: names.consumers.campaignsStats,
+    filterSubject: `${names.prefix}.events.>`,
+    batch: 500,
+    waitMs: 1000,
+    async handle(msgs) {
+      const hits = msgs.map(hitOf).filter((h): h is StatHit => h !== null);
+      const sent = await applyStatHits(sql, hits);
+      if (sent.length) log.info({ campaignIds: sent }, "campaigns sent");
+    },
+  };
+}
+
+/** Anything that is not a well-formed campaign email event is skipped: it can never count. */
+function hitOf(msg: JsMsg): StatHit | null {
+  // `<prefix>.events.<family>.<projectId>`: the prefix has no dots.
+  if (!FAMILIES.has(msg.subject.split(".")[2] ?? "")) return null;
+  try {
+    const event = msg.json<{ projectId: string; name: string; data: Record<string, unknown> }>();
+    if (typeof event?.name !== "string" || typeof event.data !== "object" || event.data === null) return null;
+    return statHit(event);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,131 @@
+import {
+  AppError,
+  contactsRpc,
+  sendingRpc,
+  type Campaign,
+  type CampaignList,
+  type CreateCampaignRequest,
+  type ListCampaignsQuery,
+  type UpdateCampaignRequest,
+} from "@mailroom/contracts";
+import { isId, newId, type RpcClient, type Sql } from "@mailroom/kit";
+import { campaignsRepo, toCampaign, type CampaignContent, type CampaignRow } from "../db/campaigns-repo.js";
+import { assertEditable, assertSendable, mergeAudience, scheduleTime } from "../domain/campaign.js";
+import { testEmail } from "../domain/emails.js";
+import type { AudienceSource } from "./audience.js";
+
+const notFound = () => AppError.notFound("Campaign");
+
+/** The campaign API's use cases. Every state change is a conditional update; a lost race is a 409. */
+export class CampaignsService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly rpc: RpcClient,
+    private readonly audience: AudienceSource,
+    /** A campaign has just become SENDING: start its fan-out now rather than at the next poll. */
+    private readonly onSending: () => void,
+  ) {}
+
+  async create(projectId: string, req: CreateCampaignRequest): Promise<Campaign> {
+    const content = contentOf(null, req);
+    await this.checkContent(projectId, content);
+    return toCampaign(await campaignsRepo.insert(this.sql, newId(), projectId, content));
+  }
+
+  async get(projectId: string, id: string): Promise<Campaign> {
+    return toCampaign(await this.row(projectId, id));
+  }
+
+  async list(projectId: string, q: ListCampaignsQuery): Promise<CampaignList> {
+    const page = q.cursor ?? q.page ?? 1;
+    const { rows, total } = await campaignsRepo.list(this.sql, projectId, { status: q.status, limit: q.limit, offset: (page - 1) * q.limit });
+    return { campaigns: rows.map(toCampaign), total, page, pageSize: q.limit, totalPages: Math.ceil(total / q.limit) };
+  }
+
+  async update(projectId: string, id: string, req: UpdateCampaignRequest): Promise<Campaign> {
+    const stored = await this.row(projectId, id);
+    assertEditable(stored.status);
+    const content = contentOf(stored, req);
+    await this.checkContent(projectId, content, stored);
+    const row = await campaignsRepo.updateDraft(this.sql, projectId, id, content);
+    if (!row) throw await this.stateError(projectId, id);
+    return toCampaign(row);
+  }
+
+  async remove(projectId: string, id: string): Promise<void> {
+    const stored = await this.row(projectId, id);
+    assertEditable(stored.status);
+    if (!(await campaignsRepo.deleteDraft(this.sql, projectId, id))) throw await this.stateError(projectId, id);
+  }
+
+  async send(projectId: string, id: string, scheduledFor: string | null | undefined): Promise<Campaign> {
+    const stored = await this.row(projectId, id);
+    assertSendable(stored.status);
+    const at = scheduleTime(scheduledFor);
+    // The sender and the audience may have changed since the campaign was written.
+    await this.checkContent(projectId, contentOf(stored, {}));
+    const row = await campaignsRepo.startOrSchedule(this.sql, projectId, id, at);
+    if (!row) throw await this.stateError(projectId, id);
+    if (row.status === "SENDING") this.onSending();
+    return toCampaign(row);
+  }
+
+  async cancel(projectId: string, id: string): Promise<Campaign> {
+    const stored = await this.row(projectId, id);
+    if (stored.status !== "SCHEDULED") throw new AppError("INVALID_STATE", `Only a SCHEDULED campaign can be cancelled; this one is ${stored.status}`);
+    const row = await campaignsRepo.cancelScheduled(this.sql, projectId, id);
+    if (!row) throw await this.stateError(projectId, id);
+    return toCampaign(row);
+  }
+
+  /** One copy to `email`, rendered with that contact's data when the address is a contact here. */
+  async test(projectId: string, id: string, email: string): Promise<{ emailId: string }> {
+    const c = await this.row(projectId, id);
+    const { contact } = await this.rpc.call(contactsRpc.get, { projectId, email });
+    const recipient = contact ? { contactId: contact.id, email: contact.email, data: contact.data } : null;
+    return this.rpc.call(sendingRpc.enqueue, testEmail(c, email, recipient, newId()));
+  }
+
+  private async row(projectId: string, id: string): Promise<CampaignRow> {
+    if (!isId(id)) throw notFound();
+    const row = await campaignsRepo.get(this.sql, projectId, id);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  /** After a conditional update found nothing: the campaign was deleted or moved on meanwhile. */
+  private async stateError(projectId: string, id: string): Promise<AppError> {
+    const now = await campaignsRepo.get(this.sql, projectId, id);
+    return now ? new AppError("INVALID_STATE", `The campaign is now ${now.status}`) : notFound();
+  }
+
+  /** The sender's domain must be verified in this project (403) and the audience readable (400). */
+  private async checkContent(projectId: string, c: CampaignContent, stored?: CampaignRow): Promise<void> {
+    if (!stored || stored.from_email !== c.from) {
+      const { verified } = await this.rpc.call(sendingRpc.domainVerified, { projectId, email: c.from });
+      if (!verified) throw new AppError("DOMAIN_NOT_VERIFIED", `The domain of ${c.from} is not verified in this project`);
+    }
+    const a = c.audience;
+    if (!stored || stored.audience_type !== a.type || stored.segment_id !== a.segmentId || JSON.stringify(stored.audience_filter) !== JSON.stringify(a.filter)) {
+      await this.audience.validate(projectId, a);
+    }
+  }
+}
+
+/** The stored content with an edit applied (a create is an edit of nothing). */
+function contentOf(stored: CampaignRow | null, edit: UpdateCampaignRequest): CampaignContent {
+  const pick = <T>(given: T | undefined, current: T) => (given !== undefined ? given : current);
+  return {
+    name: pick(edit.name, stored?.name ?? ""),
+    description: pick(edit.description, stored?.description ?? null),
+    subject: pick(edit.subject, stored?.subject ?? ""),
+    body: pick(edit.body, stored?.body ?? ""),
+    from: pick(edit.from, stored?.from_email ?? ""),
+    fromName: pick(edit.fromName, stored?.from_name ?? null),
+    replyTo: pick(edit.replyTo, stored?.reply_to ?? null),
+    audience: mergeAudience(
+      stored ? { type: stored.audience_type, segmentId: stored.segment_id, filter: stored.audience_filter } : null,
+      edit,
+    ),
+  };
+}

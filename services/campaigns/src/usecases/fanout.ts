@@ -1,0 +1,173 @@
+import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import pMap from "p-map";
+import { AppError, sendingRpc } from "@mailroom/contracts";
+import { newId, type Logger, type RpcClient, type Sql } from "@mailroom/kit";
+import { campaignsRepo, type CampaignRow } from "../db/campaigns-repo.js";
+import { fanoutRepo } from "../db/fanout-repo.js";
+import { isPermanentEnqueueError, recipientEmail } from "../domain/emails.js";
+import type { AudienceSource } from "./audience.js";
+
+export interface FanoutOptions {
+  /** Counts recipients handed to sending (`enqueued`) or refused by it (`refused`). */
+  onProgress?: (status: "enqueued" | "refused", count: number) => void;
+  pageSize: number;
+  concurrency: number;
+  maxFanouts: number;
+  leaseMs: number;
+}
+
+/** Another replica took the campaign over (our lease expired): stop without touching it. */
+class LeaseLost extends Error {}
+class Stopping extends Error {}
+
+/**
+ * Turns SENDING campaigns into delivery jobs. Per campaign, one replica at a time (a lease) reads the
+ * audience in keyset pages, parks each page in campaign_pending together with the checkpoint, then
+ * hands every pending recipient to sending.enqueue (idempotent by campaign + contact) and removes it.
+ * A crash anywhere resumes from the committed checkpoint and pending rows: no recipient is lost,
+ * none is enqueued twice, and no more than one page is ever held in memory.
+ */
+export class Fanout {
+  private readonly owner = `${hostname()}:${process.pid}:${newId()}`;
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly abort = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private claiming: Promise<void> | undefined;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly rpc: RpcClient,
+    private readonly audience: AudienceSource,
+    private readonly log: Logger,
+    private readonly opts: FanoutOptions,
+  ) {}
+
+  /** Also polls, so campaigns started by the scheduler elsewhere or left by a dead replica are found. */
+  start(): void {
+    this.timer = setInterval(() => this.kick(), Math.min(1000, this.opts.leaseMs / 3));
+    this.kick();
+  }
+
+  /** Looks for work now (a campaign has just become SENDING). */
+  kick(): void {
+    if (this.abort.signal.aborted || this.claiming) return;
+    this.claiming = this.claimAll()
+      .catch((err) => this.log.warn({ err: String(err) }, "fan-out claim failed"))
+      .finally(() => (this.claiming = undefined));
+  }
+
+  private async claimAll(): Promise<void> {
+    while (!this.abort.signal.aborted && this.running.size < this.opts.maxFanouts) {
+      const campaign = await fanoutRepo.claim(this.sql, this.owner, this.opts.leaseMs);
+      if (!campaign) return;
+      const run = this.run(campaign).finally(() => this.running.delete(campaign.id));
+      this.running.set(campaign.id, run);
+    }
+  }
+
+  private async run(c: CampaignRow): Promise<void> {
+    let lost = false;
+    const renew = setInterval(() => {
+      fanoutRepo
+        .renew(this.sql, c.id, this.owner, this.opts.leaseMs)
+        .then((held) => (lost ||= !held))
+        .catch(() => undefined); // a database blip: the next renewal (or the lease expiry) decides
+    }, this.opts.leaseMs / 3);
+    const check = () => {
+      if (lost) throw new LeaseLost();
+      if (this.abort.signal.aborted) throw new Stopping();
+    };
+    this.log.info({ campaignId: c.id, resumeAfter: c.last_contact_id }, "fan-out started");
+    try {
+      await this.fanOut(c, check);
+      this.log.info({ campaignId: c.id }, "fan-out complete");
+    } catch (err) {
+      if (err instanceof LeaseLost) this.log.warn({ campaignId: c.id }, "fan-out lease lost; another replica continues");
+      else if (!(err instanceof Stopping)) this.log.error({ err, campaignId: c.id }, "fan-out stopped");
+    } finally {
+      clearInterval(renew);
+      if (this.abort.signal.aborted && !lost) await fanoutRepo.release(this.sql, c.id, this.owner).catch(() => undefined);
+    }
+  }
+
+  private async fanOut(c: CampaignRow, check: () => void): Promise<void> {
+    let afterId = c.last_contact_id;
+    let audienceDone = c.audience_done;
+    let backoff = 0;
+    for (;;) {
+      check();
+      try {
+        await this.drain(c, check);
+        if (audienceDone) {
+          if (await fanoutRepo.finish(this.sql, c.id, this.owner)) await campaignsRepo.completeFinished(this.sql, [c.id]);
+          return;
+        }
+        const page = await this.readPage(c, afterId);
+        if (!(await fanoutRepo.addPage(this.sql, c.id, this.owner, page.contacts, page.ended))) throw new LeaseLost();
+        afterId = page.contacts.at(-1)?.id ?? afterId;
+        audienceDone = page.ended;
+        backoff = 0;
+      } catch (err) {
+        if (err instanceof LeaseLost || err instanceof Stopping) throw err;
+        backoff = Math.min(30_000, Math.max(500, backoff * 2));
+        this.log.warn({ err: String(err), campaignId: c.id, retryInMs: backoff }, "fan-out step failed; retrying");
+        await sleep(backoff, undefined, { signal: this.abort.signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  /**
+   * A page the contacts service refuses for good (the segment was deleted after the send) ends the
+   * audience where it is rather than blocking the campaign in SENDING forever.
+   */
+  private async readPage(c: CampaignRow, afterId: string | null) {
+    const audience = { type: c.audience_type, segmentId: c.segment_id, filter: c.audience_filter };
+    try {
+      return await this.audience.page(c.project_id, audience, afterId, this.opts.pageSize);
+    } catch (err) {
+      if (!(err instanceof AppError) || !["NOT_FOUND", "VALIDATION_ERROR"].includes(err.code)) throw err;
+      this.log.error({ err: err.message, campaignId: c.id, afterId }, "the audience can no longer be read; ending it here");
+      return { contacts: [], ended: true };
+    }
+  }
+
+  /** Hands every pending recipient to the sending service, one bounded batch at a time. */
+  private async drain(c: CampaignRow, check: () => void): Promise<void> {
+    for (;;) {
+      const rows = await fanoutRepo.pending(this.sql, c.id, this.opts.pageSize);
+      if (rows.length === 0) return;
+      const queued: string[] = [];
+      const failed: string[] = [];
+      let retry: unknown;
+      await pMap(
+        rows,
+        async (r) => {
+          if (retry !== undefined) return;
+          try {
+            await this.rpc.call(sendingRpc.enqueue, recipientEmail(c, { contactId: r.contact_id, email: r.email, data: r.data }));
+            queued.push(r.contact_id);
+          } catch (err) {
+            if (!isPermanentEnqueueError(err)) return void (retry ??= err);
+            this.log.warn({ err: String(err), campaignId: c.id, contactId: r.contact_id }, "recipient refused; counted as failed");
+            failed.push(r.contact_id);
+          }
+        },
+        { concurrency: this.opts.concurrency },
+      );
+      await fanoutRepo.settle(this.sql, c.id, queued, failed);
+      this.opts.onProgress?.("enqueued", queued.length);
+      this.opts.onProgress?.("refused", failed.length);
+      if (retry !== undefined) throw retry;
+      check();
+    }
+  }
+
+  /** Stops claiming, lets each fan-out finish its current batch, and hands the leases back. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    clearInterval(this.timer);
+    await this.claiming;
+    await Promise.allSettled([...this.running.values()]);
+  }
+}

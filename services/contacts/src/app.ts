@@ -1,0 +1,46 @@
+import type { Deps, ServiceApp } from "@mailroom/kit";
+import { resolveSecret } from "@mailroom/kit";
+import type { ContactsEnv } from "./config.js";
+import { activityRepo } from "./db/activity-repo.js";
+import { CursorCodec } from "./domain/cursor.js";
+import { registerContactRoutes } from "./handlers/contacts-http.js";
+import { emailEventsConsumer } from "./handlers/email-events.js";
+import { registerRpcs } from "./handlers/rpc.js";
+import { segmentChangesConsumer } from "./handlers/segment-changes.js";
+import { registerSegmentRoutes } from "./handlers/segments-http.js";
+import { ContactsService } from "./usecases/contacts-service.js";
+import { DueScheduler } from "./usecases/due-scheduler.js";
+import { ContactQueries } from "./usecases/queries.js";
+import { SegmentQueries } from "./usecases/segment-queries.js";
+import { SegmentsService } from "./usecases/segments-service.js";
+import { MembershipTracker } from "./usecases/tracker.js";
+import { Writer } from "./usecases/writer.js";
+
+/** Builds the contacts service from its deps; nothing listens until the runtime registers it. */
+export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp {
+  const writer = new Writer(deps.sql, deps.outbox, deps.names);
+  const cursors = new CursorCodec(resolveSecret());
+  const service = new ContactsService(writer);
+  const queries = new ContactQueries(deps.sql, cursors);
+  const segments = new SegmentsService(deps.sql);
+  const segmentQueries = new SegmentQueries(deps.sql, cursors);
+  const tracker = new MembershipTracker(writer, deps.log);
+  const scheduler = new DueScheduler(deps.sql, tracker, deps.log, deps.config.SEGMENTS_TICK_MS);
+  const purge = setInterval(() => void activityRepo.purgeConsumed(deps.sql).catch(() => undefined), 60 * 60 * 1000);
+  purge.unref();
+  return {
+    register(server) {
+      registerContactRoutes(server, service, queries);
+      registerSegmentRoutes(server, segments, segmentQueries);
+      registerRpcs(server, service, queries, segmentQueries);
+    },
+    consumers: [emailEventsConsumer(deps.names, service), segmentChangesConsumer(deps.names, tracker)],
+    async start() {
+      scheduler.start();
+    },
+    async stop() {
+      clearInterval(purge);
+      await scheduler.stop();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { traced } from "@mailroom/kit";
+import type { Contact, ContactData } from "@mailroom/contracts";
+import type postgres from "postgres";
+
+/** The pool or a transaction: both run tagged queries. */
+export type Q = postgres.ISql;
+
+export interface ContactRow {
+  id: string;
+  project_id: string;
+  email: string;
+  subscribed: boolean;
+  data: ContactData;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/**
+ * drizzle(sql) swaps the shared postgres.js client's timestamp parsers for pass-through ones, so
+ * timestamps come back as PostgreSQL text and a Date cannot be bound; both directions go as text.
+ */
+export type Timestamp = Date | string;
+export const iso = (t: Timestamp) => new Date(t).toISOString();
+
+export function toContact(r: ContactRow): Contact {
+  return {
+    id: r.id,
+    email: r.email,
+    subscribed: r.subscribed,
+    data: r.data,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+const json = (v: unknown) => JSON.stringify(v);
+
+/** `like` pattern for a substring, with the pattern characters of the search escaped. */
+export function containsPattern(search: string): string {
+  return `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Every query is scoped by project: an id of another project is simply not found. */
+export const contactsRepo = traced("ContactsRepo", {
+  async byId(q: Q, projectId: string, id: string, lock = false): Promise<ContactRow | null> {
+    const rows = lock
+      ? await q<ContactRow[]>`select * from contacts where project_id = ${projectId} and id = ${id} for update`
+      : await q<ContactRow[]>`select * from contacts where project_id = ${projectId} and id = ${id}`;
+    return rows[0] ?? null;
+  },
+
+  async byEmail(q: Q, projectId: string, email: string, lock = false): Promise<ContactRow | null> {
+    const rows = lock
+      ? await q<ContactRow[]>`select * from contacts where project_id = ${projectId} and lower(email) = lower(${email}) for update`
+      : await q<ContactRow[]>`select * from contacts where project_id = ${projectId} and lower(email) = lower(${email})`;
+    return rows[0] ?? null;
+  },
+
+  /** Inserts unless the address exists (a concurrent upsert won): null then. */
+  async insertIfAbsent(q: Q, row: ContactRow): Promise<ContactRow | null> {
+    const rows = await q<ContactRow[]>`
+      insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
+      values (${row.id}, ${row.project_id}, ${row.email}, ${row.subscribed}, ${json(row.data)}::jsonb, ${iso(row.created_at)}, ${iso(row.updated_at)})
+      on conflict (project_id, lower(email)) do nothing
+      returning *`;
+    return rows[0] ?? null;
+  },
+
+  async update(q: Q, row: ContactRow): Promise<ContactRow> {
+    const [updated] = await q<ContactRow[]>`
+      update contacts set email = ${row.email}, subscribed = ${row.subscribed}, data = ${json(row.data)}::jsonb,
+        updated_at = ${iso(row.updated_at)}
+      where project_id = ${row.project_id} and id = ${row.id}
+      returning *`;
+    return updated!;
+  },
+
+  async delete(q: Q, projectId: string, id: string): Promise<ContactRow | null> {
+    const rows = await q<ContactRow[]>`delete from contacts where project_id = ${projectId} and id = ${id} returning *`;
+    return rows[0] ?? null;
+  },
+
+  /** One keyset page by id; asks for one extra row to learn whether more follow. */
+  async list(q: Q, projectId: string, opts: { afterId?: string; limit: number; search?: string; subscribedOnly?: boolean }) {
+    const after = opts.afterId ? q`and id > ${opts.afterId}` : q``;
+    const search = opts.search ? q`and lower(email) like ${containsPattern(opts.search)}` : q``;
+    const subscribed = opts.subscribedOnly ? q`and subscribed` : q``;
+    return q<ContactRow[]>`
+      select * from contacts where project_id = ${projectId} ${after} ${search} ${subscribed}
+      order by id limit ${opts.limit}`;
+  },
+
+  /** Exact count of the project's (matching) contacts; served by the (project_id, id) index. */
+  async count(q: Q, projectId: string, search?: string): Promise<number> {
+    const filter = search ? q`and lower(email) like ${containsPattern(search)}` : q``;
+    const [row] = await q<{ n: number }[]>`select count(*)::int as n from contacts where project_id = ${projectId} ${filter}`;
+    return row?.n ?? 0;
+  },
+});

@@ -1,0 +1,152 @@
+import type { CompiledFilter } from "@mailroom/filters";
+import { iso, type Q, type Timestamp } from "./contacts-repo.js";
+
+/**
+ * Advisory-lock classes (the two-key form, whose key space never meets the one-key form the
+ * migrator uses). Collisions of the 32-bit hashes only serialize a little more than needed.
+ */
+const PROJECT_LOCK = 7301;
+const CONTACT_LOCK = 7302;
+
+export interface DueRow {
+  segment_id: string;
+  contact_id: string;
+  project_id: string;
+}
+
+export const locks = {
+  /**
+   * Segment writes hold the project's lock exclusively and membership evaluations hold it shared
+   * (`evaluation`), so they never interleave: an evaluation either finished before a definition
+   * changed or reads the new one.
+   */
+  async projectExclusive(q: Q, projectId: string): Promise<void> {
+    await q`select pg_advisory_xact_lock(${PROJECT_LOCK}, hashtext(${projectId}))`;
+  },
+  /** One evaluation of a contact at a time across replicas; each reads the state committed before it. */
+  async contact(q: Q, contactId: string): Promise<void> {
+    await q`select pg_advisory_xact_lock(${CONTACT_LOCK}, hashtext(${contactId}))`;
+  },
+  /** Both of an evaluation's locks in one round trip: the project's shared, then the contact's. */
+  async evaluation(q: Q, projectId: string, contactId: string): Promise<void> {
+    await q`select pg_advisory_xact_lock_shared(${PROJECT_LOCK}, hashtext(${projectId})),
+                   pg_advisory_xact_lock(${CONTACT_LOCK}, hashtext(${contactId}))`;
+  },
+};
+
+export const membersRepo = {
+  async ofContact(q: Q, contactId: string): Promise<Set<string>> {
+    const rows = await q<{ segment_id: string }[]>`select segment_id from segment_members where contact_id = ${contactId}`;
+    return new Set(rows.map((r) => r.segment_id));
+  },
+
+  /** The tracked segments a contact is in, for its exit events when it is deleted. */
+  async segmentsOfContact(q: Q, projectId: string, contactId: string) {
+    return q<{ id: string; name: string; slug: string }[]>`
+      select s.id, s.name, s.slug from segment_members m join segments s on s.id = m.segment_id
+      where m.contact_id = ${contactId} and s.project_id = ${projectId} order by s.id`;
+  },
+
+  /** True when the row is new: the membership row is what makes a redelivered change emit nothing. */
+  async add(q: Q, segmentId: string, contactId: string, projectId: string, at: Date): Promise<boolean> {
+    const rows = await q`
+      insert into segment_members (segment_id, contact_id, project_id, entered_at)
+      values (${segmentId}, ${contactId}, ${projectId}, ${iso(at)})
+      on conflict do nothing returning segment_id`;
+    return rows.length > 0;
+  },
+
+  async remove(q: Q, segmentId: string, contactId: string): Promise<boolean> {
+    const rows = await q`delete from segment_members where segment_id = ${segmentId} and contact_id = ${contactId} returning segment_id`;
+    return rows.length > 0;
+  },
+
+  async count(q: Q, segmentId: string): Promise<number> {
+    const [row] = await q<{ n: number }[]>`select count(*)::int as n from segment_members where segment_id = ${segmentId}`;
+    return row?.n ?? 0;
+  },
+
+  /**
+   * Makes the stored members exactly the contacts matching `compiled` (compiled with `paramOffset: 2`), without
+   * touching rows that stay, so their `entered_at` is kept. No events: this is how a definition is
+   * (re-)recorded.
+   */
+  async record(q: Q, segmentId: string, projectId: string, compiled: CompiledFilter, at: Date): Promise<void> {
+    const f = compiled;
+    await q.unsafe(
+      `delete from segment_members m where m.segment_id = $1::uuid and not exists (
+         select 1 from contacts c where c.id = m.contact_id and c.project_id = $2::uuid and ${f.text})`,
+      [segmentId, projectId, ...f.values],
+    );
+    await q.unsafe(
+      `insert into segment_members (segment_id, contact_id, project_id, entered_at)
+       select $1::uuid, c.id, c.project_id, $${f.values.length + 3}::timestamptz from contacts c
+       where c.project_id = $2::uuid and ${f.text}
+       on conflict do nothing`,
+      [segmentId, projectId, ...f.values, iso(at)],
+    );
+  },
+
+  /** Members and due times of a segment that is no longer tracked. */
+  async clear(q: Q, segmentId: string): Promise<void> {
+    await q`delete from segment_members where segment_id = ${segmentId}`;
+    await q`delete from segment_due where segment_id = ${segmentId}`;
+  },
+};
+
+export const dueRepo = {
+  /** The contact's due times by segment id. */
+  async ofContact(q: Q, contactId: string): Promise<Map<string, number>> {
+    const rows = await q<{ segment_id: string; due_at: Timestamp }[]>`select segment_id, due_at from segment_due where contact_id = ${contactId}`;
+    return new Map(rows.map((r) => [r.segment_id, new Date(r.due_at).getTime()]));
+  },
+
+  /**
+   * Sets (a Date) or removes (null) the contact's due time of each segment, in two statements at most.
+   * Arrays cross as text[] (cast on the server): drizzle swaps the shared client's timestamp and
+   * uuid serializers, and postgres.js has no array serializer for the swapped ones.
+   */
+  async set(q: Q, projectId: string, contactId: string, due: ReadonlyMap<string, Date | null>): Promise<void> {
+    const gone = [...due].filter(([, at]) => at === null).map(([id]) => id);
+    const set = [...due].filter((e): e is [string, Date] => e[1] !== null);
+    if (gone.length > 0) await q`delete from segment_due where contact_id = ${contactId} and segment_id = any(${gone}::text[]::uuid[])`;
+    if (set.length === 0) return;
+    await q`
+      insert into segment_due (segment_id, contact_id, project_id, due_at)
+      select s, ${contactId}, ${projectId}, d from unnest(${set.map(([id]) => id)}::text[]::uuid[], ${set.map(([, at]) => iso(at))}::text[]::timestamptz[]) as t(s, d)
+      on conflict (segment_id, contact_id) do update set due_at = excluded.due_at`;
+  },
+
+  /**
+   * Replaces a segment's due times with "now" for every contact matching `near AND ifTrue AND NOT
+   * ifFalse` (each compiled with its own `paramOffset`: 2, then after the previous one's values), the
+   * contacts whose answer can change with time; the scheduler then evaluates each, which stores its
+   * real next boundary.
+   */
+  async seed(q: Q, segmentId: string, projectId: string, parts: { near: CompiledFilter; ifTrue?: CompiledFilter; ifFalse?: CompiledFilter } | null): Promise<void> {
+    await q`delete from segment_due where segment_id = ${segmentId}`;
+    if (!parts) return;
+    const { near, ifTrue, ifFalse } = parts;
+    const flips = ifTrue && ifFalse ? `and ${ifTrue.text} and not ${ifFalse.text}` : "";
+    await q.unsafe(
+      `insert into segment_due (segment_id, contact_id, project_id, due_at)
+       select $1::uuid, c.id, c.project_id, now() from contacts c where c.project_id = $2::uuid and ${near.text} ${flips}`,
+      [segmentId, projectId, ...near.values, ...(ifTrue?.values ?? []), ...(ifFalse?.values ?? [])],
+    );
+  },
+
+  /**
+   * Claims due rows for this replica: pushes their due time out by a lease, so other replicas skip
+   * them (SKIP LOCKED while the claim runs, the later time after). The evaluation then stores the
+   * real next boundary or deletes the row; if this replica dies first, the lease runs out and
+   * another one takes them.
+   */
+  async claim(q: Q, limit: number, leaseMs: number): Promise<DueRow[]> {
+    return q<DueRow[]>`
+      update segment_due d set due_at = now() + ${leaseMs} * interval '1 millisecond'
+      from (select segment_id, contact_id from segment_due where due_at <= now()
+            order by due_at limit ${limit} for update skip locked) x
+      where d.segment_id = x.segment_id and d.contact_id = x.contact_id
+      returning d.segment_id, d.contact_id, d.project_id`;
+  },
+};

@@ -1,0 +1,139 @@
+import { sql } from "drizzle-orm";
+import { pgTable, uuid, text, boolean, jsonb, timestamp, integer, index, uniqueIndex, primaryKey } from "drizzle-orm/pg-core";
+export { outbox } from "@mailroom/kit";
+
+/**
+ * Column names here are a contract with packages/filters, whose SQL compiler reads these tables
+ * (see the contacts tables note): rename nothing without changing the compiler in the same release.
+ */
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull();
+const updatedAt = () => timestamp("updated_at", { withTimezone: true }).notNull();
+
+export const contacts = pgTable(
+  "contacts",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    /** As given, trimmed; uniqueness and search use lower(email). */
+    email: text("email").notNull(),
+    subscribed: boolean("subscribed").notNull(),
+    data: jsonb("data").notNull().default({}),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("contacts_project_email_uq").on(t.projectId, sql`lower(${t.email})`),
+    index("contacts_project_id_idx").on(t.projectId, t.id),
+    // Substring search (`lower(email) like '%…%'`): only a trigram index serves a leading wildcard.
+    index("contacts_email_trgm_idx").using("gin", sql`lower(${t.email}) gin_trgm_ops`),
+  ],
+);
+
+/** Tracked custom events from /v1/track. */
+export const contactEvents = pgTable(
+  "contact_events",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    contactId: uuid("contact_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    data: jsonb("data").notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("contact_events_contact_name_idx").on(t.contactId, t.name, t.createdAt),
+    index("contact_events_project_name_idx").on(t.projectId, t.name),
+    // GET /contacts/{id}/events pages newest first by id (UUIDv7: id order is creation order).
+    index("contact_events_contact_id_idx").on(t.contactId, t.id),
+  ],
+);
+
+/** Per-contact projection of email events; one row per email and kind (the first occurrence). */
+export const emailActivity = pgTable(
+  "email_activity",
+  {
+    projectId: uuid("project_id").notNull(),
+    contactId: uuid("contact_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    emailId: uuid("email_id").notNull(),
+    kind: text("kind", { enum: ["sent", "delivered", "opened", "clicked", "bounced", "complained"] }).notNull(),
+    occurredAt: timestamp("occurred_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.emailId, t.kind] }),
+    index("email_activity_contact_kind_idx").on(t.contactId, t.kind, t.occurredAt),
+  ],
+);
+
+/**
+ * Email events this service has already acted on, so a redelivered event changes nothing even when
+ * its activity row could not tell (a second bounce of one email). Kept past the EVENTS stream's
+ * 7-day max age, then purged.
+ */
+export const consumedEvents = pgTable(
+  "consumed_events",
+  {
+    /** The envelope id (text: it is whatever id the emitting service gave its event). */
+    id: text("id").primaryKey(),
+    consumedAt: timestamp("consumed_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("consumed_events_at_idx").on(t.consumedAt)],
+);
+
+export const segments = pgTable(
+  "segments",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    filters: jsonb("filters").notNull(),
+    trackMembership: boolean("track_membership").notNull().default(false),
+    memberCount: integer("member_count").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("segments_project_idx").on(t.projectId, t.id)],
+);
+
+export const segmentMembers = pgTable(
+  "segment_members",
+  {
+    segmentId: uuid("segment_id")
+      .notNull()
+      .references(() => segments.id, { onDelete: "cascade" }),
+    contactId: uuid("contact_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id").notNull(),
+    enteredAt: timestamp("entered_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.segmentId, t.contactId] }), index("segment_members_contact_idx").on(t.contactId)],
+);
+
+/**
+ * When a tracked segment's answer for a contact next changes with time alone (`nextBoundary` of its
+ * relative-time filters). The scheduler re-checks only the rows that are due, so the time-relative
+ * part of tracking costs what changes, not the size of the project.
+ */
+export const segmentDue = pgTable(
+  "segment_due",
+  {
+    segmentId: uuid("segment_id")
+      .notNull()
+      .references(() => segments.id, { onDelete: "cascade" }),
+    contactId: uuid("contact_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id").notNull(),
+    dueAt: timestamp("due_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.segmentId, t.contactId] }),
+    index("segment_due_at_idx").on(t.dueAt),
+    index("segment_due_contact_idx").on(t.contactId),
+  ],
+);

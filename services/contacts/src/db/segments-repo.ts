@@ -1,0 +1,71 @@
+import type { FilterExpression, Segment } from "@mailroom/contracts";
+import type { SegmentDef } from "../domain/segment-graph.js";
+import { iso, type Q, type Timestamp } from "./contacts-repo.js";
+
+export interface SegmentRow {
+  id: string;
+  project_id: string;
+  name: string;
+  slug: string;
+  filters: FilterExpression;
+  track_membership: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export const toSegmentDef = (r: SegmentRow): SegmentDef => ({
+  id: r.id,
+  name: r.name,
+  slug: r.slug,
+  filters: r.filters,
+  trackMembership: r.track_membership,
+});
+
+export function toSegment(r: SegmentRow, memberCount: number): Segment {
+  return {
+    id: r.id,
+    name: r.name,
+    slug: r.slug,
+    filters: r.filters,
+    trackMembership: r.track_membership,
+    memberCount,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+// member_count is not selected: the API answers the exact live count (segment-queries.ts), never a cache.
+const COLUMNS = "id, project_id, name, slug, filters, track_membership, created_at, updated_at";
+
+/** Every query is scoped by project: another project's segment id is simply not found. */
+export const segmentsRepo = {
+  /** All of a project's segments, oldest first (UUIDv7 ids). Projects have tens, not millions. */
+  async all(q: Q, projectId: string): Promise<SegmentRow[]> {
+    return q.unsafe<SegmentRow[]>(`select ${COLUMNS} from segments where project_id = $1 order by id`, [projectId]);
+  },
+
+  async byId(q: Q, projectId: string, id: string): Promise<SegmentRow | null> {
+    const rows = await q.unsafe<SegmentRow[]>(`select ${COLUMNS} from segments where project_id = $1 and id = $2`, [projectId, id]);
+    return rows[0] ?? null;
+  },
+
+  async insert(q: Q, r: SegmentRow): Promise<void> {
+    await q`
+      insert into segments (id, project_id, name, slug, filters, track_membership, created_at, updated_at)
+      values (${r.id}, ${r.project_id}, ${r.name}, ${r.slug}, ${JSON.stringify(r.filters)}::jsonb, ${r.track_membership},
+        ${iso(r.created_at)}, ${iso(r.updated_at)})`;
+  },
+
+  async update(q: Q, r: SegmentRow): Promise<void> {
+    await q`
+      update segments set name = ${r.name}, slug = ${r.slug}, filters = ${JSON.stringify(r.filters)}::jsonb,
+        track_membership = ${r.track_membership}, updated_at = ${iso(r.updated_at)}
+      where project_id = ${r.project_id} and id = ${r.id}`;
+  },
+
+  /** Members and due times go with it (foreign keys, on delete cascade). */
+  async delete(q: Q, projectId: string, id: string): Promise<boolean> {
+    const rows = await q`delete from segments where project_id = ${projectId} and id = ${id} returning id`;
+    return rows.length > 0;
+  },
+};

@@ -1,0 +1,33 @@
+import { AppError, contactsRpc } from "@mailroom/contracts";
+import { isId, type RpcServer } from "@mailroom/kit";
+import { toContact } from "../db/contacts-repo.js";
+import type { ContactsService } from "../usecases/contacts-service.js";
+import type { ContactQueries } from "../usecases/queries.js";
+import type { SegmentQueries } from "../usecases/segment-queries.js";
+
+/** Internal callers name the project themselves: one that cannot exist is a bad request, not a 500. */
+function project(projectId: string): string {
+  if (!isId(projectId)) throw AppError.validation("projectId must be a project id", [{ path: "projectId", message: "not an id" }]);
+  return projectId;
+}
+
+/** The RPCs other services call (packages/contracts contacts/rpc.ts). */
+export function registerRpcs(server: RpcServer, service: ContactsService, queries: ContactQueries, segments: SegmentQueries): void {
+  server
+    .rpc(contactsRpc.upsert, async (req) => {
+      const r = await service.upsert(project(req.projectId), req, req.entryPoint);
+      return { contact: toContact(r.row), isNew: r.isNew, changed: r.isNew || r.changed.length > 0, templateData: r.outcome.templateData };
+    })
+    .rpc(contactsRpc.page, async (req) => segments.page({ ...req, projectId: project(req.projectId) }))
+    .rpc(contactsRpc.validateFilter, async (req) => segments.validate({ ...req, projectId: project(req.projectId) }))
+    .rpc(contactsRpc.get, async (req) => {
+      const projectId = project(req.projectId);
+      const contact = req.id !== undefined ? await queries.get(projectId, req.id) : await queries.getByEmail(projectId, req.email!);
+      return { contact };
+    })
+    .rpc(contactsRpc.setSubscription, async (req) => {
+      const r = await service.setSubscription(project(req.projectId), req.contactId, req.subscribed, req.reason);
+      if (!r) throw AppError.notFound("Contact");
+      return { contact: toContact(r.row), changed: r.changed };
+    });
+}

@@ -1,0 +1,110 @@
+import { AppError, isReservedEventName, type ContactDataInput, type EventEnvelope, type TrackResult } from "@mailroom/contracts";
+import { isId, newId } from "@mailroom/kit";
+import { contactsRepo, type ContactRow } from "../db/contacts-repo.js";
+import { eventsRepo } from "../db/events-repo.js";
+import { activityRepo } from "../db/activity-repo.js";
+import { locks, membersRepo } from "../db/members-repo.js";
+import type { EntryPoint } from "../domain/data-rules.js";
+import { emailActivityOf } from "../domain/email-activity.js";
+import { changeContact, emailTaken, setSubscription, upsertContact, type ContactPatch, type WriteResult } from "./write-contact.js";
+import type { Writer } from "./writer.js";
+
+export interface UpsertInput {
+  email: string;
+  subscribed?: boolean;
+  data?: ContactDataInput;
+}
+
+const isEmailClash = (err: unknown) =>
+  (err as { code?: string; constraint_name?: string })?.code === "23505" &&
+  (err as { constraint_name?: string }).constraint_name === "contacts_project_email_uq";
+
+/** The contacts service's writes. Each is one transaction with its outgoing messages. */
+export class ContactsService {
+  constructor(
+    private readonly writer: Writer,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  upsert(projectId: string, input: UpsertInput, entry: EntryPoint): Promise<WriteResult> {
+    return this.writer.run((tx, out) => upsertContact(tx, out, projectId, input, entry, this.clock()));
+  }
+
+  /** PATCH /contacts/{id}: null when the contact is not in the project. */
+  async update(projectId: string, id: string, patch: ContactPatch): Promise<WriteResult | null> {
+    if (!isId(id)) return null;
+    try {
+      return await this.writer.run(async (tx, out) => {
+        const current = await contactsRepo.byId(tx, projectId, id, true);
+        return current ? changeContact(tx, out, current, patch, "api", this.clock()) : null;
+      });
+    } catch (err) {
+      // Two renames to one address at once: the unique index decides, and the loser gets the 409.
+      if (isEmailClash(err)) throw emailTaken();
+      throw err;
+    }
+  }
+
+  /**
+   * Deletes the contact; its memberships go with it (foreign keys), so their exit events are emitted
+   * here, under the contact's evaluation lock so that no evaluation adds a membership in between.
+   */
+  async remove(projectId: string, id: string): Promise<ContactRow | null> {
+    if (!isId(id)) return null;
+    return this.writer.run(async (tx, out) => {
+      await locks.contact(tx, id);
+      const left = await membersRepo.segmentsOfContact(tx, projectId, id);
+      const row = await contactsRepo.delete(tx, projectId, id);
+      if (!row) return null;
+      const now = this.clock();
+      for (const segment of left) out.segment(row, segment, "exit", now);
+      out.change(row, "deleted", [], now);
+      return row;
+    });
+  }
+
+  async setSubscription(projectId: string, id: string, subscribed: boolean, reason?: "bounce" | "complaint") {
+    if (!isId(id)) return null;
+    return this.writer.run(async (tx, out) => {
+      const current = await contactsRepo.byId(tx, projectId, id, true);
+      return current ? setSubscription(tx, out, current, subscribed, this.clock(), reason) : null;
+    });
+  }
+
+  /** /v1/track: upsert the contact, record the event (every time), publish it. */
+  async track(projectId: string, input: UpsertInput & { event: string }): Promise<TrackResult> {
+    if (isReservedEventName(input.event)) {
+      const message = `"${input.event}" is a reserved system event name and cannot be tracked`;
+      throw AppError.validation(message, [{ path: "event", message: "reserved event name" }], "reserved_event");
+    }
+    return this.writer.run(async (tx, out) => {
+      const now = this.clock();
+      const { row, outcome } = await upsertContact(tx, out, projectId, input, "track", now);
+      const id = newId();
+      // The stored record keeps only what the call stored; one-shot values travel on the event alone.
+      await eventsRepo.insert(tx, { id, project_id: projectId, contact_id: row.id, name: input.event, data: outcome.given, created_at: now });
+      out.custom(row, input.event, { ...outcome.given, ...outcome.oneShot }, now, id);
+      out.change(row, "event", [`event.${input.event}`], now, input.event);
+      return { contact: row.id, event: id, timestamp: now.toISOString() };
+    });
+  }
+
+  /**
+   * An email event from the sending service: the email_activity projection row, and the automatic
+   * unsubscription after a permanent bounce or a complaint. A redelivered event changes nothing.
+   */
+  async applyEmailEvent(event: EventEnvelope): Promise<void> {
+    const activity = emailActivityOf(event);
+    if (!activity || !isId(event.projectId) || !isId(event.contactId) || !isId(activity.emailId)) return;
+    const contactId = event.contactId as string;
+    await this.writer.run(async (tx, out) => {
+      if (!(await activityRepo.markConsumed(tx, event.id))) return;
+      const contact = await contactsRepo.byId(tx, event.projectId, contactId, true);
+      if (!contact) return; // deleted since: nothing left to project onto
+      const occurredAt = Number.isNaN(Date.parse(event.occurredAt)) ? this.clock() : new Date(event.occurredAt);
+      const recorded = { projectId: event.projectId, contactId, emailId: activity.emailId, kind: activity.kind, occurredAt };
+      if (await activityRepo.record(tx, recorded)) out.change(contact, "activity", [`email.${activity.kind}`], this.clock());
+      if (activity.unsubscribe) await setSubscription(tx, out, contact, false, this.clock(), activity.unsubscribe);
+    });
+  }
+}

@@ -1,0 +1,86 @@
+import type { ContactChange } from "@mailroom/contracts";
+import type { Logger } from "@mailroom/kit";
+import { evaluateFilter, nextBoundary } from "@mailroom/filters";
+import { loadFacts } from "../db/audience-repo.js";
+import { contactsRepo, type Q } from "../db/contacts-repo.js";
+import { dueRepo, locks, membersRepo } from "../db/members-repo.js";
+import { segmentsRepo, toSegmentDef } from "../db/segments-repo.js";
+import { SegmentGraph, type SegmentDef } from "../domain/segment-graph.js";
+import type { Outgoing } from "./outgoing.js";
+import type { Writer } from "./writer.js";
+
+/**
+ * Keeps `segment_members` of tracked segments current for one contact at a time, and emits
+ * `segment.<slug>.entry` / `.exit` in the transaction that changes the row. Every evaluation reads
+ * the contact's current state (not what a message says happened), so it is idempotent: a
+ * redelivered or reordered change finds the membership already right and emits nothing.
+ * No state lives in memory, so any number of replicas can run it (see the locks in members-repo).
+ */
+export class MembershipTracker {
+  constructor(
+    private readonly writer: Writer,
+    private readonly log: Logger,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** A ContactChange: the segments it can affect. A deletion's exits were emitted by the delete. */
+  async onChange(change: ContactChange): Promise<void> {
+    if (change.kind === "deleted") return;
+    // Any write bumps updatedAt, so a filter on it is affected by every update.
+    const changed = change.kind === "created" ? "all" : change.kind === "updated" ? [...change.changed, "updatedAt"] : change.changed;
+    await this.reevaluate(change.projectId, change.contactId, (g) => g.affected(changed));
+  }
+
+  /** Due times reached: these segments (and the tracked ones built on them) for this contact. */
+  async onDue(projectId: string, contactId: string, segmentIds: string[]): Promise<void> {
+    await this.reevaluate(projectId, contactId, (g) => g.withDependents(segmentIds));
+  }
+
+  private async reevaluate(projectId: string, contactId: string, pick: (g: SegmentGraph) => SegmentDef[]): Promise<void> {
+    await this.writer.run(async (tx, out) => {
+      await locks.evaluation(tx, projectId, contactId);
+      const rows = await segmentsRepo.all(tx, projectId);
+      if (!rows.some((r) => r.track_membership)) return;
+      const graph = new SegmentGraph(rows.map(toSegmentDef), (s, err) =>
+        this.log.error({ segmentId: s.id, err: String(err) }, "stored segment definition no longer checks; not tracked"),
+      );
+      const targets = pick(graph);
+      if (targets.length > 0) await this.apply(tx, out, graph, targets, projectId, contactId);
+    });
+  }
+
+  private async apply(tx: Q, out: Outgoing, graph: SegmentGraph, targets: SegmentDef[], projectId: string, contactId: string) {
+    const contact = await contactsRepo.byId(tx, projectId, contactId);
+    if (!contact) return; // deleted: its exits went out with the deletion
+    const events = new Set<string>();
+    const emailKinds = new Set<string>();
+    for (const s of targets) {
+      const reads = graph.reads(s.id)!;
+      for (const e of reads.events) events.add(e);
+      for (const k of reads.emailKinds) emailKinds.add(k);
+    }
+    const [facts, segments, dueNow] = await Promise.all([
+      loadFacts(tx, contact, { events: [...events], emailKinds: [...emailKinds] }),
+      membersRepo.ofContact(tx, contactId),
+      dueRepo.ofContact(tx, contactId),
+    ]);
+    const now = this.clock();
+    const due = new Map<string, Date | null>();
+    // In dependency order, updating the membership set as we go, so a segment defined by another
+    // one's membership sees the new answer in the same transaction.
+    for (const s of targets) {
+      const ctx = { segments: graph.map, segmentId: s.id };
+      const member = evaluateFilter(s.filters, { ...facts, segments }, { ...ctx, now });
+      if (member && !segments.has(s.id)) {
+        segments.add(s.id);
+        if (await membersRepo.add(tx, s.id, contactId, projectId, now)) out.segment(contact, s, "entry", now);
+      } else if (!member && segments.has(s.id)) {
+        segments.delete(s.id);
+        if (await membersRepo.remove(tx, s.id, contactId)) out.segment(contact, s, "exit", now);
+      }
+      const next = graph.reads(s.id)!.timeRelative ? nextBoundary(s.filters, { ...facts, segments }, now, ctx) : null;
+      if ((next?.getTime() ?? null) !== (dueNow.get(s.id) ?? null)) due.set(s.id, next);
+    }
+    await dueRepo.set(tx, projectId, contactId, due);
+  }
+}

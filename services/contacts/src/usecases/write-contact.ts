@@ -1,0 +1,108 @@
+import { AppError, type ContactDataInput } from "@mailroom/contracts";
+import { newId } from "@mailroom/kit";
+import { contactsRepo, type ContactRow, type Q } from "../db/contacts-repo.js";
+import { applyContactData, type DataOutcome, type EntryPoint } from "../domain/data-rules.js";
+import { initialSubscription, transition, type SubscriptionTransition } from "../domain/subscription.js";
+import type { Outgoing } from "./outgoing.js";
+
+export interface ContactPatch {
+  email?: string;
+  subscribed?: boolean;
+  data?: ContactDataInput;
+}
+
+export interface WriteResult {
+  row: ContactRow;
+  isNew: boolean;
+  /** Filter fields that changed (`email`, `subscribed`, `data.<key>`); empty when nothing did. */
+  changed: string[];
+  outcome: DataOutcome;
+}
+
+const dataFields = (keys: string[]) => keys.map((k) => `data.${k}`);
+
+/** Applies a patch to an existing (locked) contact and emits what changed, and only that. */
+export async function changeContact(
+  tx: Q,
+  out: Outgoing,
+  current: ContactRow,
+  patch: ContactPatch,
+  entry: EntryPoint,
+  now: Date,
+): Promise<WriteResult> {
+  const outcome = applyContactData(current.data, patch.data, entry);
+  const sub: SubscriptionTransition = transition(current.subscribed, patch.subscribed);
+  const email = patch.email ?? current.email;
+  const changed = [
+    ...(email !== current.email ? ["email"] : []),
+    ...(sub.event ? ["subscribed"] : []),
+    ...dataFields(outcome.changedKeys),
+  ];
+  if (changed.length === 0) return { row: current, isNew: false, changed, outcome };
+  if (email.toLowerCase() !== current.email.toLowerCase()) {
+    const other = await contactsRepo.byEmail(tx, current.project_id, email);
+    if (other) throw emailTaken();
+  }
+  const row = await contactsRepo.update(tx, { ...current, email, subscribed: sub.subscribed, data: outcome.stored, updated_at: now });
+  if (sub.event) out.subscription(row, sub.event, now);
+  out.change(row, "updated", changed, now);
+  return { row, isNew: false, changed, outcome };
+}
+
+export function emailTaken(): AppError {
+  return new AppError("CONFLICT", "Another contact of this project already has that email", { reason: "email_taken" });
+}
+
+/**
+ * Create-or-update by email (case-insensitive), the one path of POST /contacts, /v1/track and
+ * /v1/send. A new contact gets the entry point's initial subscription and no subscription event
+ * (nothing changed from a previous value); an existing one goes through `changeContact`.
+ */
+export async function upsertContact(
+  tx: Q,
+  out: Outgoing,
+  projectId: string,
+  input: { email: string; subscribed?: boolean; data?: ContactDataInput },
+  entry: EntryPoint,
+  now: Date,
+): Promise<WriteResult> {
+  let current = await contactsRepo.byEmail(tx, projectId, input.email, true);
+  if (!current) {
+    const outcome = applyContactData({}, input.data, entry);
+    const inserted = await contactsRepo.insertIfAbsent(tx, {
+      id: newId(),
+      project_id: projectId,
+      email: input.email,
+      subscribed: initialSubscription(entry, input.subscribed),
+      data: outcome.stored,
+      created_at: now,
+      updated_at: now,
+    });
+    if (inserted) {
+      const changed = ["email", "subscribed", ...dataFields(Object.keys(outcome.stored))];
+      out.change(inserted, "created", changed, now);
+      return { row: inserted, isNew: true, changed, outcome };
+    }
+    // A concurrent upsert created it first: the insert waited for its commit, so it is visible now.
+    current = await contactsRepo.byEmail(tx, projectId, input.email, true);
+    if (!current) throw new Error("contact disappeared during upsert");
+  }
+  return changeContact(tx, out, current, { subscribed: input.subscribed, data: input.data }, entry, now);
+}
+
+/** Sets the flag (unsubscribe links, automatic unsubscription); emits only on a change. */
+export async function setSubscription(
+  tx: Q,
+  out: Outgoing,
+  current: ContactRow,
+  subscribed: boolean,
+  now: Date,
+  reason?: "bounce" | "complaint",
+): Promise<{ row: ContactRow; changed: boolean }> {
+  const sub = transition(current.subscribed, subscribed);
+  if (!sub.event) return { row: current, changed: false };
+  const row = await contactsRepo.update(tx, { ...current, subscribed: sub.subscribed, updated_at: now });
+  out.subscription(row, sub.event, now, reason);
+  out.change(row, "updated", ["subscribed"], now);
+  return { row, changed: true };
+}

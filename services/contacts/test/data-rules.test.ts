@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newProject } from "@mailroom/testkit/shared";
+import { Bus, uniqueEmail } from "./helpers.js";
+
+type Project = Awaited<ReturnType<typeof newProject>>;
+let p: Project;
+let bus: Bus;
+
+beforeAll(async () => {
+  [p, bus] = await Promise.all([newProject("data-rules"), Bus.open()]);
+});
+afterAll(() => bus?.close());
+
+const once = (value: unknown) => ({ value, persistent: false });
+const RESERVED = { id: "x", mailroom_id: "x", mailroom_email: "x", email: "x", unsubscribeUrl: "x", subscribeUrl: "x", manageUrl: "x" };
+/** Existing data every case starts from. */
+const START = { plan: "free", name: "Ada", gone: true };
+/** One body exercising all five rules. */
+const INPUT = { plan: "pro", name: "", gone: null, count: 3, code: once("123456"), profile: { city: "Oslo" }, ...RESERVED };
+
+/** Each entry point, seen from outside: apply INPUT to a contact holding START, return what is stored. */
+const ENTRY_POINTS = {
+  "POST /contacts": async (email: string) => {
+    await p.api.post("/contacts", { email, data: START });
+    return (await p.api.post("/contacts", { email, data: INPUT })).body.data;
+  },
+  "PATCH /contacts/{id}": async (email: string) => {
+    const { body } = await p.api.post("/contacts", { email, data: START });
+    return (await p.api.patch(`/contacts/${body.id}`, { data: INPUT })).body.data;
+  },
+  "POST /v1/track": async (email: string) => {
+    await p.api.post("/contacts", { email, data: START });
+    const { body } = await p.publicApi.post("/v1/track", { email, event: "rules", data: INPUT });
+    return (await p.api.get(`/contacts/${body.data.contact}`)).body.data;
+  },
+  "contacts.upsert (send)": async (email: string) => {
+    await p.api.post("/contacts", { email, data: START });
+    return (await bus.rpc("contacts.upsert", { projectId: p.id, email, data: INPUT, entryPoint: "send" })).result.contact.data;
+  },
+};
+
+describe.each(Object.entries(ENTRY_POINTS))("the data rules through %s", (entry, apply) => {
+  it("store primitives, delete on null, skip empty strings, never store one-shot values or reserved keys", async () => {
+    const stored = await apply(uniqueEmail("rules"));
+    expect(stored).toMatchObject({ plan: "pro", name: "Ada", count: 3 });
+    expect(stored).not.toHaveProperty("gone");
+    expect(stored).not.toHaveProperty("code");
+    for (const k of Object.keys(RESERVED)) expect(stored).not.toHaveProperty(k);
+    // Plain objects: stored on track and by the management API; on send they are template variables only.
+    if (entry.includes("send")) expect(stored).not.toHaveProperty("profile");
+    else expect(stored.profile).toEqual({ city: "Oslo" });
+  });
+});
+
+describe("contacts.upsert over NATS (the /v1/send path)", () => {
+  it("answers template variables: stored data plus one-shot values, reserved keys removed", async () => {
+    const email = uniqueEmail("send");
+    const reply = await bus.rpc("contacts.upsert", { projectId: p.id, email, data: { plan: "pro", code: once("X"), order: { id: 7 }, email: "spoof" }, entryPoint: "send" });
+    expect(reply.ok).toBe(true);
+    expect(reply.result).toMatchObject({ isNew: true, changed: true, contact: { email, subscribed: false, data: { plan: "pro" } } });
+    expect(reply.result.templateData).toEqual({ plan: "pro", code: "X", order: { id: 7 } });
+    const again = await bus.rpc("contacts.upsert", { projectId: p.id, email, entryPoint: "send" });
+    expect(again.result).toMatchObject({ isNew: false, changed: false, templateData: { plan: "pro" } });
+  });
+
+  it("refuses bad input as VALIDATION_ERROR", async () => {
+    expect((await bus.rpc("contacts.upsert", { projectId: p.id, email: "bad", entryPoint: "send" })).error).toMatchObject({ error: "VALIDATION_ERROR" });
+    expect((await bus.rpc("contacts.upsert", { projectId: "not-a-uuid", email: "a@b.co", entryPoint: "send" })).error).toMatchObject({ error: "VALIDATION_ERROR" });
+    const deep = { a: { b: { c: { d: { e: { f: 1 } } } } } };
+    expect((await bus.rpc("contacts.upsert", { projectId: p.id, email: "a@b.co", data: deep, entryPoint: "api" })).error).toMatchObject({ reason: "contact_data_limit" });
+  });
+});
+
+describe("the other RPCs", () => {
+  it("contacts.get by id or email (any case), null when missing or in another project", async () => {
+    const email = uniqueEmail("Get");
+    const { body: c } = await p.api.post("/contacts", { email });
+    expect((await bus.rpc("contacts.get", { projectId: p.id, id: c.id })).result.contact).toMatchObject({ id: c.id, email });
+    expect((await bus.rpc("contacts.get", { projectId: p.id, email: email.toLowerCase() })).result.contact.id).toBe(c.id);
+    const q = await newProject("rpc-other");
+    expect((await bus.rpc("contacts.get", { projectId: q.id, id: c.id })).result).toEqual({ contact: null });
+    expect((await bus.rpc("contacts.get", { projectId: p.id, id: "nope" })).result).toEqual({ contact: null });
+  });
+
+  it("contacts.page walks subscribed contacts by id; an unknown segment is NOT_FOUND (segments: segments-rpc.test.ts)", async () => {
+    const q = await newProject("rpc-page");
+    for (const [i, subscribed] of [true, false, true, true, false].entries()) await q.api.post("/contacts", { email: `p${i}@page.test`, subscribed });
+    const all: string[] = [];
+    let afterId: string | undefined;
+    do {
+      const r = (await bus.rpc("contacts.page", { projectId: q.id, limit: 2, subscribedOnly: true, ...(afterId ? { afterId } : {}) })).result;
+      all.push(...r.contacts.map((c: any) => c.email));
+      afterId = r.nextAfterId ?? undefined;
+    } while (afterId);
+    expect(all).toEqual(["p0@page.test", "p2@page.test", "p3@page.test"]);
+    const everyone = (await bus.rpc("contacts.page", { projectId: q.id, limit: 10, subscribedOnly: false })).result;
+    expect(everyone).toMatchObject({ nextAfterId: null });
+    expect(everyone.contacts).toHaveLength(5);
+    const seg = await bus.rpc("contacts.page", { projectId: q.id, limit: 10, subscribedOnly: true, segmentId: "01900000-0000-7000-8000-000000000000" });
+    expect(seg.error).toMatchObject({ error: "NOT_FOUND" });
+  });
+});

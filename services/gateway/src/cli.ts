@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+/**
+ * `mailroom`: the operator CLI (decisions.md §1). Run from the repo root as `npx mailroom …` with
+ * the same environment as the services. It owns no logic of its own: projects and keys are the
+ * gateway's tables, migrations are each service's committed SQL.
+ */
+import { parseArgs } from "node:util";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { SERVICE_NAMES, SERVICES, sendingRpc, wireNames } from "@mailroom/contracts";
+import { Blobs, RpcClient, connectNats, createLogger, loadConfig, migrate, openDatabase, serviceDatabaseUrl } from "@mailroom/kit";
+import { KeysRepo } from "./db/keys-repo.js";
+
+const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+const USAGE = `usage:
+  mailroom projects create --name NAME [--json]
+  mailroom keys create --project ID --kind secret|public [--rate-limit N] [--json]
+  mailroom keys list --project ID [--json]
+  mailroom keys revoke KEY_ID
+  mailroom domains verify --project ID --domain DOMAIN   (operator override: mark verified without DNS)
+  mailroom migrate`;
+
+class UsageError extends Error {}
+
+function migrationsFolder(service: string): string {
+  return join(repoRoot, "services", service, "drizzle");
+}
+
+async function migrateAll(): Promise<string[]> {
+  const done: string[] = [];
+  for (const name of SERVICE_NAMES) {
+    if (!SERVICES[name].database) continue;
+    const folder = migrationsFolder(name);
+    if (!existsSync(join(folder, "meta", "_journal.json"))) continue;
+    const env = process.env;
+    const url =
+      env[`${name.toUpperCase()}_DATABASE_URL`] ??
+      serviceDatabaseUrl(env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres", env.DB_PREFIX ?? "mailroom", name);
+    await migrate(url, name, folder);
+    done.push(name);
+  }
+  return done;
+}
+
+async function withKeys<T>(fn: (repo: KeysRepo) => Promise<T>): Promise<T> {
+  const config = loadConfig("gateway");
+  await migrate(config.databaseUrl!, "gateway", migrationsFolder("gateway"));
+  const { sql, db } = openDatabase(config.databaseUrl!, { max: 2 });
+  try {
+    return await fn(new KeysRepo(db));
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+/** Tells every gateway replica to forget the key now; the 1 s cache bound covers a missed message. */
+async function broadcastRevocation(hash: string): Promise<void> {
+  const config = loadConfig("gateway");
+  const log = createLogger("cli", "silent");
+  const nc = await connectNats(config.NATS_URL, "mailroom-cli", log).catch(() => null);
+  if (!nc) return;
+  nc.publish(wireNames(config.NATS_PREFIX).broadcast.keyRevoked, hash);
+  await nc.drain().catch(() => undefined);
+}
+
+/**
+ * Domains belong to the sending service, so the CLI asks it over NATS (the service must be running).
+ * This is the operator's override for a domain verified by other means, and how `npm start` gives
+ * the demo project a sender domain on a machine with no public DNS.
+ */
+async function forceVerifyDomain(projectId: string, domain: string): Promise<unknown> {
+  const config = loadConfig("gateway");
+  const nc = await connectNats(config.NATS_URL, "mailroom-cli", createLogger("cli", "silent"));
+  try {
+    const names = wireNames(config.NATS_PREFIX);
+    const rpc = new RpcClient(nc, names, new Blobs(nc, names.buckets.blobs), config.RPC_TIMEOUT_MS);
+    return await rpc.call(sendingRpc.forceVerifyDomain, { projectId, domain });
+  } finally {
+    await nc.drain().catch(() => undefined);
+  }
+}
+
+function print(json: boolean, value: unknown, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: "string" },
+      project: { type: "string" },
+      domain: { type: "string" },
+      kind: { type: "string" },
+      "rate-limit": { type: "string" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const [group, action, arg] = positionals;
+  const json = values.json ?? false;
+  if (values.help || !group) throw new UsageError(USAGE);
+
+  if (group === "migrate") {
+    const done = await migrateAll();
+    return print(json, { migrated: done }, `migrated: ${done.join(", ")}`);
+  }
+  if (group === "projects" && action === "create") {
+    if (!values.name?.trim()) throw new UsageError("--name is required");
+    const p = await withKeys((r) => r.createProject(values.name!.trim()));
+    return print(json, p, `project ${p.id} (${p.name})\n  secret key: ${p.secretKey}\n  public key: ${p.publicKey}`);
+  }
+  if (group === "keys" && action === "create") {
+    const kind = values.kind;
+    if (kind !== "secret" && kind !== "public") throw new UsageError("--kind must be secret or public");
+    if (!values.project) throw new UsageError("--project is required");
+    const rate = values["rate-limit"] ? Number(values["rate-limit"]) : undefined;
+    if (rate !== undefined && !(Number.isInteger(rate) && rate > 0)) throw new UsageError("--rate-limit must be a positive integer");
+    const created = await withKeys(async (r) => {
+      if (!(await r.projectExists(values.project!).catch(() => false))) throw new UsageError(`no project ${values.project}`);
+      return r.createKey(values.project!, kind, rate);
+    });
+    return print(json, created, `${created.kind} key ${created.id}: ${created.key}`);
+  }
+  if (group === "keys" && action === "list") {
+    if (!values.project) throw new UsageError("--project is required");
+    const keys = await withKeys((r) => r.listKeys(values.project!).catch(() => []));
+    return print(json, keys, keys.map((k) => `${k.id} ${k.kind} ${k.prefix} ${k.revokedAt ? "revoked" : "active"}`).join("\n"));
+  }
+  if (group === "keys" && action === "revoke") {
+    if (!arg) throw new UsageError("usage: mailroom keys revoke KEY_ID");
+    const hash = await withKeys((r) => r.revoke(arg).catch(() => null));
+    if (!hash) throw new UsageError(`no active key ${arg}`);
+    await broadcastRevocation(hash);
+    return print(json, { revoked: arg }, `revoked ${arg}`);
+  }
+  if (group === "domains" && action === "verify") {
+    if (!values.project || !values.domain) throw new UsageError("--project and --domain are required");
+    const result = await forceVerifyDomain(values.project, values.domain);
+    return print(json, result, `domain ${values.domain} verified for project ${values.project}`);
+  }
+  throw new UsageError(USAGE);
+}
+
+run(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (err: Error) => {
+    process.stderr.write(`${err instanceof UsageError ? err.message : `mailroom: ${err.message}`}\n`);
+    process.exit(err instanceof UsageError ? 2 : 1);
+  },
+);

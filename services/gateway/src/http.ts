@@ -1,0 +1,103 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import { randomUUID } from "node:crypto";
+import type { RouteDef } from "@mailroom/contracts";
+import { isConnectionError, type Logger, type Metrics } from "@mailroom/kit";
+import { forwardHandler, type ForwardDeps } from "./handlers/forward.js";
+import { clientErrorHandler, fromFastifyError, sendError } from "./handlers/errors.js";
+import { buildOpenApi } from "./openapi.js";
+import { docsAssets } from "./docs-page.js";
+
+/**
+ * Largest accepted body: the spec's 40 MB message limit as base64 (4/3) plus JSON overhead. The
+ * exact 10 MB attachment / 40 MB message limits are checked by the sending service on decoded bytes.
+ */
+export const BODY_LIMIT = Math.ceil(40 * 1024 * 1024 * (4 / 3)) + 2 * 1024 * 1024;
+
+const CORS_HEADERS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "POST, OPTIONS",
+  "access-control-allow-headers": "Authorization, Content-Type, Idempotency-Key",
+  "access-control-expose-headers": "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed",
+  "access-control-max-age": "86400",
+};
+
+export interface HttpDeps extends ForwardDeps {
+  metrics: Metrics;
+  log: Logger;
+  publicUrl: string;
+}
+
+export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: true,
+    genReqId: () => randomUUID(),
+    // Fastify's own 503 while closing has a body of its own; ours (below) is the Error object.
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true },
+    // Errors raised before routing (an over-long path id, a bad URL, headers past the limit) would
+    // otherwise get fastify's own body shape instead of the Error object.
+    frameworkErrors: (err, _req, reply) => {
+      if (err.code === "FST_ERR_MAX_PARAM_LENGTH") return sendError(reply, { error: "NOT_FOUND", message: "Not found" });
+      return sendError(reply, fromFastifyError(err));
+    },
+    clientErrorHandler,
+  });
+
+  // Bodies that are not JSON (SNS posts text/plain, RFC 8058 one-click posts a form) reach the
+  // route as a string; a JSON route given one fails its schema with a 400, never a 415 or a 500.
+  app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => done(null, body));
+
+  // Requests that still arrive while the gateway drains (keep-alive sockets) get the Error object's
+  // 503 and a closed connection, so clients retry elsewhere (packages/faults/test/sigterm.test.ts).
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onRequest", async (_req, reply) => {
+    if (!closing) return;
+    reply.header("Connection", "close");
+    return sendError(reply, { error: "SERVICE_UNAVAILABLE", message: "The gateway is shutting down, try again" });
+  });
+
+  app.setErrorHandler((err, _req, reply) => {
+    // Key lookups and idempotency rows live in PostgreSQL: while it is down, 503 (retry), not 500.
+    const wire = isConnectionError(err)
+      ? { error: "SERVICE_UNAVAILABLE" as const, message: "A dependency is unavailable, try again" }
+      : fromFastifyError(err as { code?: string; statusCode?: number; message?: string });
+    if (wire.error === "INTERNAL_ERROR") deps.log.error({ err }, "unhandled gateway error");
+    return sendError(reply, wire);
+  });
+  app.setNotFoundHandler((req, reply) =>
+    sendError(reply, { error: "NOT_FOUND", message: `Route ${req.method} ${req.url.split("?")[0]} not found` }),
+  );
+
+  app.addHook("onResponse", async (req, reply) => {
+    const route = req.routeOptions.url ?? "unmatched";
+    deps.metrics.httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });
+    deps.metrics.httpDuration.observe({ route, method: req.method }, reply.elapsedTime / 1000);
+  });
+
+  const corsPaths = new Set(routes.filter((r) => r.cors).map((r) => r.path));
+  app.addHook("onSend", async (req, reply, payload) => {
+    if (req.routeOptions.url && corsPaths.has(req.routeOptions.url)) reply.headers(CORS_HEADERS);
+    return payload;
+  });
+
+  for (const route of routes) {
+    app.route({ method: route.method, url: route.path, handler: forwardHandler(route, deps) });
+    if (route.cors) app.options(route.path, async (_req, reply) => reply.code(204).headers(CORS_HEADERS).send());
+  }
+
+  const openapi = buildOpenApi(routes, deps.publicUrl);
+  app.get("/openapi.json", async (_req, reply) => reply.type("application/json; charset=utf-8").send(openapi));
+  const docs = docsAssets();
+  app.get("/docs", async (_req, reply) => reply.type("text/html; charset=utf-8").send(docs.html));
+  app.get<{ Params: { file: string } }>("/docs/static/:file", async (req, reply) => {
+    const f = docs.files[req.params.file];
+    if (!f) return sendError(reply, { error: "NOT_FOUND", message: "Not found" });
+    return reply.type(f.type).header("cache-control", "public, max-age=86400").send(f.body);
+  });
+  return app;
+}

@@ -1,0 +1,117 @@
+import { z } from "zod";
+import { ErrorBody, ERROR_STATUS, type RouteDef } from "@mailroom/contracts";
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * zod emits shared and recursive parts as `$defs` with `#/$defs/…` refs, which only resolve inside
+ * a standalone schema. In the document they move to `components.schemas` under unique names.
+ */
+function converter(components: Record<string, JsonSchema>) {
+  let counter = 0;
+  return function schemaOf(type: z.ZodType, io: "input" | "output"): JsonSchema {
+    const converted = z.toJSONSchema(type, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
+    const { $schema: _ignored, $defs, ...rest } = converted as JsonSchema & { $defs?: Record<string, JsonSchema> };
+    if (!$defs) return rest;
+    const names = new Map(Object.keys($defs).map((k) => [k, `Def${counter++}_${k.replace(/[^A-Za-z0-9_.-]/g, "_")}`]));
+    const rewrite = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(rewrite);
+      if (!node || typeof node !== "object") return node;
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(node)) {
+        out[k] = k === "$ref" && typeof v === "string" && v.startsWith("#/$defs/")
+          ? `#/components/schemas/${names.get(v.slice(8))}`
+          : rewrite(v);
+      }
+      return out;
+    };
+    for (const [k, v] of Object.entries($defs)) components[names.get(k)!] = rewrite(v) as JsonSchema;
+    return rewrite(rest) as JsonSchema;
+  };
+}
+
+/** `/contacts/:id` → `/contacts/{id}` */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+}
+
+function parameters(schemaOf: ReturnType<typeof converter>, obj: z.ZodObject | undefined, where: "path" | "query") {
+  if (!obj) return [];
+  const schema = schemaOf(obj, "input") as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(schema.properties ?? {}).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === "path" || (schema.required ?? []).includes(name),
+    schema: s,
+  }));
+}
+
+const errorRef = { $ref: "#/components/schemas/Error" };
+
+function errorResponses(route: RouteDef): Record<string, unknown> {
+  const statuses = new Set<number>([400, 429, 500, 503]);
+  if (route.auth !== "none") statuses.add(401);
+  if (route.params) statuses.add(404);
+  if (route.idempotent) statuses.add(409);
+  if (route.body) statuses.add(413);
+  const out: Record<string, unknown> = {};
+  for (const s of [...statuses].sort()) {
+    const names = Object.entries(ERROR_STATUS)
+      .filter(([, v]) => v === s)
+      .map(([k]) => k);
+    out[String(s)] = { description: names.join(" or "), content: { "application/json": { schema: errorRef } } };
+  }
+  return out;
+}
+
+/** OpenAPI 3.1 from the route contracts: the document can never disagree with what is validated. */
+export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Record<string, unknown> {
+  const components: Record<string, JsonSchema> = {};
+  const schemaOf = converter(components);
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const p = openApiPath(route.path);
+    const success: Record<string, unknown> = route.rawResponse
+      ? { description: route.rawResponse.description, content: { [route.rawResponse.contentType]: {} } }
+      : route.response
+        ? { description: "Success", content: { "application/json": { schema: schemaOf(route.response, "output") } } }
+        : { description: "Success, no content" };
+    const op: Record<string, unknown> = {
+      operationId: route.operation,
+      summary: route.summary,
+      tags: [route.tag],
+      security: route.auth === "none" ? [] : [{ bearerAuth: [] }],
+      parameters: [
+        ...parameters(schemaOf, route.params, "path"),
+        ...parameters(schemaOf, route.query, "query"),
+        ...(route.idempotent
+          ? [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 } }]
+          : []),
+      ],
+      responses: { [String(route.status)]: success, ...errorResponses(route) },
+    };
+    if (route.body) {
+      op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body, "input") } } };
+    }
+    if (route.auth === "any") op.description = "Accepts a secret (sk_) or a public (pk_) key.";
+    paths[p] ??= {};
+    paths[p][route.method.toLowerCase()] = op;
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Mailroom API",
+      version: "1.0.0",
+      description: "Transactional email, tracking, verification, contacts, templates, campaigns, segments and workflows.",
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "`sk_…` secret key, or `pk_…` public key on /v1/track" },
+      },
+      schemas: { Error: schemaOf(ErrorBody, "output"), ...components },
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { startMailbox } from "@mailroom/devmailbox";
+import { Platform, apiClient, waitFor } from "@mailroom/testkit";
+
+interface SpanLine {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  service: string;
+}
+
+let mailbox: Awaited<ReturnType<typeof startMailbox>>;
+let platform: Platform;
+let traceFile: string;
+
+beforeAll(async () => {
+  mailbox = await startMailbox({ smtpPort: 0, httpPort: 0 });
+  platform = new Platform({ services: ["gateway", "contacts", "sending"] });
+  traceFile = join(platform.logDir, "spans.jsonl");
+  Object.assign(platform.env, { MAILROOM_TRACE_FILE: traceFile, SMTP_URL: mailbox.smtpUrl });
+  await platform.start();
+});
+afterAll(async () => {
+  await platform?.destroy();
+  await mailbox?.stop();
+});
+
+const spans = (): SpanLine[] =>
+  existsSync(traceFile) ? readFileSync(traceFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+
+describe("tracing", () => {
+  it("makes one trace of a /v1/send: gateway, contacts, sending and the delivery worker", async () => {
+    const project = await platform.createProject("trace");
+    await platform.cli(["domains", "verify", "--project", project.id, "--domain", "trace.example"]);
+    const traceId = randomBytes(16).toString("hex");
+    const res = await apiClient(platform.url, project.secretKey).post(
+      "/v1/send",
+      { to: "reader@example.com", from: "hello@trace.example", subject: "Traced", body: "<p>hi</p>" },
+      { traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01` },
+    );
+    expect(res.status).toBe(200);
+    await waitFor(() => spans().some((s) => s.traceId === traceId && s.name === "smtp send"), { timeoutMs: 20_000, what: "the smtp span" });
+
+    const trace = spans().filter((s) => s.traceId === traceId);
+    const services = new Set(trace.map((s) => s.service));
+    expect([...services].sort()).toEqual(["mailroom-contacts", "mailroom-gateway", "mailroom-sending"]);
+    const names = trace.map((s) => s.name);
+    expect(names).toContain("POST /v1/send");
+    expect(names).toContain("rpc sending.send");
+    expect(names).toContain("rpc contacts.upsert");
+    expect(names).toContain("consume sending-delivery");
+    expect(names.some((n) => n.startsWith("db ContactsRepo."))).toBe(true);
+    expect(names.some((n) => n.startsWith("db EmailsRepo."))).toBe(true);
+    // One tree: every span's parent is in the trace, except the caller's own root. Consumers of the
+    // email events (contacts' activity projection) join the trace too; their spans end last.
+    const orphans = () => {
+      const all = spans().filter((s) => s.traceId === traceId);
+      const ids = new Set(all.map((s) => s.spanId));
+      return all.filter((s) => s.parentSpanId && !ids.has(s.parentSpanId)).map((s) => s.name);
+    };
+    await waitFor(() => orphans().length === 1, { timeoutMs: 10_000, what: "the trace to settle" }).catch(() => undefined);
+    expect(orphans()).toEqual(["POST /v1/send"]);
+  });
+
+  it("serves Prometheus metrics on every service's ops port", async () => {
+    for (const [name, replicas] of platform.procs) {
+      const text = await (await fetch(`http://127.0.0.1:${replicas[0]!.opsPort}/metrics`)).text();
+      expect(text, name).toContain("mailroom_process_");
+      expect(text, name).toContain("mailroom_rpc_requests_total");
+      expect(text, name).toContain("mailroom_outbox_backlog");
+    }
+    const gateway = await (await fetch(`http://127.0.0.1:${platform.procs.get("gateway")![0]!.opsPort}/metrics`)).text();
+    expect(gateway).toMatch(/mailroom_http_requests_total\{[^}]*route="\/v1\/send"/);
+    const sending = await (await fetch(`http://127.0.0.1:${platform.procs.get("sending")![0]!.opsPort}/metrics`)).text();
+    expect(sending).toContain("mailroom_jetstream_consumer_pending");
+  });
+});

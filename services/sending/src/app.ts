@@ -1,0 +1,107 @@
+import { resolveSecret, traced, type Deps, type ServiceApp } from "@mailroom/kit";
+import { returnPathDomain, type SendingEnv } from "./config.js";
+import { DomainsRepo } from "./db/domains-repo.js";
+import { EmailsRepo } from "./db/emails-repo.js";
+import { FeedbackRepo } from "./db/feedback-repo.js";
+import { SettingsRepo } from "./db/settings-repo.js";
+import { SuppressionsRepo } from "./db/suppressions-repo.js";
+import { TemplatesRepo } from "./db/templates-repo.js";
+import { createRelay } from "./delivery/transport.js";
+import { deliveryConsumer } from "./delivery/worker.js";
+import { ProjectThrottle } from "./delivery/throttle.js";
+import { LinkSigner } from "./domain/links.js";
+import { registerDomains } from "./handlers/domains.js";
+import { registerEmails } from "./handlers/emails.js";
+import { registerLinks } from "./handlers/links.js";
+import { registerSend } from "./handlers/send.js";
+import { registerSes } from "./handlers/ses.js";
+import { registerSettings } from "./handlers/settings.js";
+import { suppressionConsumer } from "./handlers/suppression-consumer.js";
+import { registerTemplates } from "./handlers/templates.js";
+import { startInbound, type InboundServer } from "./inbound/server.js";
+import { createResolver, createTxtLookup } from "./infra/dns.js";
+import { createSnsClient } from "./infra/sns-certs.js";
+import type { Ctx } from "./usecases/context.js";
+import { startDomainRechecks } from "./usecases/domains.js";
+import { EngagementRecorder } from "./usecases/engagement.js";
+import { acceptsRecipient, receiveMessage } from "./usecases/inbound.js";
+
+export type SendingDeps = Deps<(typeof SendingEnv)["shape"]>;
+
+/** Feedback receipts only guard against a report delivered twice; a month covers every retry schedule. */
+const RECEIPT_DAYS = 30;
+
+export function buildApp(deps: SendingDeps): ServiceApp {
+  const { config } = deps;
+  const ctx: Ctx = {
+    sql: deps.sql,
+    names: deps.names,
+    outbox: deps.outbox,
+    rpc: deps.rpc,
+    log: deps.log,
+    emails: traced("EmailsRepo", new EmailsRepo(deps.sql)),
+    templates: traced("TemplatesRepo", new TemplatesRepo(deps.sql)),
+    domains: traced("DomainsRepo", new DomainsRepo(deps.sql)),
+    feedback: traced("FeedbackRepo", new FeedbackRepo()),
+    settings: traced("SettingsRepo", new SettingsRepo(deps.sql)),
+    suppressions: traced("SuppressionsRepo", new SuppressionsRepo(deps.sql)),
+    txt: createTxtLookup(config.DNS_SERVER, config.DNS_TIMEOUT_MS),
+    links: new LinkSigner(config.PUBLIC_URL, resolveSecret()),
+    returnPathDomain: returnPathDomain(config),
+    maxAttachmentBytes: config.SEND_MAX_ATTACHMENT_BYTES,
+    metrics: deps.metrics,
+  };
+  const relay = createRelay(config.SMTP_URL, config.SMTP_POOL_SIZE);
+  const sns = createSnsClient(config.SNS_CERTIFICATES_FILE, (url) => deps.log.info({ url }, "SNS subscription confirmed"));
+  const resolve = createResolver(config.DNS_SERVER, config.DNS_TIMEOUT_MS);
+  const engagement = new EngagementRecorder(ctx, deps.log);
+  let rechecks: ReturnType<typeof startDomainRechecks> | undefined;
+  let inbound: InboundServer | undefined;
+  let pruner: NodeJS.Timeout | undefined;
+
+  return {
+    register(server) {
+      registerSend(server, ctx);
+      registerTemplates(server, ctx);
+      registerEmails(server, ctx);
+      registerDomains(server, ctx);
+      registerSettings(server, ctx);
+      registerLinks(server, ctx, engagement);
+      registerSes(server, ctx, sns);
+    },
+    consumers: [
+      deliveryConsumer(ctx, relay, {
+        concurrency: config.DELIVERY_CONCURRENCY,
+        deliveredOn250: !config.SMTP_DSN,
+        throttle: new ProjectThrottle(deps.redis, config.NATS_PREFIX, config.SEND_RATE_PER_PROJECT, deps.log),
+      }),
+      suppressionConsumer(ctx),
+    ],
+    async start() {
+      rechecks = startDomainRechecks(ctx, config.DOMAIN_RECHECK_INTERVAL_MS);
+      inbound = await startInbound(
+        {
+          host: config.INBOUND_SMTP_HOST,
+          port: config.INBOUND_SMTP_PORT,
+          maxBytes: config.INBOUND_MAX_BYTES,
+          socketTimeoutMs: config.INBOUND_SOCKET_TIMEOUT_MS,
+          maxClients: config.INBOUND_MAX_CLIENTS,
+          name: ctx.returnPathDomain,
+        },
+        { accepts: (address) => acceptsRecipient(ctx, address), receive: (msg) => receiveMessage(ctx, resolve, msg) },
+        deps.log,
+      );
+      pruner = setInterval(() => void ctx.feedback.pruneReceipts(RECEIPT_DAYS, ctx.sql).catch(() => undefined), 3_600_000);
+      pruner.unref();
+    },
+    // Runs after the consumers have finished their in-flight deliveries.
+    async stop() {
+      clearInterval(pruner);
+      // the RPC server has drained: no open or click arrives after this flush
+      await engagement.flush();
+      await inbound?.close();
+      await rechecks?.stop();
+      relay.close();
+    },
+  };
+}

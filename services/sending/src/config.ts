@@ -1,0 +1,49 @@
+import { z } from "zod";
+
+const Bool = z.enum(["true", "false", "1", "0", "on", "off", ""]).transform((v) => v === "true" || v === "1" || v === "on");
+const Ms = z.coerce.number().int().min(0);
+
+/** The sending service's own settings (the shared ones come from the kit's BaseEnv). */
+export const SendingEnv = z.object({
+  /** The outgoing relay. Required here: `npm start` points it at the development mailbox. */
+  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, "must be smtp://… or smtps://…"),
+  /** Connections the pooled transport keeps open to the relay. */
+  SMTP_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(5),
+  /** Emails per second per project across all sending replicas (Redis); 0: no limit. */
+  SEND_RATE_PER_PROJECT: z.coerce.number().int().min(0).max(100_000).default(0),
+  /**
+   * On: the relay returns DSNs to our inbound server, which turns them into email.delivery.
+   * Off (default): the relay's 250 is the best delivery signal there is, so it also emits email.delivery.
+   */
+  SMTP_DSN: Bool.default(false),
+  PUBLIC_URL: z.url().default("http://localhost:8080"),
+  /** Domain of the VERP envelope sender and of Message-IDs; the host of PUBLIC_URL when unset. */
+  RETURN_PATH_DOMAIN: z.string().min(1).optional(),
+  /** `host:port` of the DNS server for domain checks; the system resolver when unset. */
+  DNS_SERVER: z.string().min(1).optional(),
+  DNS_TIMEOUT_MS: Ms.min(100).max(30_000).default(2000),
+  /** Parallel deliveries per replica. */
+  DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** How often pending domains are looked up again in the background. */
+  DOMAIN_RECHECK_INTERVAL_MS: Ms.min(1000).default(5 * 60_000),
+  /** Decoded attachment bytes per message (api-spec: 10 MB by default). */
+  SEND_MAX_ATTACHMENT_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+  /** Inbound SMTP (DSNs, complaints, received mail). 0 picks a free port (tests); the bound port is logged. */
+  INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
+  INBOUND_SMTP_HOST: z.string().min(1).default("0.0.0.0"),
+  /** Largest inbound message; bigger ones get 552 at the end of DATA. */
+  INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  /** Idle time after which an inbound SMTP connection is closed. */
+  INBOUND_SOCKET_TIMEOUT_MS: Ms.min(1000).default(60_000),
+  INBOUND_MAX_CLIENTS: z.coerce.number().int().min(1).default(200),
+  /**
+   * Tests only: a JSON file mapping SNS SigningCertURL → PEM, read instead of fetching the certificate
+   * (there is no AWS in a test sandbox). Never set in production.
+   */
+  SNS_CERTIFICATES_FILE: z.string().min(1).optional(),
+});
+export type SendingEnv = z.infer<typeof SendingEnv>;
+
+export function returnPathDomain(env: Pick<SendingEnv, "RETURN_PATH_DOMAIN" | "PUBLIC_URL">): string {
+  return env.RETURN_PATH_DOMAIN ?? new URL(env.PUBLIC_URL).hostname;
+}

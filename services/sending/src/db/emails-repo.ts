@@ -1,0 +1,196 @@
+import type { Email, EmailSourceType, EmailStatus, ListEmailsQuery } from "@mailroom/contracts";
+import type { Sql } from "@mailroom/kit";
+import type { OutgoingEmail, StoredAttachment } from "../domain/compose.js";
+import { iso, isoNotNull } from "./values.js";
+
+type Tx = Pick<Sql, "unsafe"> & Sql;
+
+/** Everything needed to queue one email (rendered already). */
+export interface NewEmail extends OutgoingEmail {
+  projectId: string;
+  contactId: string | null;
+  attachmentIds: string[];
+  templateId: string | null;
+  campaignId: string | null;
+  workflowId: string | null;
+  executionId: string | null;
+  sourceType: EmailSourceType;
+  idempotencyKey: string | null;
+  /** Targets of the tracked links (click tokens name them by index). */
+  links: string[];
+  /** Set when the email must not be sent (suppressed address): the record is stored FAILED, no job. */
+  failure?: string;
+}
+
+/** A record as the delivery worker sees it. */
+export interface DeliveryRecord extends OutgoingEmail {
+  projectId: string;
+  contactId: string | null;
+  status: EmailStatus;
+  attachmentIds: string[];
+  templateId: string | null;
+  campaignId: string | null;
+  sourceType: EmailSourceType;
+}
+
+export type Claim =
+  | { kind: "claimed"; email: DeliveryRecord }
+  | { kind: "missing" }
+  | { kind: "done"; status: EmailStatus }
+  | { kind: "leased" };
+
+
+const DELIVERY_COLUMNS = `id, project_id as "projectId", contact_id as "contactId", to_email as "to", to_name as "toName",
+  from_email as "from", from_name as "fromName", reply_to as "replyTo", subject, html, headers, marketing,
+  message_id as "messageId", status, attachment_ids as "attachmentIds", template_id as "templateId",
+  campaign_id as "campaignId", source_type as "sourceType"`;
+
+export class EmailsRepo {
+  constructor(private readonly sql: Sql) {}
+
+  /** Inserts a QUEUED record (FAILED when `failure` is set) inside the caller's transaction; false when the idempotency key exists. */
+  async insertQueued(tx: Tx, e: NewEmail): Promise<boolean> {
+    const rows = await tx`
+      insert into emails (id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html,
+        headers, attachment_ids, template_id, campaign_id, workflow_id, execution_id, source_type, marketing,
+        idempotency_key, status, message_id, links, last_error)
+      values (${e.id}, ${e.projectId}, ${e.contactId}, ${e.to}, ${e.toName}, ${e.from}, ${e.fromName}, ${e.replyTo},
+        ${e.subject}, ${e.html}, ${JSON.stringify(e.headers)}::text::jsonb, ${e.attachmentIds}::uuid[], ${e.templateId}, ${e.campaignId},
+        ${e.workflowId}, ${e.executionId}, ${e.sourceType}, ${e.marketing}, ${e.idempotencyKey},
+        ${e.failure ? "FAILED" : "QUEUED"}, ${e.messageId}, ${e.links}::text[], ${e.failure ?? null})
+      on conflict (project_id, idempotency_key) do nothing
+      returning id`;
+    return rows.length === 1;
+  }
+
+  /** The recipient side of an email, for its subscription pages; `projectId` (when known) must own it. */
+  async recipient(id: string, projectId: string | null): Promise<{ id: string; projectId: string; contactId: string | null; to: string } | null> {
+    const [row] = await this.sql<{ id: string; projectId: string; contactId: string | null; to: string }[]>`
+      select id, project_id as "projectId", contact_id as "contactId", to_email as "to" from emails
+      where id = ${id} and (${projectId}::uuid is null or project_id = ${projectId}::uuid)`;
+    return row ?? null;
+  }
+
+  async idByIdempotencyKey(projectId: string, key: string): Promise<string | null> {
+    const [row] = await this.sql<{ id: string }[]>`select id from emails where project_id = ${projectId} and idempotency_key = ${key}`;
+    return row?.id ?? null;
+  }
+
+  async insertAttachments(projectId: string, ids: string[], files: StoredAttachment[]): Promise<void> {
+    if (files.length === 0) return;
+    const rows = files.map((f, i) => ({
+      id: ids[i]!,
+      project_id: projectId,
+      filename: f.filename,
+      content_type: f.contentType,
+      content_id: f.contentId,
+      disposition: f.disposition,
+      content: f.content,
+    }));
+    await this.sql`insert into attachments ${this.sql(rows)}`;
+  }
+
+  async attachments(ids: string[]): Promise<StoredAttachment[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.sql<(StoredAttachment & { id: string })[]>`
+      select id, filename, content_type as "contentType", content_id as "contentId", disposition, content
+      from attachments where id = any(${ids}::uuid[])`;
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async get(projectId: string, id: string): Promise<Email | null> {
+    const rows = await this.sql`select * from emails where project_id = ${projectId} and id = ${id}`;
+    return rows[0] ? toEmail(rows[0]) : null;
+  }
+
+  /** Newest first, keyset on the time-ordered id. */
+  async list(projectId: string, q: ListEmailsQuery): Promise<{ data: Email[]; cursor: string | null; hasMore: boolean }> {
+    const s = this.sql;
+    const rows = await s`
+      select * from emails where project_id = ${projectId}
+        ${q.contactId ? s`and contact_id = ${q.contactId}` : s``}
+        ${q.campaignId ? s`and campaign_id = ${q.campaignId}` : s``}
+        ${q.cursor ? s`and id < ${q.cursor}` : s``}
+      order by id desc limit ${q.limit + 1}`;
+    const hasMore = rows.length > q.limit;
+    const data = rows.slice(0, q.limit).map(toEmail);
+    return { data, cursor: hasMore ? data[data.length - 1]!.id : null, hasMore };
+  }
+
+  /**
+   * Takes the delivery lease of a QUEUED record whose lease is free or expired (its worker died).
+   * The lease, not the JetStream message, is what keeps two workers from sending the same email.
+   */
+  async claim(id: string, leaseMs: number): Promise<Claim> {
+    const [row] = await this.sql<DeliveryRecord[]>`
+      update emails set locked_until = now() + ${leaseMs} * interval '1 millisecond', attempts = attempts + 1
+      where id = ${id} and status = 'QUEUED' and (locked_until is null or locked_until < now())
+      returning ${this.sql.unsafe(DELIVERY_COLUMNS)}`;
+    if (row) return { kind: "claimed", email: row };
+    const [cur] = await this.sql<{ status: EmailStatus }[]>`select status from emails where id = ${id}`;
+    if (!cur) return { kind: "missing" };
+    if (cur.status !== "QUEUED") return { kind: "done", status: cur.status };
+    return { kind: "leased" };
+  }
+
+  async renewLease(id: string, leaseMs: number): Promise<void> {
+    await this.sql`update emails set locked_until = now() + ${leaseMs} * interval '1 millisecond' where id = ${id} and status = 'QUEUED'`;
+  }
+
+  /** Gives the lease back after a temporary failure so the retry can take it at once. */
+  async release(id: string, error: string): Promise<void> {
+    await this.sql`update emails set locked_until = null, last_error = ${error.slice(0, 1000)} where id = ${id} and status = 'QUEUED'`;
+  }
+
+  /** SENT (and DELIVERED when the relay's 250 counts as delivery) inside the caller's transaction. */
+  async markSent(tx: Tx, id: string, at: Date, delivered: boolean, providerMessageId: string | null): Promise<boolean> {
+    const when = at.toISOString();
+    const rows = await tx`
+      update emails set status = ${delivered ? "DELIVERED" : "SENT"}, sent_at = ${when}::timestamptz,
+        delivered_at = ${delivered ? when : null}::timestamptz, locked_until = null, last_error = null,
+        provider_message_id = ${providerMessageId}
+      where id = ${id} and status = 'QUEUED' returning id`;
+    return rows.length === 1;
+  }
+
+  /**
+   * FAILED ends a QUEUED record. `onlyIfUnleased` is for giving up on a job: a live worker holding
+   * the lease may still be sending, and its answer decides.
+   */
+  /** QUEUED → FAILED inside the caller's transaction; the record when it moved, null when it had not. */
+  async markFailed(tx: Tx, id: string, error: string, onlyIfUnleased = false): Promise<DeliveryRecord | null> {
+    const [row] = await tx.unsafe<DeliveryRecord[]>(
+      `update emails set status = 'FAILED', locked_until = null, last_error = $2
+       where id = $1 and status = 'QUEUED' ${onlyIfUnleased ? "and (locked_until is null or locked_until < now())" : ""}
+       returning ${DELIVERY_COLUMNS}`,
+      [id, error.slice(0, 1000)],
+    );
+    return row ?? null;
+  }
+}
+
+function toEmail(r: Record<string, any>): Email {
+  return {
+    id: r.id,
+    contactId: r.contact_id,
+    to: r.to_email,
+    from: r.from_email,
+    subject: r.subject,
+    templateId: r.template_id,
+    campaignId: r.campaign_id,
+    workflowId: r.workflow_id,
+    sourceType: r.source_type,
+    status: r.status,
+    messageId: r.message_id,
+    sentAt: iso(r.sent_at),
+    deliveredAt: iso(r.delivered_at),
+    openedAt: iso(r.opened_at),
+    clickedAt: iso(r.clicked_at),
+    bouncedAt: iso(r.bounced_at),
+    complainedAt: iso(r.complained_at),
+    opens: r.opens,
+    clicks: r.clicks,
+    createdAt: isoNotNull(r.created_at),
+  };
+}

@@ -1,0 +1,149 @@
+import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import type { DnsRecord } from "@mailroom/contracts";
+export { outbox } from "@mailroom/kit";
+
+const bytea = customType<{ data: Buffer }>({ dataType: () => "bytea" });
+const ts = (name: string) => timestamp(name, { withTimezone: true });
+
+export const templates = pgTable(
+  "templates",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    name: text("name").notNull(),
+    subject: text("subject").notNull(),
+    body: text("body").notNull(),
+    type: text("type", { enum: ["TRANSACTIONAL", "MARKETING"] }).notNull(),
+    from: text("from_email"),
+    fromName: text("from_name"),
+    replyTo: text("reply_to"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("templates_project_created_idx").on(t.projectId, t.createdAt)],
+);
+
+/** A sending domain and its DKIM key. The private key never leaves this table except into a signature. */
+export const domains = pgTable(
+  "domains",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    domain: text("domain").notNull(),
+    status: text("status", { enum: ["PENDING", "VERIFIED"] }).notNull(),
+    selector: text("selector").notNull(),
+    privateKey: text("private_key").notNull(),
+    /** The DNS records to publish, with `found` from the latest lookup. */
+    records: jsonb("records").$type<DnsRecord[]>().notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    verifiedAt: ts("verified_at"),
+    checkedAt: ts("checked_at"),
+  },
+  (t) => [uniqueIndex("domains_project_domain_uq").on(t.projectId, t.domain), index("domains_pending_idx").on(t.status, t.checkedAt)],
+);
+
+/** Attachments of one /v1/send request, stored once and shared by the email records of its recipients. */
+export const attachments = pgTable("attachments", {
+  id: uuid("id").primaryKey(),
+  projectId: uuid("project_id").notNull(),
+  filename: text("filename").notNull(),
+  contentType: text("content_type").notNull(),
+  contentId: text("content_id"),
+  disposition: text("disposition", { enum: ["attachment", "inline"] }).notNull(),
+  content: bytea("content").notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+});
+
+/**
+ * One email to one recipient, rendered when queued. `status` is the public status and only moves
+ * forward; `lockedUntil` is the delivery lease that keeps two workers from sending the same record.
+ */
+export const emails = pgTable(
+  "emails",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    contactId: uuid("contact_id"),
+    to: text("to_email").notNull(),
+    toName: text("to_name"),
+    from: text("from_email").notNull(),
+    fromName: text("from_name"),
+    replyTo: text("reply_to"),
+    subject: text("subject").notNull(),
+    html: text("html").notNull(),
+    headers: jsonb("headers").$type<Record<string, string>>().notNull().default({}),
+    attachmentIds: uuid("attachment_ids").array().notNull().default([]),
+    templateId: uuid("template_id"),
+    campaignId: uuid("campaign_id"),
+    workflowId: uuid("workflow_id"),
+    executionId: uuid("execution_id"),
+    sourceType: text("source_type", { enum: ["TRANSACTIONAL", "CAMPAIGN", "WORKFLOW"] }).notNull(),
+    marketing: boolean("marketing").notNull().default(false),
+    /** sending.enqueue callers' key: a retried enqueue finds the first record instead of making a second. */
+    idempotencyKey: text("idempotency_key"),
+    status: text("status", {
+      enum: ["QUEUED", "SENT", "DELIVERED", "OPENED", "CLICKED", "BOUNCED", "COMPLAINED", "FAILED"],
+    }).notNull(),
+    messageId: text("message_id").notNull(),
+    lockedUntil: ts("locked_until"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    sentAt: ts("sent_at"),
+    deliveredAt: ts("delivered_at"),
+    openedAt: ts("opened_at"),
+    clickedAt: ts("clicked_at"),
+    bouncedAt: ts("bounced_at"),
+    complainedAt: ts("complained_at"),
+    opens: integer("opens").notNull().default(0),
+    clicks: integer("clicks").notNull().default(0),
+    /** Targets of the tracked links, in token index order: a click token names one, never a URL. */
+    links: text("links").array().notNull().default([]),
+    /** The relay's id for the message (SES: the id in its 250 answer), which SES notifications name. */
+    providerMessageId: text("provider_message_id"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    index("emails_provider_message_id_idx").on(t.providerMessageId),
+    uniqueIndex("emails_project_idempotency_uq").on(t.projectId, t.idempotencyKey),
+    index("emails_project_contact_idx").on(t.projectId, t.contactId, t.id),
+    index("emails_project_campaign_idx").on(t.projectId, t.campaignId, t.id),
+    index("emails_project_id_idx").on(t.projectId, t.id),
+  ],
+);
+
+/** Per-project sending settings; a project without a row has the defaults. */
+export const projectSettings = pgTable("project_settings", {
+  projectId: uuid("project_id").primaryKey(),
+  /** Open pixel and click rewriting (a send's `tracking: false` turns it off for that send only). */
+  tracking: boolean("tracking").notNull().default(true),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});
+
+/**
+ * Addresses that bounced permanently or complained, per project. A `contact.subscribed` event newer
+ * than the row lifts it (the contact asked for mail again).
+ */
+export const suppressions = pgTable(
+  "suppressions",
+  {
+    projectId: uuid("project_id").notNull(),
+    email: text("email").notNull(),
+    reason: text("reason", { enum: ["bounce", "complaint"] }).notNull(),
+    emailId: uuid("email_id").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.email, t.reason] })],
+);
+
+/**
+ * Feedback messages already applied (a DSN's or ARF report's Message-ID, an SNS MessageId), so a
+ * report delivered twice emits its event once. Rows older than 30 days are pruned.
+ */
+export const feedbackReceipts = pgTable(
+  "feedback_receipts",
+  {
+    key: text("key").primaryKey(),
+    receivedAt: ts("received_at").notNull().defaultNow(),
+  },
+  (t) => [index("feedback_receipts_received_idx").on(t.receivedAt)],
+);

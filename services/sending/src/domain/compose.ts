@@ -1,0 +1,100 @@
+import type { SendMailOptions } from "nodemailer/lib/mailer/mail-message";
+
+/** What the delivery worker knows about one email record when it builds the message. */
+export interface OutgoingEmail {
+  id: string;
+  to: string;
+  toName: string | null;
+  from: string;
+  fromName: string | null;
+  replyTo: string | null;
+  subject: string;
+  html: string;
+  headers: Record<string, string>;
+  marketing: boolean;
+  messageId: string;
+}
+
+export interface StoredAttachment {
+  filename: string;
+  contentType: string;
+  contentId: string | null;
+  disposition: "attachment" | "inline";
+  content: Buffer;
+}
+
+export interface SigningKey {
+  domain: string;
+  selector: string;
+  privateKey: string;
+}
+
+export interface ComposeContext {
+  returnPathDomain: string;
+  /** List-Unsubscribe target of marketing mail. */
+  unsubscribeUrl: string;
+}
+
+/**
+ * Headers the signature covers (decisions.md §5): nodemailer's RFC 6376 list, which has
+ * List-Unsubscribe, plus List-Unsubscribe-Post, so a relay cannot strip one-click unsubscription.
+ */
+export const DKIM_HEADERS =
+  "From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:" +
+  "Content-ID:Content-Description:In-Reply-To:References:List-Id:List-Help:List-Unsubscribe:" +
+  "List-Unsubscribe-Post:List-Subscribe:List-Post:List-Owner:List-Archive";
+
+/** Header names a caller may not set in /v1/send `headers`: Mailroom writes them itself. */
+export const RESERVED_HEADERS = new Set(
+  [
+    "from", "to", "cc", "bcc", "sender", "subject", "date", "message-id", "reply-to", "return-path",
+    "mime-version", "content-type", "content-transfer-encoding", "content-disposition", "content-id",
+    "dkim-signature", "list-unsubscribe", "list-unsubscribe-post", "precedence",
+  ],
+);
+
+export const messageIdFor = (emailId: string, returnPathDomain: string) => `<${emailId}@${returnPathDomain}>`;
+/** VERP: a bounce names the email record it is about (decisions.md §6). */
+export const envelopeSenderFor = (emailId: string, returnPathDomain: string) => `bounces+${emailId}@${returnPathDomain}`;
+
+/** The nodemailer message of one email record: deterministic ids, DSN request, DKIM, no file or URL access. */
+export function composeMessage(
+  email: OutgoingEmail,
+  files: StoredAttachment[],
+  key: SigningKey,
+  ctx: ComposeContext,
+): SendMailOptions {
+  const headers: Record<string, string> = { ...email.headers };
+  if (email.marketing) {
+    headers["List-Unsubscribe"] = `<${ctx.unsubscribeUrl}>`;
+    headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click";
+    headers["Precedence"] = "bulk";
+  }
+  return {
+    from: { name: email.fromName ?? "", address: email.from },
+    to: { name: email.toName ?? "", address: email.to },
+    ...(email.replyTo ? { replyTo: email.replyTo } : {}),
+    subject: email.subject,
+    html: email.html,
+    messageId: email.messageId,
+    headers,
+    envelope: { from: envelopeSenderFor(email.id, ctx.returnPathDomain), to: [email.to] },
+    dsn: { id: email.id, return: "headers", notify: ["success", "failure", "delay"], recipient: email.to },
+    attachments: files.map((f) => ({
+      filename: f.filename,
+      content: f.content,
+      contentType: f.contentType,
+      contentDisposition: f.disposition,
+      ...(f.contentId ? { cid: f.contentId } : {}),
+    })),
+    dkim: { domainName: key.domain, keySelector: key.selector, privateKey: key.privateKey, headerFieldNames: DKIM_HEADERS },
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  };
+}
+
+/** SMTP 5xx is final; anything else (4xx, connection trouble, timeouts) may work later. */
+export function isPermanentFailure(err: unknown): boolean {
+  const code = (err as { responseCode?: unknown })?.responseCode;
+  return typeof code === "number" && code >= 500 && code < 600;
+}

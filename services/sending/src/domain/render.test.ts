@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { expandFallbacks, parseTemplate, renderTemplate } from "./render.js";
+
+const render = (subject: string, body: string, vars: Record<string, unknown>) => renderTemplate(parseTemplate({ subject, body }), vars);
+
+describe("templates", () => {
+  it("rewrites ?? outside strings only", () => {
+    expect(expandFallbacks('{{ name ?? "a ?? b" }} ??')).toBe('{{ name | default: "a ?? b" }} ??');
+  });
+
+  it("uses the fallback for missing or empty values and renders missing variables empty", async () => {
+    const r = await render('Hi {{ name ?? "there" }}', "<p>{{ name ?? 'friend' }}|{{ missing }}|{{ a.b.c }}</p>", { name: "" });
+    expect(r).toEqual({ subject: "Hi there", html: "<p>friend||</p>" });
+  });
+
+  it("escapes every body output unless raw, and never escapes the subject", async () => {
+    const r = await render("{{ name }} & co", "<b>{{ name }}</b>{{ html | raw }}", { name: "<script>x</script>", html: "<i>ok</i>" });
+    expect(r.subject).toBe("<script>x</script> & co");
+    expect(r.html).toBe("<b>&lt;script&gt;x&lt;/script&gt;</b><i>ok</i>");
+  });
+
+  it("removes line breaks from rendered subjects", async () => {
+    const r = await render("{{ a }}", "x", { a: "one\r\nBcc: evil@example.com\n" });
+    expect(r.subject).toBe("one Bcc: evil@example.com");
+  });
+
+  it("supports tags and filters", async () => {
+    const r = await render("{{ n | plus: 1 }}", "{% for i in items %}{{ i | upcase }}{% endfor %}{% if ok %}y{% endif %}", {
+      n: 1,
+      items: ["a", "b"],
+      ok: true,
+    });
+    expect(r).toEqual({ subject: "2", html: "ABy" });
+  });
+
+  it("rejects syntax errors with the part that is wrong", () => {
+    expect(() => parseTemplate({ subject: "ok", body: "{% if %}" })).toThrowError(/could not be parsed/);
+  });
+
+  it("cannot include files", async () => {
+    await expect(render("x", '{% include "/etc/passwd" %}', {})).rejects.toThrow();
+  });
+});

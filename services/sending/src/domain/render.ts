@@ -1,0 +1,77 @@
+import { Liquid, type Template as LiquidTemplate } from "liquidjs";
+import { AppError, type ErrorDetail } from "@mailroom/contracts";
+
+/** Bounds so that one template cannot stall a worker or eat its memory (loops over huge ranges). */
+const LIMITS = { parseLimit: 1_000_000, renderLimit: 2_000, memoryLimit: 64 * 1024 * 1024 };
+
+// `templates: {}` keeps {% include %} and {% render %} inside an empty in-memory map: a template can
+// never read a file of the server.
+const bodyEngine = new Liquid({ ...LIMITS, templates: {}, outputEscape: "escape", strictVariables: false, strictFilters: true });
+const subjectEngine = new Liquid({ ...LIMITS, templates: {}, strictVariables: false, strictFilters: true });
+
+/**
+ * `{{ name ?? "there" }}` is shorthand for `{{ name | default: "there" }}`. Only `??` outside quoted
+ * strings of an output tag is rewritten, so a literal "??" in text or in a string stays as it is.
+ */
+export function expandFallbacks(source: string): string {
+  return source.replace(/\{\{([\s\S]*?)\}\}/g, (_m, inner: string) => `{{${rewriteOutsideQuotes(inner)}}}`);
+}
+
+function rewriteOutsideQuotes(expr: string): string {
+  let out = "";
+  let quote: string | null = null;
+  for (let i = 0; i < expr.length; i++) {
+    const c = expr[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      out += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      out += c;
+    } else if (c === "?" && expr[i + 1] === "?") {
+      out += "| default:";
+      i++;
+    } else out += c;
+  }
+  return out;
+}
+
+export interface ParsedTemplate {
+  subject: LiquidTemplate[];
+  body: LiquidTemplate[];
+}
+
+/** Parses both parts once, before any side effect: a syntax error is the caller's 400. */
+export function parseTemplate(parts: { subject: string; body: string }): ParsedTemplate {
+  const details: ErrorDetail[] = [];
+  const parse = (engine: Liquid, source: string, path: string) => {
+    try {
+      return engine.parse(expandFallbacks(source));
+    } catch (err) {
+      details.push({ path, message: `template syntax error: ${(err as Error).message.split("\n")[0]}` });
+      return [];
+    }
+  };
+  const parsed = { subject: parse(subjectEngine, parts.subject, "subject"), body: parse(bodyEngine, parts.body, "body") };
+  if (details.length) throw AppError.validation("The template could not be parsed", details);
+  return parsed;
+}
+
+export interface Rendered {
+  subject: string;
+  html: string;
+}
+
+/**
+ * Subject: plain text (no escaping; line breaks become one space, so no header can be injected).
+ * Body: every output HTML-escaped unless it goes through `raw`. Missing variables render empty.
+ */
+export async function renderTemplate(parsed: ParsedTemplate, vars: Record<string, unknown>): Promise<Rendered> {
+  try {
+    const subject = (await subjectEngine.render(parsed.subject, vars)) as string;
+    const html = (await bodyEngine.render(parsed.body, vars)) as string;
+    return { subject: subject.replace(/\s*[\r\n]+\s*/g, " ").trim().slice(0, 998), html };
+  } catch (err) {
+    throw AppError.validation("The template could not be rendered", [{ path: "template", message: (err as Error).message.split("\n")[0] ?? "" }]);
+  }
+}

@@ -1,0 +1,37 @@
+import { AppError, emailRoutes, sendingRpc } from "@mailroom/contracts";
+import { isId, type RpcServer } from "@mailroom/kit";
+import { domainOf } from "../domain/domains.js";
+import type { Ctx } from "../usecases/context.js";
+import { createDomain, forceVerifyDomain, verifyDomain } from "../usecases/domains.js";
+import { routeOf } from "./route.js";
+
+/** Sending domains (decisions.md §5) and the domain RPCs of other services and the CLI. */
+export function registerDomains(server: RpcServer, ctx: Ctx): void {
+  server
+    .route(routeOf(emailRoutes, "sending.domains.create"), async ({ projectId, body }) => {
+      const d = await createDomain(ctx, projectId, body.domain);
+      if (!d) throw new AppError("CONFLICT", `The project already has the domain ${body.domain}`);
+      return { status: 201, body: d };
+    })
+    .route(routeOf(emailRoutes, "sending.domains.list"), async ({ projectId }) => ({
+      status: 200,
+      body: { data: await ctx.domains.list(projectId) },
+    }))
+    .route(routeOf(emailRoutes, "sending.domains.get"), async ({ projectId, params }) => {
+      const d = isId(params.id) ? await ctx.domains.get(projectId, params.id) : null;
+      if (!d) throw AppError.notFound("Domain");
+      return { status: 200, body: d };
+    })
+    .route(routeOf(emailRoutes, "sending.domains.verify"), async ({ projectId, params }) => {
+      if (!isId(params.id)) throw AppError.notFound("Domain");
+      return { status: 200, body: await verifyDomain(ctx, projectId, params.id) };
+    })
+    .route(routeOf(emailRoutes, "sending.domains.delete"), async ({ projectId, params }) => {
+      if (!isId(params.id) || !(await ctx.domains.delete(projectId, params.id))) throw AppError.notFound("Domain");
+      return { status: 204 };
+    })
+    .rpc(sendingRpc.domainVerified, async ({ projectId, email }) => ({
+      verified: await ctx.domains.isVerified(projectId, domainOf(email)),
+    }))
+    .rpc(sendingRpc.forceVerifyDomain, async ({ projectId, domain }) => ({ domain: await forceVerifyDomain(ctx, projectId, domain) }));
+}

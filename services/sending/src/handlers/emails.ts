@@ -1,0 +1,27 @@
+import { AppError, emailRoutes, sendingRpc } from "@mailroom/contracts";
+import { isId, type RpcServer } from "@mailroom/kit";
+import type { Ctx } from "../usecases/context.js";
+import { enqueueEmail } from "../usecases/enqueue.js";
+import { routeOf } from "./route.js";
+
+/** Email records, and the RPCs campaigns and workflows send through. */
+export function registerEmails(server: RpcServer, ctx: Ctx): void {
+  server
+    .route(routeOf(emailRoutes, "sending.emails.list"), async ({ projectId, query }) => {
+      // Ids are UUIDs: a filter or cursor that is not one matches nothing.
+      if ([query.contactId, query.campaignId, query.cursor].some((v) => v !== undefined && !isId(v))) {
+        return { status: 200, body: { data: [], cursor: null, hasMore: false } };
+      }
+      return { status: 200, body: await ctx.emails.list(projectId, query) };
+    })
+    .route(routeOf(emailRoutes, "sending.emails.get"), async ({ projectId, params }) => {
+      const email = isId(params.id) ? await ctx.emails.get(projectId, params.id) : null;
+      if (!email) throw AppError.notFound("Email");
+      return { status: 200, body: email };
+    })
+    .rpc(sendingRpc.enqueue, (req) => enqueueEmail(ctx, req))
+    .rpc(sendingRpc.templateExists, async ({ projectId, templateId }) => {
+      const t = isId(templateId) ? await ctx.templates.get(projectId, templateId) : null;
+      return { exists: t !== null, type: t?.type ?? null };
+    });
+}

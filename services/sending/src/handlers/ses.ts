@@ -1,0 +1,13 @@
+import { feedbackRoutes } from "@mailroom/contracts";
+import type { RpcServer } from "@mailroom/kit";
+import type { SnsClient } from "../infra/sns-certs.js";
+import type { Ctx } from "../usecases/context.js";
+import { handleSesWebhook } from "../usecases/ses.js";
+import { routeOf } from "./route.js";
+
+export function registerSes(server: RpcServer, ctx: Ctx, sns: SnsClient): void {
+  server.route(routeOf(feedbackRoutes, "sending.feedback.ses"), async ({ body }) => {
+    await handleSesWebhook(ctx, sns, body);
+    return { status: 200, body: { success: true } };
+  });
+}

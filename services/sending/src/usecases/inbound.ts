@@ -1,0 +1,156 @@
+import { createHash } from "node:crypto";
+import { authenticate } from "mailauth";
+import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
+import sanitizeHtml from "sanitize-html";
+import { contactsRpc, type EventEnvelope } from "@mailroom/contracts";
+import { enqueue, eventMessage, newId, type Sql } from "@mailroom/kit";
+import type { Engagement } from "../db/feedback-repo.js";
+import { emailIdOfReport, readReport } from "../domain/feedback.js";
+import { dkimVerdictOf, verdictOf } from "../domain/verdicts.js";
+import type { Resolve } from "../infra/dns.js";
+import type { Ctx } from "./context.js";
+import { recordFeedback } from "./feedback.js";
+
+/** One message as the inbound SMTP server took it. */
+export interface InboundMessage {
+  raw: Buffer;
+  mailFrom: string;
+  rcptTo: string[];
+  remoteAddress: string;
+  helo: string;
+  receivedAt: Date;
+}
+
+/** email.received travels on NATS inside the event: the body is cut beyond this many characters. */
+export const MAX_RECEIVED_BODY_CHARS = 256 * 1024;
+
+const domainOf = (address: string) => address.slice(address.lastIndexOf("@") + 1).toLowerCase();
+
+/** Recipients the inbound server accepts at RCPT: feedback addresses, or a domain verified by a project. */
+export async function acceptsRecipient(ctx: Ctx, address: string): Promise<boolean> {
+  const domain = domainOf(address);
+  if (domain === ctx.returnPathDomain.toLowerCase()) return true;
+  return (await ctx.domains.projectsWithVerified(domain)).length > 0;
+}
+
+/**
+ * Handles a message accepted by the inbound server. Resolves once everything it causes is durable
+ * (so the server answers 250 only then); throws NotYetSent or any failure for a 4xx retry.
+ */
+export async function receiveMessage(ctx: Ctx, resolve: Resolve, msg: InboundMessage): Promise<void> {
+  const parsed = await simpleParser(msg.raw, { keepDeliveryStatus: true, skipHtmlToText: true, skipTextLinks: true, skipImageLinks: true });
+  const feedback = msg.rcptTo.filter((r) => domainOf(r) === ctx.returnPathDomain.toLowerCase());
+  const inbound = msg.rcptTo.filter((r) => domainOf(r) !== ctx.returnPathDomain.toLowerCase());
+  if (feedback.length) await applyReport(ctx, parsed, feedback[0]!, msg.raw);
+  if (inbound.length) await emitReceived(ctx, resolve, parsed, msg, inbound);
+}
+
+/** A DSN or ARF report to a feedback address. Anything else sent there (auto-replies) is dropped. */
+async function applyReport(ctx: Ctx, parsed: ParsedMail, recipient: string, raw: Buffer): Promise<void> {
+  const contentType = parsed.headers.get("content-type") as { value?: string; params?: Record<string, string> } | undefined;
+  if (contentType?.value?.toLowerCase() !== "multipart/report") return;
+  const parts = parsed.attachments.map((a) => ({ contentType: a.contentType.toLowerCase(), text: a.content.toString("utf8") }));
+  const report = readReport(contentType.params?.["report-type"] ?? null, parts);
+  if (!report) return;
+  const emailId = emailIdOfReport(report, recipient, ctx.returnPathDomain);
+  if (!emailId) {
+    ctx.log.info({ recipient }, "feedback report names no email consistently; ignored");
+    return;
+  }
+  const at = new Date();
+  const e: Engagement =
+    report.type === "arf"
+      ? { kind: "complained", at }
+      : report.outcome === "delivered"
+        ? { kind: "delivered", at }
+        : { kind: "bounced", permanent: report.outcome === "permanent", at };
+  const receiptKey = `smtp:${parsed.messageId ?? createHash("sha256").update(raw).digest("hex")}`;
+  const result = await recordFeedback(ctx, { emailId, projectId: null }, e, { receiptKey });
+  if (result.kind === "unknown") ctx.log.info({ emailId }, "feedback report for an unknown email; ignored");
+}
+
+/** The From field as it was written (display name included), unfolded. */
+const fromHeaderOf = (parsed: ParsedMail) =>
+  parsed.headerLines.find((h) => h.key === "from")?.line.replace(/^from:\s*/i, "").replace(/\r?\n[ \t]+/g, " ").trim() ?? null;
+
+const firstAddress = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a[0] : a)?.value[0]?.address ?? null;
+
+async function verdicts(raw: Buffer, msg: InboundMessage, resolve: Resolve, mta: string) {
+  try {
+    const r = await authenticate(raw, {
+      ip: msg.remoteAddress,
+      helo: msg.helo,
+      sender: msg.mailFrom,
+      mta,
+      resolver: resolve as never,
+      disableArc: true,
+      disableBimi: true,
+    });
+    return {
+      spfVerdict: verdictOf(r.spf ? r.spf.status.result : "none"),
+      dkimVerdict: dkimVerdictOf(r.dkim?.results?.map((d) => d.status?.result) ?? []),
+      dmarcVerdict: verdictOf(r.dmarc ? r.dmarc.status.result : "none"),
+    };
+  } catch {
+    return { spfVerdict: "PROCESSING_FAILED", dkimVerdict: "PROCESSING_FAILED", dmarcVerdict: "PROCESSING_FAILED" } as const;
+  }
+}
+
+/** HTML through sanitize-html's defaults (no script, no event handlers, http/https/mailto links) plus images. */
+const sanitize = (html: string) =>
+  sanitizeHtml(html, {
+    allowedTags: [...sanitizeHtml.defaults.allowedTags, "img"],
+    allowedAttributes: { ...sanitizeHtml.defaults.allowedAttributes, img: ["src", "alt", "width", "height"] },
+    allowedSchemesByTag: { img: ["http", "https", "cid"] },
+  });
+
+/**
+ * email.received for each recipient at a verified domain, in each project that verified it
+ * (decisions.md §6). The sender's contact is named when the project has one; none is created.
+ */
+async function emitReceived(ctx: Ctx, resolve: Resolve, parsed: ParsedMail, msg: InboundMessage, recipients: string[]): Promise<void> {
+  const auth = await verdicts(msg.raw, msg, resolve, ctx.returnPathDomain);
+  const from = firstAddress(parsed.from) ?? msg.mailFrom;
+  const body = (parsed.html ? sanitize(parsed.html) : (parsed.text ?? "")).slice(0, MAX_RECEIVED_BODY_CHARS);
+  const messageId = parsed.messageId ?? `<${newId()}@${ctx.returnPathDomain}>`;
+  const events: EventEnvelope[] = [];
+  for (const to of recipients) {
+    for (const projectId of await ctx.domains.projectsWithVerified(domainOf(to))) {
+      const { contact } = await ctx.rpc.call(contactsRpc.get, { projectId, email: from }).catch(() => ({ contact: null }));
+      events.push({
+        id: newId(),
+        projectId,
+        name: "email.received",
+        family: "email",
+        contactId: contact?.id ?? null,
+        email: from,
+        data: {
+          messageId,
+          from,
+          fromHeader: fromHeaderOf(parsed) ?? from,
+          to,
+          subject: parsed.subject ?? "",
+          timestamp: msg.receivedAt.toISOString(),
+          recipients: msg.rcptTo,
+          hasContent: body.length > 0,
+          body,
+          // No spam or virus scanner is part of Mailroom (README: Inbound mail).
+          spamVerdict: "PROCESSING_FAILED",
+          virusVerdict: "PROCESSING_FAILED",
+          ...auth,
+          processingTimeMillis: Date.now() - msg.receivedAt.getTime(),
+        },
+        occurredAt: msg.receivedAt.toISOString(),
+      });
+    }
+  }
+  if (!events.length) return;
+  await ctx.sql.begin(async (txAny) => {
+    const tx = txAny as unknown as Sql;
+    // A client that retries after losing our 250 must not make a second event.
+    const fresh: EventEnvelope[] = [];
+    for (const e of events) if (await ctx.feedback.receipt(tx, `received:${e.projectId}:${e.data.to}:${messageId}`)) fresh.push(e);
+    await enqueue(tx, fresh.map((e) => eventMessage(ctx.names, e)));
+  });
+  ctx.outbox.kick();
+}

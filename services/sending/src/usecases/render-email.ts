@@ -1,0 +1,34 @@
+import { type ParsedTemplate, renderTemplate } from "../domain/render.js";
+import { addTracking } from "../domain/tracking.js";
+import type { Ctx } from "./context.js";
+
+export interface RenderedEmail {
+  subject: string;
+  html: string;
+  links: string[];
+}
+
+/**
+ * Renders one email when it is queued: the template with the subscription links of this email,
+ * then (tracking on) every http(s) link rewritten to its click URL and the open pixel added. The
+ * subscription links are Mailroom's own and stay as they are.
+ */
+export async function renderEmail(
+  ctx: Ctx,
+  a: { parsed: ParsedTemplate; vars: Record<string, unknown>; emailId: string; projectId: string; tracking: boolean },
+): Promise<RenderedEmail> {
+  const rendered = await renderTemplate(a.parsed, { ...a.vars, ...ctx.links.subscriptionUrls(a.emailId, a.projectId) });
+  if (!a.tracking) return { ...rendered, links: [] };
+  const tracked = addTracking(rendered.html, {
+    click: (index) => ctx.links.url("c", a.emailId, a.projectId, index),
+    pixel: ctx.links.url("o", a.emailId, a.projectId),
+    isOwn: (url) => ctx.links.isOwn(url),
+  });
+  return { subject: rendered.subject, ...tracked };
+}
+
+/** Tracking is on unless the project turned it off or this send/enqueue says `tracking: false`. */
+export async function trackingOn(ctx: Ctx, projectId: string, requested: boolean | undefined): Promise<boolean> {
+  if (requested === false) return false;
+  return (await ctx.settings.get(projectId)).tracking;
+}

@@ -1,0 +1,138 @@
+import { AppError, MAX_MESSAGE_BYTES, contactsRpc, type Mailbox, type SendEmailRequest, type SendEmailResult } from "@mailroom/contracts";
+import { newId } from "@mailroom/kit";
+import { RESERVED_HEADERS, messageIdFor, type StoredAttachment } from "../domain/compose.js";
+import { parseTemplate, type ParsedTemplate } from "../domain/render.js";
+import type { Ctx } from "./context.js";
+import { assertSenderVerified, queueEmail } from "./queue-email.js";
+import { renderEmail, trackingOn } from "./render-email.js";
+
+interface Address {
+  email: string;
+  name: string | null;
+}
+
+/** Everything /v1/send checked before its first side effect. */
+export interface SendPlan {
+  recipients: Address[];
+  from: Address;
+  replyTo: string | null;
+  templateId: string | null;
+  parsed: ParsedTemplate;
+  headers: Record<string, string>;
+  files: StoredAttachment[];
+  tracking: boolean;
+}
+
+const address = (m: Mailbox): Address => (typeof m === "string" ? { email: m, name: null } : { email: m.email, name: m.name ?? null });
+
+/** Base64 with 76-character lines: what an attachment weighs inside the MIME message. */
+const encodedSize = (bytes: number) => Math.ceil(bytes / 3) * 4 * (78 / 76);
+/** Headers, MIME boundaries and the part headers of each attachment. */
+const MIME_OVERHEAD = 16 * 1024;
+
+/**
+ * Validates a /v1/send request completely — template, sender, headers, attachments, every
+ * recipient — so a rejected request queues nothing (api-spec /v1/send; decisions.md §2).
+ */
+export async function planSend(ctx: Ctx, projectId: string, req: SendEmailRequest): Promise<SendPlan> {
+  const template = req.template ? await ctx.templates.get(projectId, req.template) : null;
+  if (req.template && !template) throw AppError.validation("Template not found", [{ path: "template", message: "no such template in this project" }]);
+
+  const subject = req.subject ?? template?.subject;
+  const body = req.body ?? template?.body;
+  let from: Address | null = null;
+  if (req.from) from = address(req.from);
+  else if (template?.from) from = { email: template.from, name: template.fromName };
+  // `name` is deprecated: only a fallback display name for a bare `from` address.
+  if (from && from.name === null) from.name = req.name ?? (req.from ? null : (template?.fromName ?? null));
+  const missing = [
+    ...(subject === undefined ? ["subject"] : []),
+    ...(body === undefined ? ["body"] : []),
+    ...(from === null ? ["from"] : []),
+  ];
+  if (missing.length) {
+    throw AppError.validation("Request validation failed", missing.map((path) => ({ path, message: "required (neither the request nor the template gives it)" })));
+  }
+
+  const headers = req.headers ?? {};
+  const reserved = Object.keys(headers).filter((h) => RESERVED_HEADERS.has(h.toLowerCase()));
+  if (reserved.length) {
+    throw AppError.validation("Request validation failed", reserved.map((h) => ({ path: `headers.${h}`, message: "this header is set by Mailroom" })));
+  }
+
+  const files: StoredAttachment[] = (req.attachments ?? []).map((a) => ({
+    filename: a.filename,
+    contentType: a.contentType,
+    contentId: a.contentId ?? null,
+    disposition: a.disposition,
+    content: Buffer.from(a.content, "base64"),
+  }));
+  const attachmentBytes = files.reduce((n, f) => n + f.content.byteLength, 0);
+  if (attachmentBytes > ctx.maxAttachmentBytes) {
+    throw new AppError("PAYLOAD_TOO_LARGE", `Attachments total ${attachmentBytes} bytes; the limit is ${ctx.maxAttachmentBytes}`);
+  }
+  const headerBytes = Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
+  const estimate =
+    Buffer.byteLength(body!) * 1.05 + Buffer.byteLength(subject!) + headerBytes + MIME_OVERHEAD +
+    files.reduce((n, f) => n + encodedSize(f.content.byteLength), 0);
+  if (estimate > MAX_MESSAGE_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `The message would exceed ${MAX_MESSAGE_BYTES} bytes`);
+
+  const parsed = parseTemplate({ subject: subject!, body: body! });
+  await assertSenderVerified(ctx, projectId, from!.email);
+  const recipients = (Array.isArray(req.to) ? req.to : [req.to]).map(address);
+  const tracking = await trackingOn(ctx, projectId, req.tracking);
+  return { recipients, from: from!, replyTo: req.reply ?? template?.replyTo ?? null, templateId: template?.id ?? null, parsed, headers, files, tracking };
+}
+
+/**
+ * Each recipient on its own, one after another: contact upsert (one-shot data comes back as
+ * template variables), render, then the email record and its job in one transaction.
+ */
+export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailRequest, plan: SendPlan): Promise<SendEmailResult> {
+  const attachmentIds = plan.files.map(() => newId());
+  await ctx.emails.insertAttachments(projectId, attachmentIds, plan.files);
+  const emails: SendEmailResult["emails"] = [];
+  for (const to of plan.recipients) {
+    const upsert = await ctx.rpc.call(contactsRpc.upsert, {
+      projectId,
+      email: to.email,
+      entryPoint: "send",
+      ...(req.subscribed !== undefined ? { subscribed: req.subscribed } : {}),
+      ...(req.data !== undefined ? { data: req.data } : {}),
+    });
+    const { contact } = upsert;
+    // An explicit resubscription lifts a bounce suppression now, not when its event comes back.
+    if (req.subscribed === true) await ctx.suppressions.lift(projectId, contact.email, new Date());
+    const id = newId();
+    const vars = {
+      ...upsert.templateData,
+      contact: { id: contact.id, email: contact.email, subscribed: contact.subscribed, data: contact.data },
+    };
+    const rendered = await renderEmail(ctx, { parsed: plan.parsed, vars, emailId: id, projectId, tracking: plan.tracking });
+    await queueEmail(ctx, {
+      id,
+      projectId,
+      contactId: contact.id,
+      to: contact.email,
+      toName: to.name,
+      from: plan.from.email,
+      fromName: plan.from.name,
+      replyTo: plan.replyTo,
+      subject: rendered.subject,
+      html: rendered.html,
+      headers: plan.headers,
+      attachmentIds,
+      templateId: plan.templateId,
+      campaignId: null,
+      workflowId: null,
+      executionId: null,
+      sourceType: "TRANSACTIONAL",
+      marketing: false,
+      idempotencyKey: null,
+      messageId: messageIdFor(id, ctx.returnPathDomain),
+      links: rendered.links,
+    });
+    emails.push({ contact: { id: contact.id, email: contact.email }, email: id });
+  }
+  return { emails, timestamp: new Date().toISOString() };
+}

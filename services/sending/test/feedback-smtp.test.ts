@@ -1,0 +1,167 @@
+import { generateKeyPairSync, randomUUID } from "node:crypto";
+import nodemailer from "nodemailer";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addZones, waitFor, type ApiClient } from "@mailroom/testkit";
+import { familyEvents, settledEvents } from "./events.js";
+import { RPD, arf, deliver, dsn, sendAndWait, startFeedbackPlatform } from "./feedback-helpers.js";
+import { uniqueAddress, uniqueDomain, verifiedDomain } from "./helpers.js";
+
+type Fixture = Awaited<ReturnType<typeof startFeedbackPlatform>>;
+
+describe("delivery reports, complaints and inbound mail over SMTP", () => {
+  let f: Fixture;
+  let p: Awaited<ReturnType<Fixture["project"]>>;
+  let api: ApiClient;
+  let domain: string;
+  const bounce = (emailId: string) => [`bounces+${emailId}@${RPD}`];
+  const events = (name: string, emailId: string, count = 1) =>
+    familyEvents(f.platform.prefix, "email", p.id, (e) => e.name === name && e.data.emailId === emailId, count);
+  const send = (to = uniqueAddress("fb")) => sendAndWait(api, { from: `news@${domain}`, to }).then((r) => ({ ...r, to }));
+  const subscribedSend = async () => {
+    const to = uniqueAddress("fb");
+    await api.post("/contacts", { email: to, subscribed: true });
+    return send(to);
+  };
+
+  beforeAll(async () => {
+    f = await startFeedbackPlatform({ INBOUND_MAX_BYTES: String(1024 * 1024) });
+    p = await f.project();
+    api = p.api;
+    domain = (await verifiedDomain(api, f.zonesFile)).domain;
+  });
+  afterAll(async () => {
+    await f?.destroy();
+  });
+
+  it("sends with the VERP envelope sender and waits for the DSN before calling it delivered", async () => {
+    const { emailId, to, record } = await send();
+    expect(record.status).toBe("SENT");
+    const relayed = await f.relay.to(to);
+    expect(relayed.mailFrom).toBe(`bounces+${emailId}@${RPD}`);
+
+    await deliver(f.inboundPort, bounce(emailId), dsn({ emailId, to, action: "delivered", status: "2.0.0" }));
+    const [e] = await events("email.delivery", emailId);
+    const after = (await api.get(`/emails/${emailId}`)).body;
+    expect(after.status).toBe("DELIVERED");
+    expect(e).toMatchObject({
+      email: to,
+      contactId: record.contactId,
+      data: { emailId, deliveredAt: after.deliveredAt, subject: "Hello", from: `news@${domain}`, fromName: "", messageId: record.messageId, templateId: null, campaignId: null, sourceType: "TRANSACTIONAL" },
+    });
+  });
+
+  it("turns a 5.1.1 DSN into a permanent bounce that unsubscribes and suppresses transactional mail until resubscribed", async () => {
+    const { emailId, contactId, to } = await subscribedSend();
+    await deliver(f.inboundPort, bounce(emailId), dsn({ emailId, to, action: "failed", status: "5.1.1" }));
+    const [e] = await events("email.bounce", emailId);
+    const record = (await api.get(`/emails/${emailId}`)).body;
+    expect(record.status).toBe("BOUNCED");
+    expect(e!.data).toMatchObject({ bounceType: "Permanent", transientBounce: false, bouncedAt: record.bouncedAt, emailId });
+    await familyEvents(f.platform.prefix, "contact", p.id, (c) => c.name === "contact.unsubscribed" && c.contactId === contactId && c.data.reason === "bounce");
+    expect((await api.get(`/contacts/${contactId}`)).body.subscribed).toBe(false);
+
+    const blocked = await api.post("/v1/send", { to, from: `news@${domain}`, subject: "Again", body: "<p>x</p>" });
+    expect(blocked.status).toBe(200);
+    const blockedId = blocked.body.data.emails[0].email;
+    expect((await api.get(`/emails/${blockedId}`)).body.status).toBe("FAILED");
+
+    expect((await api.patch(`/contacts/${contactId}`, { subscribed: true })).status).toBe(200);
+    // the contact.subscribed event lifts the suppression
+    await waitFor(async () => ((await send(to)).record.status === "SENT" ? true : null), { timeoutMs: 15_000, intervalMs: 500, what: "a send after resubscription" });
+    expect(f.relay.messages.filter((m) => m.rcptTo.includes(to))).toHaveLength(2);
+    expect(f.relay.messages.some((m) => m.mailFrom === `bounces+${blockedId}@${RPD}`)).toBe(false);
+  });
+
+  it("turns a delay or a 4.x.x DSN into a transient bounce that leaves the contact subscribed", async () => {
+    const { emailId, contactId, to } = await subscribedSend();
+    await deliver(f.inboundPort, bounce(emailId), dsn({ emailId, to, action: "delayed", status: "4.4.7" }));
+    await deliver(f.inboundPort, bounce(emailId), dsn({ emailId, to, action: "failed", status: "4.2.2" }));
+    const found = await events("email.bounce", emailId, 2);
+    for (const e of found) {
+      expect(e.data).toMatchObject({ bounceType: "Transient", transientBounce: true });
+      expect(e.data).not.toHaveProperty("bouncedAt");
+    }
+    expect((await api.get(`/emails/${emailId}`)).body).toMatchObject({ status: "SENT", bouncedAt: null });
+    expect((await api.get(`/contacts/${contactId}`)).body.subscribed).toBe(true);
+  });
+
+  it("turns an ARF report into a complaint that unsubscribes the contact", async () => {
+    const { emailId, contactId, to } = await subscribedSend();
+    await deliver(f.inboundPort, bounce(emailId), arf({ emailId, to }));
+    const [e] = await events("email.complaint", emailId);
+    const record = (await api.get(`/emails/${emailId}`)).body;
+    expect(record.status).toBe("COMPLAINED");
+    expect(e!.data).toMatchObject({ complainedAt: record.complainedAt, emailId });
+    await familyEvents(f.platform.prefix, "contact", p.id, (c) => c.name === "contact.unsubscribed" && c.contactId === contactId && c.data.reason === "complaint");
+  });
+
+  it("ignores reports for unknown or forged email ids and applies a repeated report once", async () => {
+    const { emailId, contactId, to } = await subscribedSend();
+    const unknown = randomUUID();
+    await deliver(f.inboundPort, bounce(unknown), dsn({ emailId: unknown, to, action: "failed", status: "5.1.1" }));
+    // the VERP address names our email but the report is about another message
+    await deliver(f.inboundPort, bounce(emailId), dsn({ emailId, to, action: "failed", status: "5.1.1", envelopeId: unknown, messageId: `<${unknown}@${RPD}>` }));
+    const report = dsn({ emailId, to, action: "delivered", status: "2.0.0" });
+    await deliver(f.inboundPort, bounce(emailId), report);
+    await deliver(f.inboundPort, bounce(emailId), report);
+    await events("email.delivery", emailId);
+    expect(await settledEvents(f.platform.prefix, "email", p.id, (e) => e.data.emailId === emailId && e.name === "email.delivery")).toHaveLength(1);
+    expect(await settledEvents(f.platform.prefix, "email", p.id, (e) => e.name === "email.bounce" && (e.data.emailId === emailId || e.data.emailId === unknown))).toHaveLength(0);
+    expect((await api.get(`/emails/${emailId}`)).body.status).toBe("DELIVERED");
+    expect((await api.get(`/contacts/${contactId}`)).body.subscribed).toBe(true);
+  });
+
+  it("turns mail to a verified domain into email.received with sanitized HTML and SPF, DKIM and DMARC verdicts", async () => {
+    const sender = uniqueDomain("sender");
+    const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 1024 });
+    const spki = publicKey.export({ type: "spki", format: "der" }).toString("base64");
+    addZones(f.zonesFile, {
+      [sender]: { TXT: ["v=spf1 ip4:127.0.0.1 -all"] },
+      [`s1._domainkey.${sender}`]: { TXT: [`v=DKIM1; k=rsa; p=${spki}`] },
+      [`_dmarc.${sender}`]: { TXT: ["v=DMARC1; p=reject"] },
+    });
+    const transport = nodemailer.createTransport({ host: "127.0.0.1", port: f.inboundPort, ignoreTLS: true, name: "mx.sender.test" });
+    const started = Date.now();
+    await transport.sendMail({
+      from: `Alice Example <alice@${sender}>`,
+      to: `support@${domain}`,
+      subject: "Question",
+      html: `<p>Hi <b>there</b></p><script>alert(1)</script><img src="https://x.example/a.png" onerror="alert(2)"><a href="javascript:alert(3)">x</a>`,
+      dkim: { domainName: sender, keySelector: "s1", privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString() },
+    });
+    transport.close();
+    const [e] = await familyEvents(f.platform.prefix, "email", p.id, (x) => x.name === "email.received" && x.data.to === `support@${domain}`);
+    expect(e!.data).toMatchObject({
+      from: `alice@${sender}`,
+      fromHeader: `Alice Example <alice@${sender}>`,
+      subject: "Question",
+      recipients: [`support@${domain}`],
+      hasContent: true,
+      spfVerdict: "PASS",
+      dkimVerdict: "PASS",
+      dmarcVerdict: "PASS",
+      spamVerdict: "PROCESSING_FAILED",
+      virusVerdict: "PROCESSING_FAILED",
+    });
+    const body = e!.data.body as string;
+    expect(body).toContain("<p>Hi <b>there</b></p>");
+    expect(body).not.toContain("<script");
+    expect(body).not.toContain("onerror");
+    expect(body).not.toContain("javascript:");
+    expect(e!.data.messageId).toMatch(/^<.+>$/);
+    expect(Date.parse(e!.data.timestamp as string)).toBeGreaterThanOrEqual(started - 1000);
+    expect(e!.data.processingTimeMillis).toBeGreaterThanOrEqual(0);
+  });
+
+  it("refuses mail for a domain no project verified at RCPT time", async () => {
+    const err = await deliver(f.inboundPort, [`someone@${uniqueDomain("nobody")}`], "Subject: hi\r\n\r\nhi\r\n", "x@example.com").catch((e) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err.responseCode).toBe(550);
+  });
+
+  it("refuses a message over the size limit", async () => {
+    const huge = `Subject: big\r\n\r\n${`${"y".repeat(998)}\r\n`.repeat(1100)}`;
+    const err = await deliver(f.inboundPort, [`support@${domain}`], huge, "x@example.com").catch((e) => e);
+    expect(err.responseCode).toBe(552);
+  });
+});

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMailbox } from "@mailroom/devmailbox";
+import { Platform, apiClient } from "@mailroom/testkit";
+
+const RATE = 4;
+const EMAILS = 16;
+let mailbox: Awaited<ReturnType<typeof startMailbox>>;
+const platform = new Platform({ services: ["gateway", "contacts"], env: { SEND_RATE_PER_PROJECT: String(RATE) } });
+
+beforeAll(async () => {
+  mailbox = await startMailbox({ smtpPort: 0, httpPort: 0 });
+  platform.env.SMTP_URL = mailbox.smtpUrl;
+  await platform.start();
+  // Two sending replicas share one bucket per project in Redis.
+  await platform.startService("sending");
+  await platform.startService("sending");
+});
+afterAll(async () => {
+  await platform.destroy();
+  await mailbox?.stop();
+});
+
+describe("per-project sending rate", () => {
+  it("holds across two sending replicas, and every email still goes out once", async () => {
+    const project = await platform.createProject("throttle");
+    await platform.cli(["domains", "verify", "--project", project.id, "--domain", "throttle.example"]);
+    const to = Array.from({ length: EMAILS }, (_, i) => `r${i}@throttle.example`);
+    const res = await apiClient(platform.url, project.secretKey).post("/v1/send", {
+      to,
+      from: "news@throttle.example",
+      subject: "Paced",
+      body: "<p>one at a time</p>",
+    });
+    expect(res.status).toBe(200);
+    const messages = await mailbox.waitFor((m) => m.subject === "Paced", 30_000, EMAILS);
+    expect(new Set(messages.map((m) => m.messageId)).size).toBe(EMAILS);
+    expect(new Set(messages.flatMap((m) => m.to)).size).toBe(EMAILS);
+    const times = messages.map((m) => Date.parse(m.receivedAt)).sort((a, b) => a - b);
+    // One second of burst (RATE), then RATE per second: the last arrives no sooner than this.
+    const minimumMs = ((EMAILS - RATE) / RATE) * 1000;
+    expect(times[times.length - 1]! - times[0]!).toBeGreaterThanOrEqual(minimumMs * 0.9);
+    // No window of one second ever holds more than the burst plus one second of refill.
+    for (const start of times) expect(times.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(RATE * 2);
+  });
+});

@@ -1,0 +1,49 @@
+import type { Deps, ServiceApp } from "@mailroom/kit";
+import type { WorkflowsEnv } from "./config.js";
+import { Engine } from "./engine/engine.js";
+import { Poller } from "./engine/poller.js";
+import { Starter } from "./engine/starter.js";
+import { registerWorkflowRoutes } from "./handlers/http.js";
+import { Scheduler } from "./handlers/scheduler.js";
+import { triggersConsumer } from "./handlers/triggers.js";
+import { registerTemplateInUse } from "./handlers/template-in-use.js";
+import { createResolver } from "./infra/resolver.js";
+import { Editor } from "./usecases/editor.js";
+import { Executions } from "./usecases/executions.js";
+
+/** The spec's webhook limits (api-spec Limits): 10 s per request, up to 5 redirects, no retries. */
+const WEBHOOK_TIMEOUT_MS = 10_000;
+const WEBHOOK_MAX_REDIRECTS = 5;
+
+/** Builds the workflows service from its deps; nothing listens or polls until the runtime starts it. */
+export function buildApp(deps: Deps<typeof WorkflowsEnv.shape>): ServiceApp {
+  const c = deps.config;
+  const resolve = createResolver(c.DNS_SERVER);
+  const allowedHosts = new Set(c.WEBHOOK_ALLOWED_HOSTS);
+  const webhook = { resolve, allowedHosts, timeoutMs: WEBHOOK_TIMEOUT_MS, maxRedirects: WEBHOOK_MAX_REDIRECTS };
+  const engine = new Engine(deps.sql, { rpc: deps.rpc, webhook, timeScale: c.WORKFLOWS_TIME_SCALE }, deps.log, deps.metrics, {
+    leaseMs: c.WORKFLOWS_LEASE_MS,
+    concurrency: c.WORKFLOWS_CONCURRENCY,
+  });
+  const starter = new Starter(deps.sql, engine, deps.log, c.WORKFLOWS_LEASE_MS);
+  const poller = new Poller(deps.sql, engine, deps.log, { intervalMs: c.WORKFLOWS_POLL_MS, leaseMs: c.WORKFLOWS_LEASE_MS });
+  const scheduler = new Scheduler(deps.sql, deps.rpc, starter, deps.log, { intervalMs: c.WORKFLOWS_SCHEDULE_POLL_MS });
+  const editor = new Editor(deps.sql, { rpc: deps.rpc, resolve, allowedHosts });
+  const executions = new Executions(deps.sql, deps.rpc, starter);
+  return {
+    register(server) {
+      registerWorkflowRoutes(server, deps.sql, editor, executions);
+      registerTemplateInUse(server, deps.sql);
+    },
+    consumers: [triggersConsumer(deps.names, deps.sql, engine, starter, c.WORKFLOWS_LEASE_MS, c.WORKFLOWS_TRIGGER_CONCURRENCY)],
+    async start() {
+      poller.start();
+      scheduler.start();
+    },
+    async stop() {
+      await scheduler.stop();
+      await poller.stop();
+      await engine.stop();
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import type { GraphEdge, GraphStep } from "../domain/graph.js";
+import { type Q, type StepRow, type TransitionRow, type WorkflowRow, json } from "./rows.js";
+
+export interface Graph {
+  steps: StepRow[];
+  transitions: TransitionRow[];
+}
+
+export const graphSteps = (g: Graph): GraphStep[] => g.steps.map((s) => ({ id: s.id, type: s.type, config: s.config }));
+export const graphEdges = (g: Graph): GraphEdge[] =>
+  g.transitions.map((t) => ({ id: t.id, fromStepId: t.from_step_id, toStepId: t.to_step_id, branch: t.branch, waitOutcome: t.wait_outcome }));
+
+/** Every query is scoped by project: another project's workflow is simply not found. */
+export const workflowsRepo = {
+  /** `lock`: edits take the row FOR UPDATE, which waits for starts holding it FOR KEY SHARE. */
+  async get(q: Q, projectId: string, id: string, lock = false): Promise<WorkflowRow | null> {
+    const rows = lock
+      ? await q<WorkflowRow[]>`select * from workflows where project_id = ${projectId} and id = ${id} for update`
+      : await q<WorkflowRow[]>`select * from workflows where project_id = ${projectId} and id = ${id}`;
+    return rows[0] ?? null;
+  },
+
+  async graph(q: Q, workflowId: string): Promise<Graph> {
+    const [steps, transitions] = await Promise.all([
+      q<StepRow[]>`select id, workflow_id, type, name, config, position from steps where workflow_id = ${workflowId} order by created_at, id`,
+      q<TransitionRow[]>`select * from transitions where workflow_id = ${workflowId} order by id`,
+    ]);
+    return { steps, transitions };
+  },
+
+  async list(q: Q, projectId: string, limit: number, offset: number): Promise<{ rows: WorkflowRow[]; total: number }> {
+    const [rows, [count]] = await Promise.all([
+      q<WorkflowRow[]>`select * from workflows where project_id = ${projectId} order by created_at desc, id desc limit ${limit} offset ${offset}`,
+      q<{ n: number }[]>`select count(*)::int as n from workflows where project_id = ${projectId}`,
+    ]);
+    return { rows, total: count?.n ?? 0 };
+  },
+
+  async graphs(q: Q, workflowIds: string[]): Promise<Map<string, Graph>> {
+    const [steps, transitions] = await Promise.all([
+      q<StepRow[]>`select id, workflow_id, type, name, config, position from steps where workflow_id = any(${workflowIds}::uuid[]) order by created_at, id`,
+      q<TransitionRow[]>`select * from transitions where workflow_id = any(${workflowIds}::uuid[]) order by id`,
+    ]);
+    const out = new Map<string, Graph>(workflowIds.map((id) => [id, { steps: [], transitions: [] }]));
+    for (const s of steps) out.get(s.workflow_id)?.steps.push(s);
+    for (const t of transitions) out.get(t.workflow_id)?.transitions.push(t);
+    return out;
+  },
+
+  async insert(q: Q, w: WorkflowRow): Promise<void> {
+    await q`insert into workflows (id, project_id, name, description, enabled, allow_reentry, trigger_type, trigger_config,
+      trigger_event, enabled_at, created_at, updated_at)
+      values (${w.id}, ${w.project_id}, ${w.name}, ${w.description}, ${w.enabled}, ${w.allow_reentry}, ${w.trigger_type},
+      ${json(w.trigger_config)}::jsonb, ${w.trigger_event}, null, now(), now())`;
+  },
+
+  async update(q: Q, w: WorkflowRow): Promise<void> {
+    await q`update workflows set name = ${w.name}, description = ${w.description}, enabled = ${w.enabled},
+      allow_reentry = ${w.allow_reentry}, trigger_type = ${w.trigger_type}, trigger_config = ${json(w.trigger_config)}::jsonb,
+      trigger_event = ${w.trigger_event},
+      enabled_at = case when ${w.enabled} and not enabled then now() when ${w.enabled} then enabled_at end,
+      updated_at = now() where id = ${w.id}`;
+  },
+
+  async touch(q: Q, id: string): Promise<void> {
+    await q`update workflows set updated_at = now() where id = ${id}`;
+  },
+
+  async delete(q: Q, id: string): Promise<void> {
+    await q`delete from workflows where id = ${id}`;
+  },
+
+  async insertStep(q: Q, s: StepRow): Promise<void> {
+    await q`insert into steps (id, workflow_id, type, name, config, position)
+      values (${s.id}, ${s.workflow_id}, ${s.type}, ${s.name}, ${json(s.config)}::jsonb, ${json(s.position)}::jsonb)`;
+  },
+
+  async updateStep(q: Q, s: StepRow): Promise<void> {
+    await q`update steps set name = ${s.name}, config = ${json(s.config)}::jsonb, position = ${json(s.position)}::jsonb where id = ${s.id}`;
+  },
+
+  async deleteStep(q: Q, id: string): Promise<void> {
+    await q`delete from steps where id = ${id}`;
+  },
+
+  async insertTransition(q: Q, t: TransitionRow): Promise<void> {
+    await q`insert into transitions (id, workflow_id, from_step_id, to_step_id, branch, wait_outcome)
+      values (${t.id}, ${t.workflow_id}, ${t.from_step_id}, ${t.to_step_id}, ${t.branch}, ${t.wait_outcome})`;
+  },
+
+  async deleteTransition(q: Q, id: string): Promise<void> {
+    await q`delete from transitions where id = ${id}`;
+  },
+
+  async hasActiveExecutions(q: Q, workflowId: string): Promise<boolean> {
+    const rows = await q`select 1 from executions where workflow_id = ${workflowId} and status in ('RUNNING', 'WAITING') limit 1`;
+    return rows.length > 0;
+  },
+
+  async hasExecutions(q: Q, workflowId: string): Promise<boolean> {
+    const rows = await q`select 1 from executions where workflow_id = ${workflowId} limit 1`;
+    return rows.length > 0;
+  },
+
+  /** The enabled EVENT workflows of a project listening to `name` (trigger consumer). */
+  async listeningTo(q: Q, projectId: string, name: string): Promise<Array<{ id: string }>> {
+    return q<{ id: string }[]>`select id from workflows
+      where project_id = ${projectId} and enabled and trigger_type = 'EVENT' and trigger_event = ${name}`;
+  },
+
+  async scheduled(q: Q): Promise<WorkflowRow[]> {
+    return q<WorkflowRow[]>`select * from workflows where enabled and trigger_type = 'SCHEDULE'`;
+  },
+
+  async claimTick(q: Q, workflowId: string, tickAt: Date): Promise<boolean> {
+    const rows = await q`insert into schedule_ticks (workflow_id, tick_at) values (${workflowId}, ${tickAt.toISOString()})
+      on conflict do nothing returning 1`;
+    return rows.length > 0;
+  },
+};

@@ -1,0 +1,184 @@
+import { type Contact, contactsRpc } from "@mailroom/contracts";
+import { type Logger, type Metrics, newId, type Sql } from "@mailroom/kit";
+import { type Claim, executionsRepo } from "../db/executions-repo.js";
+import type { ExecutionRow, StepRow } from "../db/rows.js";
+import { graphEdges, workflowsRepo } from "../db/workflows-repo.js";
+import { nextStepId } from "../domain/graph.js";
+import { type Outcome, TransientError } from "./outcome.js";
+import { runStep, StepFailure, type StepEnv } from "./steps.js";
+
+export interface EngineOptions {
+  leaseMs: number;
+  concurrency: number;
+  /** How long a step that failed transiently waits before any replica tries it again. */
+  retryMs?: number;
+}
+
+/**
+ * Runs executions. A run starts from a claim (a lease token on the execution row) and advances step
+ * by step; each step's result and the move to the next step are written in one transaction that
+ * checks the claim, so a cancelled execution or one taken over by another replica stops at once.
+ * A step may run again after a crash (at least once); its effects are guarded so they happen at most
+ * once (idempotency keys, idempotent updates, the webhook's effect mark).
+ */
+export class Engine {
+  private readonly queue: Claim[] = [];
+  private readonly active = new Set<Promise<void>>();
+  private readonly waiters: Array<() => void> = [];
+  private stopped = false;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly env: Omit<StepEnv, "markEffect">,
+    private readonly log: Logger,
+    private readonly metrics: Metrics,
+    private readonly opts: EngineOptions,
+  ) {}
+
+  /** Free slots, so pollers claim no more than this replica can start soon. */
+  get capacity(): number {
+    return Math.max(0, this.opts.concurrency * 2 - this.active.size - this.queue.length);
+  }
+
+  /** Resolves when the engine has room: the trigger consumer waits here instead of queueing without bound. */
+  async room(): Promise<void> {
+    while (this.capacity === 0 && !this.stopped) await new Promise<void>((r) => this.waiters.push(r));
+  }
+
+  submit(claims: Claim[]): void {
+    this.queue.push(...claims);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.active.size < this.opts.concurrency && this.queue.length > 0) {
+      const claim = this.queue.shift()!;
+      const p = this.run(claim)
+        .catch((err) => this.log.error({ err, executionId: claim.id }, "execution run failed"))
+        .finally(() => {
+          this.active.delete(p);
+          for (const w of this.waiters.splice(0)) w();
+          this.pump();
+        });
+      this.active.add(p);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.queue.length = 0; // their claims expire and another replica (or the next start) takes them
+    for (const w of this.waiters.splice(0)) w();
+    await Promise.allSettled([...this.active]);
+  }
+
+  private async run(claim: Claim): Promise<void> {
+    const token = newId();
+    let execution = await executionsRepo.claim(this.sql, claim.id, claim.token, token, this.opts.leaseMs);
+    if (!execution) return;
+    const workflow = await workflowsRepo.get(this.sql, execution.project_id, execution.workflow_id);
+    if (!workflow) return;
+    const graph = await workflowsRepo.graph(this.sql, workflow.id);
+    const edges = graphEdges(graph);
+    let contact: Contact | undefined;
+    const env: StepEnv = { ...this.env, markEffect: (run) => executionsRepo.markEffect(this.sql, run.id) };
+
+    while (execution && !this.stopped) {
+      const ex: ExecutionRow = execution;
+      const step = graph.steps.find((s) => s.id === ex.current_step_id);
+      if (!ex.current_step_id || !step) {
+        execution = await this.finish(ex, token, null, ex.current_step_id ? "the step to run no longer exists" : null);
+        return;
+      }
+      const run = await executionsRepo.beginStepRun(this.sql, newId(), ex.id, step.id);
+      let outcome: Outcome;
+      const started = performance.now();
+      try {
+        outcome = await runStep(env, {
+          workflow,
+          execution: ex,
+          step,
+          run,
+          contact: async () => (contact ??= await this.contact(ex)),
+          setContact: (c) => void (contact = c),
+        });
+      } catch (err) {
+        if (err instanceof TransientError) {
+          this.log.warn({ err: err.message, executionId: ex.id, stepId: step.id }, "step failed transiently; retrying later");
+          await executionsRepo.backOff(this.sql, ex.id, token, this.opts.retryMs ?? 2000);
+          return;
+        }
+        outcome = { kind: "fail", error: err instanceof Error ? err.message : String(err) };
+      }
+      this.metrics.rpcDuration.observe({ operation: `workflows.step.${step.type}` }, (performance.now() - started) / 1000);
+      execution = await this.apply(ex, token, step, run.id, outcome, edges);
+    }
+  }
+
+  private async contact(ex: ExecutionRow): Promise<Contact> {
+    const r = await this.env.rpc.call(contactsRpc.get, { projectId: ex.project_id, id: ex.contact_id }).catch((err) => {
+      throw new TransientError(`contact lookup: ${(err as Error).message}`);
+    });
+    if (!r.contact) throw new StepFailure("the contact no longer exists");
+    return r.contact;
+  }
+
+  /** Writes a step's outcome; null when the run must stop (waiting, finished, cancelled, claim lost). */
+  private async apply(
+    ex: ExecutionRow,
+    token: string,
+    step: StepRow,
+    runId: string,
+    outcome: Outcome,
+    edges: ReturnType<typeof graphEdges>,
+  ): Promise<ExecutionRow | null> {
+    if (outcome.kind === "fail") return this.finish(ex, token, runId, outcome.error);
+    if (outcome.kind === "exit") return this.end(ex, token, runId, "EXITED", outcome.reason);
+    const lease = `${this.opts.leaseMs} milliseconds`;
+    // Each write is one statement (CTEs), so it is atomic without a transaction's extra round trips;
+    // the step run changes only if the execution update matched (claim held, still RUNNING).
+    if (outcome.kind === "wait") {
+      await this.sql`
+        with e as (
+          update executions set status = 'WAITING', wait_event = ${outcome.waitEvent}, wait_since = now(),
+            lease_token = null, lease_until = null
+          where id = ${ex.id} and lease_token = ${token} and status = 'RUNNING' returning id),
+        r as (update step_runs set status = 'WAITING' where id = ${runId} and exists (select 1 from e))
+        insert into timers (execution_id, step_id, due_at)
+        select id, ${step.id}, ${outcome.dueAt?.toISOString() ?? null} from e where ${outcome.dueAt !== null}
+        on conflict (execution_id) do update set step_id = excluded.step_id, due_at = excluded.due_at`;
+      return null;
+    }
+    const next = nextStepId(edges, step.id, outcome.branch ? { branch: outcome.branch } : {});
+    if (next === null) return this.end(ex, token, runId, "COMPLETED", null);
+    const [row] = await this.sql<ExecutionRow[]>`
+      with e as (
+        update executions set current_step_id = ${next}, lease_until = now() + ${lease}::interval
+        where id = ${ex.id} and lease_token = ${token} and status = 'RUNNING' returning *),
+      r as (update step_runs set status = 'COMPLETED', finished_at = now() where id = ${runId} and exists (select 1 from e))
+      select * from e`;
+    return row ?? null;
+  }
+
+  private finish(ex: ExecutionRow, token: string, runId: string | null, error: string | null): Promise<null> {
+    return error === null ? this.end(ex, token, runId, "COMPLETED", null) : this.end(ex, token, runId, "FAILED", null, error);
+  }
+
+  private async end(
+    ex: ExecutionRow,
+    token: string,
+    runId: string | null,
+    status: "COMPLETED" | "EXITED" | "FAILED",
+    exitReason: string | null,
+    error: string | null = null,
+  ): Promise<null> {
+    await this.sql`
+      with e as (
+        update executions set status = ${status}, exit_reason = ${exitReason}, finished_at = now(),
+          lease_token = null, lease_until = null
+        where id = ${ex.id} and lease_token = ${token} and status = 'RUNNING' returning id)
+      update step_runs set status = ${status === "FAILED" ? "FAILED" : "COMPLETED"}, error = ${error}, finished_at = now()
+      where id = ${runId} and exists (select 1 from e)`;
+    this.metrics.workflowExecutions.inc({ status });
+    return null;
+  }
+}

@@ -1,0 +1,56 @@
+import { type Logger, newId, type Sql } from "@mailroom/kit";
+import { executionsRepo } from "../db/executions-repo.js";
+import type { ExecutionRow, WorkflowRow } from "../db/rows.js";
+import type { Engine } from "./engine.js";
+
+export interface StartRequest {
+  projectId: string;
+  workflowId: string;
+  contactIds: string[];
+  context: Record<string, unknown>;
+  triggerKey: string | null;
+  /** Checked against the workflow row under its lock; false refuses the start. */
+  accepts(w: WorkflowRow): boolean;
+}
+
+/**
+ * Starts executions (trigger events, manual starts, schedule ticks) and hands them to the engine.
+ * The workflow row is read FOR KEY SHARE: starts run side by side, while a structural edit (FOR
+ * UPDATE) waits for them, so "no active executions" cannot change under an edit's feet.
+ */
+export class Starter {
+  constructor(
+    private readonly sql: Sql,
+    private readonly engine: Engine,
+    private readonly log: Logger,
+    private readonly leaseMs: number,
+  ) {}
+
+  /** Null when the workflow is missing or refuses; otherwise the executions actually started. */
+  async start(req: StartRequest): Promise<ExecutionRow[] | null> {
+    const token = newId();
+    const started = await this.sql.begin(async (tx) => {
+      const [w] = await tx<Array<WorkflowRow & { trigger_step_id: string | null }>>`
+        select w.*, (select s.id from steps s where s.workflow_id = w.id and s.type = 'TRIGGER' limit 1) as trigger_step_id
+        from workflows w where w.project_id = ${req.projectId} and w.id = ${req.workflowId} for key share of w`;
+      if (!w?.trigger_step_id || !req.accepts(w)) return null;
+      return executionsRepo.start(tx, {
+        projectId: req.projectId,
+        workflowId: w.id,
+        allowReentry: w.allow_reentry,
+        triggerStepId: w.trigger_step_id,
+        ids: req.contactIds.map(() => newId()),
+        contactIds: req.contactIds,
+        context: req.context,
+        triggerKey: req.triggerKey,
+        token,
+        leaseMs: this.leaseMs,
+      });
+    });
+    if (started?.length) {
+      this.log.debug({ workflowId: req.workflowId, n: started.length }, "executions started");
+      this.engine.submit(started.map((e) => ({ id: e.id, token })));
+    }
+    return started;
+  }
+}

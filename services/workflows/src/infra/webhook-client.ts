@@ -1,0 +1,114 @@
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import { blockedReason, hostPort, ipLiteral, parseWebhookUrl } from "../domain/addresses.js";
+import type { Resolve } from "./resolver.js";
+
+export interface WebhookCall {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+export interface WebhookPolicy {
+  resolve: Resolve;
+  /** `host:port` entries exempt from the address rule (WEBHOOK_ALLOWED_HOSTS; local testing only). */
+  allowedHosts: ReadonlySet<string>;
+  timeoutMs: number;
+  maxRedirects: number;
+}
+
+/** Why a webhook request was not made or did not succeed; the message becomes the step run's error. */
+export class WebhookError extends Error {}
+
+/**
+ * Checks a URL against the address rule and returns the one address to connect to. Every address
+ * the name resolves to must be public: a name with one public and one private address is refused,
+ * since the attacker could steer which one a retry or another client picks.
+ */
+export async function vetUrl(raw: string, policy: WebhookPolicy, signal: AbortSignal): Promise<{ url: URL; address: string }> {
+  const url = parseWebhookUrl(raw);
+  if (typeof url === "string") throw new WebhookError(`${url}: ${raw}`);
+  const literal = ipLiteral(url.hostname);
+  const addresses = literal ? [literal] : await policy.resolve(url.hostname, signal).catch((err: Error) => {
+    throw new WebhookError(err.message);
+  });
+  if (!policy.allowedHosts.has(hostPort(url))) {
+    for (const a of addresses) {
+      const reason = blockedReason(a);
+      if (reason) throw new WebhookError(`${url.hostname} resolves to ${a}, which is not a public address (${reason})`);
+    }
+  }
+  const address = addresses.find((a) => !a.includes(":")) ?? addresses[0]!;
+  return { url, address };
+}
+
+/** Pins the connection to the vetted address, so the socket never does a lookup of its own. */
+const pinned = (address: string): LookupFunction => (_host, options, callback) => {
+  const family = address.includes(":") ? 6 : 4;
+  if ((options as { all?: boolean }).all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
+  else callback(null, address, family);
+};
+
+function send(url: URL, address: string, call: WebhookCall, signal: AbortSignal): Promise<http.IncomingMessage> {
+  const tls = url.protocol === "https:";
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  return new Promise((resolve, reject) => {
+    const req = (tls ? https : http).request(
+      {
+        host,
+        port: url.port || (tls ? 443 : 80),
+        path: `${url.pathname}${url.search}`,
+        method: call.method,
+        headers: {
+          ...call.headers,
+          host: url.host,
+          ...(call.body === undefined ? {} : { "content-length": String(Buffer.byteLength(call.body)) }),
+        },
+        lookup: pinned(address),
+        // A fresh connection per request: a pooled keep-alive socket the server is closing fails with
+        // "socket hang up", which without retries would fail the execution for nothing.
+        agent: false,
+        signal,
+      },
+      resolve,
+    );
+    req.on("error", reject);
+    req.end(call.body);
+  });
+}
+
+/**
+ * One webhook delivery: at most `maxRedirects` redirects, each target vetted like the first, all
+ * within one `timeoutMs`; no retries. Resolves with the final status (the caller judges 2xx).
+ */
+export async function callWebhook(call: WebhookCall, policy: WebhookPolicy): Promise<number> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), policy.timeoutMs);
+  let current = call;
+  try {
+    for (let hop = 0; ; hop++) {
+      const { url, address } = await vetUrl(current.url, policy, controller.signal);
+      const res = await send(url, address, current, controller.signal);
+      res.resume();
+      const status = res.statusCode ?? 0;
+      const location = res.headers.location;
+      if (status < 300 || status >= 400 || !location) return status;
+      if (hop >= policy.maxRedirects) throw new WebhookError(`more than ${policy.maxRedirects} redirects`);
+      const keepsMethod = status === 307 || status === 308 || current.method === "GET" || current.method === "HEAD";
+      current = {
+        url: new URL(location, url).toString(),
+        method: keepsMethod ? current.method : "GET",
+        headers: current.headers,
+        body: keepsMethod ? current.body : undefined,
+      };
+    }
+  } catch (err) {
+    if (controller.signal.aborted) throw new WebhookError(`no answer within ${policy.timeoutMs / 1000} s`);
+    if (err instanceof WebhookError) throw err;
+    throw new WebhookError(`request failed: ${(err as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,46 @@
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import type { TestProject } from "vitest/node";
+import { startMailbox } from "@mailroom/devmailbox";
+import { Platform, REPO_ROOT, startDnsServer } from "@mailroom/testkit";
+
+/**
+ * Starts, once per run, the whole platform as separate processes against the real NATS, PostgreSQL
+ * and Redis under a fresh prefix, with an SMTP sink and a DNS server on loopback; every test file
+ * makes its own project (tenant) on it. Teardown drops the run's databases and streams.
+ */
+export default async function setup(project: TestProject) {
+  const mailbox = await startMailbox({ smtpPort: 0, httpPort: 0, maxMessages: 100_000 });
+  const platform = new Platform();
+  const dataDir = join(REPO_ROOT, ".mailroom", "test-data", platform.prefix);
+  mkdirSync(dataDir, { recursive: true });
+  const zonesFile = join(dataDir, "zones.json");
+  const dns = await startDnsServer({ zonesFile });
+  Object.assign(platform.env, {
+    SMTP_URL: mailbox.smtpUrl,
+    DNS_SERVER: dns.address,
+    RETURN_PATH_DOMAIN: "bounces.mailroom.test",
+  });
+  try {
+    await platform.start();
+  } catch (err) {
+    await platform.destroy();
+    await mailbox.stop();
+    await dns.stop();
+    throw err;
+  }
+  project.provide("platform", {
+    url: platform.url,
+    prefix: platform.prefix,
+    env: platform.env,
+    mailboxUrl: mailbox.webUrl,
+    smtpUrl: mailbox.smtpUrl,
+    dnsAddress: dns.address,
+    zonesFile,
+  });
+  return async () => {
+    await platform.destroy();
+    await mailbox.stop();
+    await dns.stop();
+  };
+}
