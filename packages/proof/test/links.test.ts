@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "@mailroom/testkit";
 import { mailboxMessages, sharedPlatform } from "@mailroom/testkit/shared";
 import { fillPath, label, loadApi, notBuilt, type ApiDocument, type Operation } from "./support/openapi.js";
-import { snapshot } from "./support/requests.js";
+import { settledSnapshot, snapshot } from "./support/requests.js";
 import { seedTenant, unique, type Tenant } from "./support/tenant.js";
 import { expectLogsFreeOf } from "./support/logs.js";
 
@@ -69,7 +69,7 @@ function candidates(kind: string): Record<string, string> {
 
 describe("public link tokens", () => {
   it("answers 404 to tampered and foreign tokens on every link route and changes nothing", async () => {
-    const before = await snapshot(api, owner);
+    const before = await settledSnapshot(api, owner);
     const anon = owner.project.anon;
     const checked: string[] = [];
     const skipped: string[] = [];
