@@ -43,7 +43,9 @@ describe("tracing", () => {
       { traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01` },
     );
     expect(res.status).toBe(200);
-    await waitFor(() => spans().some((s) => s.traceId === traceId && s.name === "smtp send"), { timeoutMs: 20_000, what: "the smtp span" });
+    // The consumer's span ends after the SMTP span (it closes once the record is marked sent), so wait for both.
+    const ended = (name: string) => spans().some((s) => s.traceId === traceId && s.name === name);
+    await waitFor(() => ended("smtp send") && ended("consume sending-delivery"), { timeoutMs: 20_000, what: "the delivery spans" });
 
     const trace = spans().filter((s) => s.traceId === traceId);
     const services = new Set(trace.map((s) => s.service));
