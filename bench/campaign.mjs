@@ -20,7 +20,8 @@ const address = (i) => `r${i}@bench.example.com`;
 const mailbox = await startMailbox({ maxMessages: 100 });
 const platform = new Platform({
   services: SERVICES,
-  env: { SMTP_URL: mailbox.smtpUrl, LOG_LEVEL: "warn", RETURN_PATH_DOMAIN: "bounces.bench.test" },
+  // The services' own default pool (the testkit's 4 is for many platforms sharing one test database).
+  env: { SMTP_URL: mailbox.smtpUrl, LOG_LEVEL: "warn", RETURN_PATH_DOMAIN: "bounces.bench.test", DB_POOL_MAX: process.env.BENCH_DB_POOL ?? "10" },
   serviceEnv: { campaigns: { LOG_LEVEL: process.env.BENCH_CAMPAIGNS_LOG ?? "warn" }, sending: { SMTP_POOL_SIZE: String(POOL), DELIVERY_CONCURRENCY: String(CONCURRENCY) } },
 });
 

@@ -45,7 +45,7 @@ describe.each<{ victim: ServiceName; killWhen: (rig: Rig, campaignId: string) =>
   beforeAll(async () => {
     rig = await startRig({
       services: ["gateway", "contacts", "sending", "campaigns"],
-      serviceEnv: { campaigns: { CAMPAIGNS_PAGE_SIZE: "100", CAMPAIGNS_ENQUEUE_CONCURRENCY: "4", CAMPAIGNS_LEASE_MS: "3000" } },
+      serviceEnv: { campaigns: { CAMPAIGNS_PAGE_SIZE: "100", CAMPAIGNS_ENQUEUE_BATCH: "25", CAMPAIGNS_ENQUEUE_CONCURRENCY: "4", CAMPAIGNS_LEASE_MS: "3000" } },
     });
     await seedContacts(rig.platform.env.DATABASE_URL!, rig.platform.prefix, rig.project.id, recipients);
   });

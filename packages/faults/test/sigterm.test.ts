@@ -24,7 +24,7 @@ describe(`SIGTERM to every service under load (${SENDS} sends and a ${RECIPIENTS
   beforeAll(async () => {
     rig = await startRig({
       services: SERVICES,
-      serviceEnv: { campaigns: { CAMPAIGNS_PAGE_SIZE: "100", CAMPAIGNS_ENQUEUE_CONCURRENCY: "4" } },
+      serviceEnv: { campaigns: { CAMPAIGNS_PAGE_SIZE: "100", CAMPAIGNS_ENQUEUE_BATCH: "25", CAMPAIGNS_ENQUEUE_CONCURRENCY: "4" } },
     });
     await seedContacts(rig.platform.env.DATABASE_URL!, rig.platform.prefix, rig.project.id, recipients);
   });

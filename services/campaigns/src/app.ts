@@ -17,6 +17,7 @@ export function buildApp(deps: CampaignsDeps): ServiceApp {
   const audience = new AudienceSource(deps.rpc);
   const fanout = new Fanout(sql, deps.rpc, audience, log, {
     pageSize: config.CAMPAIGNS_PAGE_SIZE,
+    batchSize: config.CAMPAIGNS_ENQUEUE_BATCH,
     concurrency: config.CAMPAIGNS_ENQUEUE_CONCURRENCY,
     maxFanouts: config.CAMPAIGNS_MAX_FANOUTS,
     leaseMs: config.CAMPAIGNS_LEASE_MS,

@@ -8,8 +8,10 @@ export const CampaignsEnv = z.object({
   CAMPAIGNS_SCHEDULER_INTERVAL_MS: Ms.max(60_000).default(500),
   /** Contacts per audience page: one page is all of the audience a fan-out holds in memory. */
   CAMPAIGNS_PAGE_SIZE: z.coerce.number().int().min(1).max(1000).default(500),
-  /** sending.enqueue calls in flight per running fan-out. */
-  CAMPAIGNS_ENQUEUE_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(32),
+  /** Recipients per sending.enqueueBatch call: one sender check and one transaction for all of them. */
+  CAMPAIGNS_ENQUEUE_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
+  /** sending.enqueueBatch calls in flight per running fan-out. */
+  CAMPAIGNS_ENQUEUE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Fan-outs one replica runs at once; more campaigns wait for a free slot or another replica. */
   CAMPAIGNS_MAX_FANOUTS: z.coerce.number().int().min(1).max(64).default(4),
   /**

@@ -24,7 +24,7 @@ describe("a crash in the middle of a campaign", () => {
     platform = new Platform({
       services: ["gateway", "contacts", "sending", "campaigns"],
       env: { SMTP_URL: mailbox.smtpUrl, RETURN_PATH_DOMAIN: "bounces.mailroom.test" },
-      serviceEnv: { campaigns: { CAMPAIGNS_PAGE_SIZE: "100", CAMPAIGNS_ENQUEUE_CONCURRENCY: "4", CAMPAIGNS_LEASE_MS: "3000" } },
+      serviceEnv: { campaigns: { CAMPAIGNS_PAGE_SIZE: "100", CAMPAIGNS_ENQUEUE_BATCH: "25", CAMPAIGNS_ENQUEUE_CONCURRENCY: "4", CAMPAIGNS_LEASE_MS: "3000" } },
     });
     await platform.start();
     const project = await platform.createProject("crash");

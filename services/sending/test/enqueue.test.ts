@@ -85,4 +85,68 @@ describe("sending.enqueue (campaign and workflow mail)", () => {
     expect((await call("sending.templateExists", { projectId: p.id, templateId: t.body.id })).result).toEqual({ exists: true, type: "MARKETING" });
     expect((await call("sending.templateExists", { projectId: p.id, templateId: "nope" })).result).toEqual({ exists: false, type: null });
   });
+
+  describe("sending.enqueueBatch", () => {
+    const campaignId = "01a1fce9-81a0-718d-aa48-cb3c0bc9a1ff";
+    const batch = (recipients: Array<{ key: string; to: string; data?: Record<string, unknown> }>, extra: Record<string, unknown> = {}) => ({
+      projectId: p.id,
+      source: { type: "CAMPAIGN", campaignId },
+      from: `news@${domain}`,
+      subject: "Batch {{ contact.email }}",
+      body: "<p>{% for i in (1..n) %}x{% endfor %}</p>",
+      marketing: true,
+      recipients: recipients.map((r) => ({ idempotencyKey: r.key, to: r.to, contactId: null, data: r.data ?? { n: 2 } })),
+      ...extra,
+    });
+
+    it("queues one email per new key, answers in order, and keeps a bad recipient to itself", async () => {
+      const [a, b, c] = [uniqueAddress("ba"), uniqueAddress("bb"), uniqueAddress("bc")];
+      const earlier = await call("sending.enqueueBatch", batch([{ key: `k:${a}`, to: a }]));
+      expect(earlier.ok).toBe(true);
+      const first = earlier.result.results[0].emailId;
+
+      const res = await call(
+        "sending.enqueueBatch",
+        batch([
+          { key: `k:${b}`, to: b, data: { n: 3 } },
+          { key: `k:${a}`, to: a }, // queued before: its first email, nothing new
+          { key: `k:${c}`, to: c, data: { n: 1e12 } }, // breaks the template's memory bound
+          { key: `k:${b}`, to: b }, // the same key twice in one batch: one email
+        ]),
+      );
+      expect(res.ok).toBe(true);
+      const [rb, ra, rc, rb2] = res.result.results;
+      expect(ra).toEqual({ emailId: first });
+      expect(rb.emailId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(rb2).toEqual(rb);
+      expect(rc).toMatchObject({ error: { code: "VALIDATION_ERROR" } });
+
+      const [mb] = await messagesTo(b);
+      expect(mb!.subject).toBe(`Batch ${b}`);
+      expect(mb!.html).toContain("<p>xxx</p>");
+      expect(await messagesTo(a)).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await messagesTo(b)).toHaveLength(1);
+      expect(await messagesTo(c, 0)).toHaveLength(0);
+      expect((await p.api.get(`/emails/${rb.emailId}`)).body).toMatchObject({ sourceType: "CAMPAIGN", campaignId, to: b });
+    });
+
+    it("refuses the whole batch for an unverified sender or an unknown template, queueing nothing", async () => {
+      const to = uniqueAddress("bn");
+      const unverified = await call("sending.enqueueBatch", batch([{ key: `u:${to}`, to }], { from: "a@unverified.mailroom.test" }));
+      expect(unverified).toMatchObject({ ok: false, error: { error: "DOMAIN_NOT_VERIFIED" } });
+      const noTemplate = await call(
+        "sending.enqueueBatch",
+        batch([{ key: `t:${to}`, to }], { templateId: "01a1fce9-81a0-718d-aa48-cb3c0bc9a100", subject: undefined, body: undefined }),
+      );
+      expect(noTemplate).toMatchObject({ ok: false, error: { error: "NOT_FOUND" } });
+      const invalid = await call("sending.enqueueBatch", batch([{ key: `v:${to}`, to: "not an address" }]));
+      expect(invalid).toMatchObject({ ok: false, error: { error: "VALIDATION_ERROR" } });
+      const empty = await call("sending.enqueueBatch", batch([]));
+      expect(empty).toMatchObject({ ok: false, error: { error: "VALIDATION_ERROR" } });
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await messagesTo(to, 0)).toHaveLength(0);
+      expect((await p.api.get(`/emails?campaignId=${campaignId}`)).body.data.map((e: { to: string }) => e.to)).not.toContain(to);
+    });
+  });
 });

@@ -1,51 +1,75 @@
 import { z } from "zod";
 import { defineRpc } from "../route.js";
+import { ErrorCode } from "../errors.js";
 import { DisplayName, EmailAddress, Id, JsonObject } from "../common.js";
 import { Domain, DomainName, EmailSourceType } from "./emails.js";
 import { TemplateType } from "./templates.js";
+
+/** What a delivery job's content is made of: one sender and one template or subject and body. */
+const EmailContent = z.object({
+  projectId: Id,
+  source: z.object({
+    type: EmailSourceType,
+    campaignId: Id.optional(),
+    workflowId: Id.optional(),
+    executionId: Id.optional(),
+    stepId: Id.optional(),
+  }),
+  from: EmailAddress.optional(),
+  fromName: DisplayName.optional(),
+  replyTo: EmailAddress.optional(),
+  templateId: Id.optional(),
+  subject: z.string().min(1).max(998).optional(),
+  body: z.string().min(1).optional(),
+  /** Marketing mail carries List-Unsubscribe and is never sent to an unsubscribed contact. */
+  marketing: z.boolean(),
+  /** Off: no open pixel and no click rewriting for this email (the project setting applies otherwise). */
+  tracking: z.boolean().optional(),
+});
+
+/** Who one email goes to, and the key that makes a retried enqueue of it return the first email. */
+const Recipient = z.object({
+  idempotencyKey: z.string().min(1).max(300),
+  to: EmailAddress,
+  /** Null for a campaign test copy sent to an address that is not a contact. */
+  contactId: Id.nullable(),
+  /** Template variables (contact data plus execution context); links are added by the service. */
+  data: JsonObject,
+});
+
+const contentGiven = (req: { templateId?: string; subject?: string; body?: string }, ctx: z.RefinementCtx) => {
+  if (req.templateId !== undefined) return;
+  for (const key of ["subject", "body"] as const) {
+    if (req[key] === undefined) ctx.addIssue({ code: "custom", path: [key], message: "required without templateId" });
+  }
+};
 
 /**
  * One delivery job from another service (campaign recipient, workflow SEND_EMAIL, campaign test).
  * The sending service stores the email record and queues the job; `idempotencyKey` makes a retried
  * enqueue (after a redelivered message or a timeout) return the first `emailId` instead of a second mail.
  */
-export const EnqueueEmailRpcRequest = z
-  .object({
-    projectId: Id,
-    source: z.object({
-      type: EmailSourceType,
-      campaignId: Id.optional(),
-      workflowId: Id.optional(),
-      executionId: Id.optional(),
-      stepId: Id.optional(),
-    }),
-    idempotencyKey: z.string().min(1).max(300),
-    to: EmailAddress,
-    /** Null for a campaign test copy sent to an address that is not a contact. */
-    contactId: Id.nullable(),
-    from: EmailAddress.optional(),
-    fromName: DisplayName.optional(),
-    replyTo: EmailAddress.optional(),
-    templateId: Id.optional(),
-    subject: z.string().min(1).max(998).optional(),
-    body: z.string().min(1).optional(),
-    /** Template variables (contact data plus execution context); links are added by the service. */
-    data: JsonObject,
-    /** Marketing mail carries List-Unsubscribe and is never sent to an unsubscribed contact. */
-    marketing: z.boolean(),
-    /** Off: no open pixel and no click rewriting for this email (the project setting applies otherwise). */
-    tracking: z.boolean().optional(),
-  })
-  .superRefine((req, ctx) => {
-    if (req.templateId !== undefined) return;
-    for (const key of ["subject", "body"] as const) {
-      if (req[key] === undefined) ctx.addIssue({ code: "custom", path: [key], message: "required without templateId" });
-    }
-  });
+export const EnqueueEmailRpcRequest = EmailContent.extend(Recipient.shape).superRefine(contentGiven);
 export type EnqueueEmailRpcRequest = z.infer<typeof EnqueueEmailRpcRequest>;
 
 export const EnqueueEmailRpcReply = z.object({ emailId: z.string() });
 export type EnqueueEmailRpcReply = z.infer<typeof EnqueueEmailRpcReply>;
+
+/**
+ * Many recipients of the same content (a page of a campaign's audience) in one call: one template
+ * and sender check, one transaction for every record and job. Each recipient keeps its own
+ * idempotency key. `results` follows `recipients` in order; a recipient whose own email cannot be
+ * made (its data breaks the template, say) gets an error and the others still go out.
+ */
+export const EnqueueBatchRpcRequest = EmailContent.extend({ recipients: z.array(Recipient).min(1).max(1000) }).superRefine(contentGiven);
+export type EnqueueBatchRpcRequest = z.infer<typeof EnqueueBatchRpcRequest>;
+export const EnqueueBatchResult = z.union([
+  z.object({ emailId: z.string() }),
+  z.object({ error: z.object({ code: ErrorCode, message: z.string() }) }),
+]);
+export type EnqueueBatchResult = z.infer<typeof EnqueueBatchResult>;
+export const EnqueueBatchRpcReply = z.object({ results: z.array(EnqueueBatchResult) });
+export type EnqueueBatchRpcReply = z.infer<typeof EnqueueBatchRpcReply>;
 
 export const TemplateExistsRpcRequest = z.object({ projectId: Id, templateId: Id });
 export type TemplateExistsRpcRequest = z.infer<typeof TemplateExistsRpcRequest>;
@@ -80,6 +104,12 @@ export const sendingRpc = {
     operation: "sending.enqueue",
     request: EnqueueEmailRpcRequest,
     reply: EnqueueEmailRpcReply,
+  }),
+  enqueueBatch: defineRpc({
+    service: "sending",
+    operation: "sending.enqueueBatch",
+    request: EnqueueBatchRpcRequest,
+    reply: EnqueueBatchRpcReply,
   }),
   templateExists: defineRpc({
     service: "sending",

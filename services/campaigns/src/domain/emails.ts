@@ -1,4 +1,4 @@
-import { AppError, type EnqueueEmailRpcRequest } from "@mailroom/contracts";
+import { AppError, type EnqueueBatchRpcRequest, type EnqueueEmailRpcRequest } from "@mailroom/contracts";
 
 export interface CampaignContentLike {
   id: string;
@@ -30,17 +30,14 @@ const sender = (c: CampaignContentLike) => ({
   body: c.body,
 });
 
-/** One recipient's email: rendered by the sending service with the contact's data, as marketing mail. */
-export function recipientEmail(c: CampaignContentLike, r: Recipient): EnqueueEmailRpcRequest {
+/** Recipients of one campaign as one sending.enqueueBatch request, each with its own idempotency key. */
+export function recipientBatch(c: CampaignContentLike, recipients: Recipient[]): EnqueueBatchRpcRequest {
   return {
     projectId: c.project_id,
     source: { type: "CAMPAIGN", campaignId: c.id },
-    idempotencyKey: recipientKey(c.id, r.contactId),
-    to: r.email,
-    contactId: r.contactId,
     ...sender(c),
-    data: r.data,
     marketing: true,
+    recipients: recipients.map((r) => ({ idempotencyKey: recipientKey(c.id, r.contactId), to: r.email, contactId: r.contactId, data: r.data })),
   };
 }
 

@@ -1,17 +1,20 @@
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import pMap from "p-map";
-import { AppError, sendingRpc } from "@mailroom/contracts";
+import { AppError, type EnqueueBatchResult, sendingRpc } from "@mailroom/contracts";
 import { newId, type Logger, type RpcClient, type Sql } from "@mailroom/kit";
 import { campaignsRepo, type CampaignRow } from "../db/campaigns-repo.js";
 import { fanoutRepo } from "../db/fanout-repo.js";
-import { isPermanentEnqueueError, recipientEmail } from "../domain/emails.js";
+import { isPermanentEnqueueError, recipientBatch, type Recipient } from "../domain/emails.js";
 import type { AudienceSource } from "./audience.js";
 
 export interface FanoutOptions {
   /** Counts recipients handed to sending (`enqueued`) or refused by it (`refused`). */
   onProgress?: (status: "enqueued" | "refused", count: number) => void;
   pageSize: number;
+  /** Recipients per sending.enqueueBatch call. */
+  batchSize: number;
+  /** sending.enqueueBatch calls in flight. */
   concurrency: number;
   maxFanouts: number;
   leaseMs: number;
@@ -132,25 +135,27 @@ export class Fanout {
     }
   }
 
-  /** Hands every pending recipient to the sending service, one bounded batch at a time. */
+  /** Hands every pending recipient to the sending service, a batch per call, then settles the page. */
   private async drain(c: CampaignRow, check: () => void): Promise<void> {
     for (;;) {
       const rows = await fanoutRepo.pending(this.sql, c.id, this.opts.pageSize);
       if (rows.length === 0) return;
+      const recipients = rows.map((r) => ({ contactId: r.contact_id, email: r.email, data: r.data }));
+      const batches: Recipient[][] = [];
+      for (let i = 0; i < recipients.length; i += this.opts.batchSize) batches.push(recipients.slice(i, i + this.opts.batchSize));
       const queued: string[] = [];
       const failed: string[] = [];
       let retry: unknown;
       await pMap(
-        rows,
-        async (r) => {
+        batches,
+        async (batch) => {
           if (retry !== undefined) return;
           try {
-            await this.rpc.call(sendingRpc.enqueue, recipientEmail(c, { contactId: r.contact_id, email: r.email, data: r.data }));
-            queued.push(r.contact_id);
+            const outcome = await this.enqueue(c, batch);
+            queued.push(...outcome.queued);
+            failed.push(...outcome.failed);
           } catch (err) {
-            if (!isPermanentEnqueueError(err)) return void (retry ??= err);
-            this.log.warn({ err: String(err), campaignId: c.id, contactId: r.contact_id }, "recipient refused; counted as failed");
-            failed.push(r.contact_id);
+            retry ??= err;
           }
         },
         { concurrency: this.opts.concurrency },
@@ -161,6 +166,39 @@ export class Fanout {
       if (retry !== undefined) throw retry;
       check();
     }
+  }
+
+  /**
+   * One sending.enqueueBatch call. A recipient sending refuses for good is counted as failed; when
+   * the whole batch is refused for good (a recipient's data broke the request, say), each recipient
+   * is tried alone so that only the bad one fails. Anything else is thrown, to be retried.
+   */
+  private async enqueue(c: CampaignRow, batch: Recipient[]): Promise<{ queued: string[]; failed: string[] }> {
+    let results: EnqueueBatchResult[];
+    try {
+      ({ results } = await this.rpc.call(sendingRpc.enqueueBatch, recipientBatch(c, batch)));
+    } catch (err) {
+      if (!isPermanentEnqueueError(err)) throw err;
+      if (batch.length === 1) return { queued: [], failed: [this.refused(c, batch[0]!.contactId, err)] };
+      const alone: Array<{ queued: string[]; failed: string[] }> = [];
+      for (const r of batch) alone.push(await this.enqueue(c, [r]));
+      return { queued: alone.flatMap((o) => o.queued), failed: alone.flatMap((o) => o.failed) };
+    }
+    const queued: string[] = [];
+    const failed: string[] = [];
+    results.forEach((r, i) => {
+      const contactId = batch[i]!.contactId;
+      if ("emailId" in r) return void queued.push(contactId);
+      const err = new AppError(r.error.code, r.error.message);
+      if (!isPermanentEnqueueError(err)) throw err;
+      failed.push(this.refused(c, contactId, err));
+    });
+    return { queued, failed };
+  }
+
+  private refused(c: CampaignRow, contactId: string, err: unknown): string {
+    this.log.warn({ err: String(err), campaignId: c.id, contactId }, "recipient refused; counted as failed");
+    return contactId;
   }
 
   /** Stops claiming, lets each fan-out finish its current batch, and hands the leases back. */

@@ -63,6 +63,45 @@ export class EmailsRepo {
     return rows.length === 1;
   }
 
+  /**
+   * Inserts many records in one statement inside the caller's transaction; returns the ids that were
+   * inserted (a record whose idempotency key exists already, or repeats one earlier in `emails`, is not).
+   */
+  async insertQueuedMany(tx: Tx, emails: NewEmail[]): Promise<Set<string>> {
+    if (emails.length === 0) return new Set();
+    const values: unknown[] = [];
+    const rows = emails.map((e) => {
+      const b = values.length;
+      values.push(
+        e.id, e.projectId, e.contactId, e.to, e.toName, e.from, e.fromName, e.replyTo, e.subject, e.html,
+        JSON.stringify(e.headers), textArray(e.attachmentIds), e.templateId, e.campaignId, e.workflowId, e.executionId,
+        e.sourceType, e.marketing, e.idempotencyKey, e.failure ? "FAILED" : "QUEUED", e.messageId, textArray(e.links), e.failure ?? null,
+      );
+      const p = (i: number, cast = "") => `$${b + i}${cast}`;
+      return `(${p(1, "::uuid")}, ${p(2, "::uuid")}, ${p(3, "::uuid")}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)},
+        ${p(11, "::jsonb")}, ${p(12, "::uuid[]")}, ${p(13, "::uuid")}, ${p(14, "::uuid")}, ${p(15, "::uuid")}, ${p(16, "::uuid")},
+        ${p(17)}, ${p(18, "::boolean")}, ${p(19)}, ${p(20)}, ${p(21)}, ${p(22, "::text[]")}, ${p(23)})`;
+    });
+    const inserted = await tx.unsafe<{ id: string }[]>(
+      `insert into emails (id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html,
+        headers, attachment_ids, template_id, campaign_id, workflow_id, execution_id, source_type, marketing,
+        idempotency_key, status, message_id, links, last_error)
+      values ${rows.join(", ")}
+      on conflict (project_id, idempotency_key) do nothing
+      returning id`,
+      values as never[],
+    );
+    return new Set(inserted.map((r) => r.id));
+  }
+
+  /** idempotency key → email id, for the keys of `keys` that have a record. */
+  async idsByIdempotencyKeys(projectId: string, keys: string[]): Promise<Map<string, string>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.sql<{ id: string; key: string }[]>`
+      select id, idempotency_key as key from emails where project_id = ${projectId} and idempotency_key = any(${keys}::text[])`;
+    return new Map(rows.map((r) => [r.key, r.id]));
+  }
+
   /** The recipient side of an email, for its subscription pages; `projectId` (when known) must own it. */
   async recipient(id: string, projectId: string | null): Promise<{ id: string; projectId: string; contactId: string | null; to: string } | null> {
     const [row] = await this.sql<{ id: string; projectId: string; contactId: string | null; to: string }[]>`
@@ -168,6 +207,11 @@ export class EmailsRepo {
     );
     return row ?? null;
   }
+}
+
+/** A PostgreSQL array literal of text values (cast by the statement), whatever they contain. */
+function textArray(values: string[]): string {
+  return `{${values.map((v) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
 }
 
 function toEmail(r: Record<string, any>): Email {

@@ -1,7 +1,7 @@
 import { AppError, emailRoutes, sendingRpc } from "@mailroom/contracts";
 import { isId, type RpcServer } from "@mailroom/kit";
 import type { Ctx } from "../usecases/context.js";
-import { enqueueEmail } from "../usecases/enqueue.js";
+import { enqueueBatch, enqueueEmail } from "../usecases/enqueue.js";
 import { routeOf } from "./route.js";
 
 /** Email records, and the RPCs campaigns and workflows send through. */
@@ -20,6 +20,7 @@ export function registerEmails(server: RpcServer, ctx: Ctx): void {
       return { status: 200, body: email };
     })
     .rpc(sendingRpc.enqueue, (req) => enqueueEmail(ctx, req))
+    .rpc(sendingRpc.enqueueBatch, (req) => enqueueBatch(ctx, req))
     .rpc(sendingRpc.templateExists, async ({ projectId, templateId }) => {
       const t = isId(templateId) ? await ctx.templates.get(projectId, templateId) : null;
       return { exists: t !== null, type: t?.type ?? null };

@@ -2,6 +2,7 @@ import { AppError } from "@mailroom/contracts";
 import { enqueue, eventMessage } from "@mailroom/kit";
 import { emailEvent } from "../domain/events.js";
 import type { NewEmail } from "../db/emails-repo.js";
+import type { Suppression } from "../db/suppressions-repo.js";
 import { domainOf } from "../domain/domains.js";
 import type { Ctx } from "./context.js";
 
@@ -20,32 +21,60 @@ export interface SendJob {
  * idempotency key already had a record: nothing is queued then.
  */
 export async function queueEmail(ctx: Ctx, given: NewEmail): Promise<boolean> {
-  const email = await withSuppression(ctx, given);
-  const job: SendJob = { emailId: email.id, projectId: email.projectId };
+  return (await queueEmails(ctx, [given])).has(given.id);
+}
+
+/**
+ * `queueEmail` for many emails of one project at once: one suppression lookup, one transaction with
+ * one insert for the records and one for their jobs. Returns the ids that were queued (the others'
+ * idempotency keys had a record already).
+ */
+export async function queueEmails(ctx: Ctx, given: NewEmail[]): Promise<Set<string>> {
+  const emails = await withSuppressions(ctx, given);
   const inserted = await ctx.sql.begin(async (tx) => {
-    const ok = await ctx.emails.insertQueued(tx as never, email);
-    if (ok && !email.failure) await enqueue(tx, [{ id: email.id, subject: ctx.names.subjects.sendJob(email.projectId), payload: job }]);
-    if (ok && email.failure) {
+    const ids = await ctx.emails.insertQueuedMany(tx as never, emails);
+    const messages = emails.filter((e) => ids.has(e.id)).map((email) => {
+      if (!email.failure) {
+        const job: SendJob = { emailId: email.id, projectId: email.projectId };
+        return { id: email.id, subject: ctx.names.subjects.sendJob(email.projectId), payload: job };
+      }
       // A suppressed email ends here: its terminal event goes out with the record.
       const at = new Date();
-      const failed = emailEvent(email, "email.failed", { failedAt: at.toISOString(), reason: email.failure }, at);
-      await enqueue(tx, [eventMessage(ctx.names, failed)]);
-    }
-    return ok;
+      return eventMessage(ctx.names, emailEvent(email, "email.failed", { failedAt: at.toISOString(), reason: email.failure }, at));
+    });
+    await enqueue(tx, messages);
+    return ids;
   });
-  if (inserted) ctx.outbox.kick();
-  return inserted as boolean;
+  if (inserted.size > 0) ctx.outbox.kick();
+  return inserted;
 }
 
 /**
  * A suppressed address gets a FAILED record with the reason instead of a delivery job (README:
  * Suppression), so the caller still sees an email id and the record says why nothing was sent.
  */
-async function withSuppression(ctx: Ctx, email: NewEmail): Promise<NewEmail> {
-  const block = await ctx.suppressions.blocking(email.projectId, email.to, email.marketing);
-  if (!block) return email;
-  const what = block.reason === "bounce" ? "a permanent bounce" : "a complaint";
-  return { ...email, failure: `suppressed: the address had ${what} on ${block.createdAt}` };
+async function withSuppressions(ctx: Ctx, emails: NewEmail[]): Promise<NewEmail[]> {
+  const byProject = new Map<string, NewEmail[]>();
+  for (const e of emails) {
+    const key = `${e.projectId}:${e.marketing}`;
+    const group = byProject.get(key);
+    if (group) group.push(e);
+    else byProject.set(key, [e]);
+  }
+  const blocks = new Map<NewEmail, Suppression>();
+  for (const group of byProject.values()) {
+    const found = await ctx.suppressions.blockingMany(group[0]!.projectId, group.map((e) => e.to), group[0]!.marketing);
+    for (const e of group) {
+      const block = found.get(e.to.toLowerCase());
+      if (block) blocks.set(e, block);
+    }
+  }
+  return emails.map((email) => {
+    const block = blocks.get(email);
+    if (!block) return email;
+    const what = block.reason === "bounce" ? "a permanent bounce" : "a complaint";
+    return { ...email, failure: `suppressed: the address had ${what} on ${block.createdAt}` };
+  });
 }
 
 /** 403 unless the sender's domain is verified in this very project. */
