@@ -186,13 +186,16 @@ export class Fanout {
     }
     const queued: string[] = [];
     const failed: string[] = [];
-    results.forEach((r, i) => {
+    for (const [i, r] of results.entries()) {
       const contactId = batch[i]!.contactId;
-      if ("emailId" in r) return void queued.push(contactId);
+      if ("emailId" in r) {
+        queued.push(contactId);
+        continue;
+      }
       const err = new AppError(r.error.code, r.error.message);
       if (!isPermanentEnqueueError(err)) throw err;
       failed.push(this.refused(c, contactId, err));
-    });
+    }
     return { queued, failed };
   }
 
