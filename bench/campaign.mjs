@@ -18,11 +18,19 @@ const body = `<p>Hi {{ firstName }},</p><p>${"Our spring catalogue is here. ".re
 const address = (i) => `r${i}@bench.example.com`;
 
 const mailbox = await startMailbox({ maxMessages: 100 });
+const serviceEnv = {
+  campaigns: { LOG_LEVEL: process.env.BENCH_CAMPAIGNS_LOG ?? "warn" },
+  sending: { SMTP_POOL_SIZE: String(POOL), DELIVERY_CONCURRENCY: String(CONCURRENCY) },
+};
+// BENCH_PROFILE=sending,contacts writes a V8 CPU profile of those services to .mailroom/profiles.
+for (const name of (process.env.BENCH_PROFILE ?? "").split(",").filter(Boolean)) {
+  serviceEnv[name] = { ...serviceEnv[name], NODE_OPTIONS: `--require ${new URL("./cpu-profile.cjs", import.meta.url).pathname}`, MAILROOM_SERVICE: name };
+}
 const platform = new Platform({
   services: SERVICES,
   // The services' own default pool (the testkit's 4 is for many platforms sharing one test database).
   env: { SMTP_URL: mailbox.smtpUrl, LOG_LEVEL: "warn", RETURN_PATH_DOMAIN: "bounces.bench.test", DB_POOL_MAX: process.env.BENCH_DB_POOL ?? "10" },
-  serviceEnv: { campaigns: { LOG_LEVEL: process.env.BENCH_CAMPAIGNS_LOG ?? "warn" }, sending: { SMTP_POOL_SIZE: String(POOL), DELIVERY_CONCURRENCY: String(CONCURRENCY) } },
+  serviceEnv,
 });
 
 /** The sink keeps only the newest messages, so arrivals are counted as they come. */

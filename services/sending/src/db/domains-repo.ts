@@ -84,11 +84,14 @@ export class DomainsRepo {
     return rows.map((r) => r.projectId);
   }
 
-  async signingKey(projectId: string, domain: string): Promise<SigningKey | null> {
-    const [row] = await this.sql<{ selector: string; privateKey: string }[]>`
-      select selector, private_key as "privateKey" from domains
-      where project_id = ${projectId} and domain = ${domain} and status = 'VERIFIED'`;
-    return row ? { domain, ...row } : null;
+  /** The DKIM keys of verified domains, for many (project, domain) pairs in one query: one key or null per pair, in order. */
+  async signingKeys(pairs: Array<{ projectId: string; domain: string }>): Promise<Array<SigningKey | null>> {
+    const rows = await this.sql<{ projectId: string; domain: string; selector: string; privateKey: string }[]>`
+      select project_id as "projectId", domain, selector, private_key as "privateKey" from domains
+      where status = 'VERIFIED' and (project_id, domain) in (
+        select * from unnest(${pairs.map((p) => p.projectId)}::uuid[], ${pairs.map((p) => p.domain)}::text[]))`;
+    const byPair = new Map(rows.map((r) => [`${r.projectId} ${r.domain}`, { domain: r.domain, selector: r.selector, privateKey: r.privateKey }]));
+    return pairs.map((p) => byPair.get(`${p.projectId} ${p.domain}`) ?? null);
   }
 
   /**

@@ -158,19 +158,46 @@ export class EmailsRepo {
   }
 
   /**
-   * Takes the delivery lease of a QUEUED record whose lease is free or expired (its worker died).
-   * The lease, not the JetStream message, is what keeps two workers from sending the same email.
+   * Takes the delivery lease of each QUEUED record whose lease is free or expired (its worker died),
+   * in one statement: one Claim per id, in order. The lease, not the JetStream message, is what
+   * keeps two workers from sending the same email.
    */
-  async claim(id: string, leaseMs: number): Promise<Claim> {
-    const [row] = await this.sql<DeliveryRecord[]>`
+  async claimMany(ids: string[], leaseMs: number): Promise<Claim[]> {
+    const claimed = await this.sql<DeliveryRecord[]>`
       update emails set locked_until = now() + ${leaseMs} * interval '1 millisecond', attempts = attempts + 1
-      where id = ${id} and status = 'QUEUED' and (locked_until is null or locked_until < now())
+      where id = any(${ids}::uuid[]) and status = 'QUEUED' and (locked_until is null or locked_until < now())
       returning ${this.sql.unsafe(DELIVERY_COLUMNS)}`;
-    if (row) return { kind: "claimed", email: row };
-    const [cur] = await this.sql<{ status: EmailStatus }[]>`select status from emails where id = ${id}`;
-    if (!cur) return { kind: "missing" };
-    if (cur.status !== "QUEUED") return { kind: "done", status: cur.status };
-    return { kind: "leased" };
+    const byId = new Map(claimed.map((e) => [e.id, e]));
+    const rest = ids.filter((id) => !byId.has(id));
+    const states = rest.length
+      ? await this.sql<{ id: string; status: EmailStatus }[]>`select id, status from emails where id = any(${rest}::uuid[])`
+      : [];
+    const statusOf = new Map(states.map((r) => [r.id, r.status]));
+    return ids.map((id): Claim => {
+      const email = byId.get(id);
+      if (email) return { kind: "claimed", email };
+      const status = statusOf.get(id);
+      if (!status) return { kind: "missing" };
+      return status === "QUEUED" ? { kind: "leased" } : { kind: "done", status };
+    });
+  }
+
+  /** SENT (DELIVERED when the relay's 250 counts as delivery) for many records in one statement, inside the caller's transaction; the ids that moved. */
+  async markSentMany(tx: Tx, sent: Array<{ id: string; at: Date; delivered: boolean; providerMessageId: string | null }>): Promise<Set<string>> {
+    const values: unknown[] = [];
+    const rows = sent.map((e) => {
+      const b = values.length;
+      values.push(e.id, e.delivered ? "DELIVERED" : "SENT", e.at.toISOString(), e.delivered ? e.at.toISOString() : null, e.providerMessageId);
+      return `($${b + 1}::uuid, $${b + 2}, $${b + 3}::timestamptz, $${b + 4}::timestamptz, $${b + 5})`;
+    });
+    const moved = await tx.unsafe<{ id: string }[]>(
+      `update emails set status = v.status, sent_at = v.sent_at, delivered_at = v.delivered_at, locked_until = null,
+         last_error = null, provider_message_id = v.pmid
+       from (values ${rows.join(", ")}) as v(id, status, sent_at, delivered_at, pmid)
+       where emails.id = v.id and emails.status = 'QUEUED' returning emails.id`,
+      values as never[],
+    );
+    return new Set(moved.map((r) => r.id));
   }
 
   async renewLease(id: string, leaseMs: number): Promise<void> {
@@ -180,17 +207,6 @@ export class EmailsRepo {
   /** Gives the lease back after a temporary failure so the retry can take it at once. */
   async release(id: string, error: string): Promise<void> {
     await this.sql`update emails set locked_until = null, last_error = ${error.slice(0, 1000)} where id = ${id} and status = 'QUEUED'`;
-  }
-
-  /** SENT (and DELIVERED when the relay's 250 counts as delivery) inside the caller's transaction. */
-  async markSent(tx: Tx, id: string, at: Date, delivered: boolean, providerMessageId: string | null): Promise<boolean> {
-    const when = at.toISOString();
-    const rows = await tx`
-      update emails set status = ${delivered ? "DELIVERED" : "SENT"}, sent_at = ${when}::timestamptz,
-        delivered_at = ${delivered ? when : null}::timestamptz, locked_until = null, last_error = null,
-        provider_message_id = ${providerMessageId}
-      where id = ${id} and status = 'QUEUED' returning id`;
-    return rows.length === 1;
   }
 
   /**

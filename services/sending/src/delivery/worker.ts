@@ -1,13 +1,14 @@
 import type { JsMsg } from "@nats-io/jetstream";
-import { enqueue, eventMessage, isConnectionError, type ConsumerSpec } from "@mailroom/kit";
-import type { DeliveryRecord } from "../db/emails-repo.js";
+import { Batcher, type ConsumerSpec } from "@mailroom/kit";
+import type { Claim } from "../db/emails-repo.js";
+import type { SigningKey } from "../domain/compose.js";
 import { composeMessage, isPermanentFailure } from "../domain/compose.js";
 import { domainOf } from "../domain/domains.js";
-import { emailEvent } from "../domain/events.js";
 import { providerMessageId } from "../domain/feedback.js";
 import type { Ctx } from "../usecases/context.js";
 import { failEmail } from "../usecases/fail-email.js";
 import type { SendJob } from "../usecases/queue-email.js";
+import { SentRecorder } from "./record-sent.js";
 import type { Relay } from "./transport.js";
 import type { ProjectThrottle } from "./throttle.js";
 
@@ -30,6 +31,13 @@ class LeaseHeld extends Error {}
  * the SMTP call: only the holder of a QUEUED record's lease sends; a SENT record is acked unsent.
  */
 export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions): ConsumerSpec {
+  // Concurrent jobs share their database round trips: claims, key lookups and sent records each go
+  // in one statement per batch (group commit), which is most of what a delivery costs.
+  const batches: Batches = {
+    claims: new Batcher((ids: string[]) => ctx.emails.claimMany(ids, LEASE_MS), { maxBatch: 256, maxInFlight: 2 }),
+    keys: new Batcher((pairs: KeyOf[]) => ctx.domains.signingKeys(pairs), { maxBatch: 256, maxInFlight: 2 }),
+    sent: new SentRecorder(ctx),
+  };
   return {
     stream: ctx.names.streams.sendJobs.name,
     durable: ctx.names.consumers.sendingDelivery,
@@ -38,7 +46,7 @@ export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions):
     ackWaitMs: LEASE_MS,
     // 1 s, 4 s, 16 s, 64 s, then every 5 minutes: a relay's 4xx usually clears within minutes.
     retryDelayMs: (attempt) => Math.min(300_000, 1000 * 4 ** (attempt - 1)),
-    handle: (msg) => deliver(ctx, relay, opts, msg),
+    handle: (msg) => deliver(ctx, relay, opts, batches, msg),
     async onGiveUp(msg, err) {
       const job = msg.json<SendJob>();
       await failEmail(ctx, job.emailId, `gave up: ${String((err as Error)?.message ?? err)}`, true);
@@ -46,9 +54,20 @@ export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions):
   };
 }
 
-async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, msg: JsMsg): Promise<void> {
+interface KeyOf {
+  projectId: string;
+  domain: string;
+}
+
+interface Batches {
+  claims: Batcher<string, Claim>;
+  keys: Batcher<KeyOf, SigningKey | null>;
+  sent: SentRecorder;
+}
+
+async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, batches: Batches, msg: JsMsg): Promise<void> {
   const job = msg.json<SendJob>();
-  const claim = await ctx.emails.claim(job.emailId, LEASE_MS);
+  const claim = await batches.claims.add(job.emailId);
   if (claim.kind === "missing" || claim.kind === "done") return;
   if (claim.kind === "leased") throw new LeaseHeld(`email ${job.emailId} is being sent by another worker`);
   const email = claim.email;
@@ -58,7 +77,7 @@ async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, msg: JsMsg
     ctx.emails.renewLease(email.id, LEASE_MS).catch(() => undefined);
   }, RENEW_MS);
   try {
-    const key = await ctx.domains.signingKey(email.projectId, domainOf(email.from));
+    const key = await batches.keys.add({ projectId: email.projectId, domain: domainOf(email.from) });
     if (!key) {
       await failEmail(ctx, email.id, "the sender domain is no longer verified");
       return;
@@ -79,44 +98,9 @@ async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, msg: JsMsg
       await ctx.emails.release(email.id, reason);
       throw err;
     }
-    await recordSentOnce(ctx, email, opts.deliveredOn250, providerMessageId(response));
+    await batches.sent.recordOnce({ email, at: new Date(), delivered: opts.deliveredOn250, providerMessageId: providerMessageId(response) });
     ctx.metrics.emails.inc({ project: email.projectId, status: "sent" });
   } finally {
     clearInterval(keepAlive);
   }
-}
-
-/** How long a worker keeps trying to record a message the relay already took. */
-const RECORD_RETRY_MS = 60_000;
-
-/**
- * The relay has the message: recording it must not fail over a database blip, or the job is retried
- * and the email goes out twice (packages/faults/test/postgres-restart.test.ts saw 12 copies after a
- * 4 s restart). So retry while PostgreSQL is unreachable; the keep-alive keeps the job ours meanwhile
- * and nobody can take the lease while the database is down. markSent only moves a QUEUED record, so
- * a retry after a commit whose answer was lost changes nothing.
- */
-async function recordSentOnce(ctx: Ctx, email: DeliveryRecord, delivered: boolean, providerMessageId: string | null): Promise<void> {
-  const deadline = Date.now() + RECORD_RETRY_MS;
-  for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
-    try {
-      return await recordSent(ctx, email, delivered, providerMessageId);
-    } catch (err) {
-      if (!isConnectionError(err) || Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, wait));
-    }
-  }
-}
-
-/** SENT (and DELIVERED without DSNs) with its events, in one transaction through the outbox. */
-async function recordSent(ctx: Ctx, email: DeliveryRecord, delivered: boolean, providerMessageId: string | null): Promise<void> {
-  const at = new Date();
-  const events = [emailEvent(email, "email.sent", { sentAt: at.toISOString() }, at)];
-  if (delivered) events.push(emailEvent(email, "email.delivery", { deliveredAt: at.toISOString() }, at));
-  await ctx.sql.begin(async (tx) => {
-    if (await ctx.emails.markSent(tx as never, email.id, at, delivered, providerMessageId)) {
-      await enqueue(tx, events.map((e) => eventMessage(ctx.names, e)));
-    }
-  });
-  ctx.outbox.kick();
 }

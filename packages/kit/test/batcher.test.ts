@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { Batcher } from "../src/batcher.js";
+
+const tick = () => new Promise((r) => setTimeout(r, 5));
+
+describe("Batcher (group commit)", () => {
+  it("runs a lone call at once, and gathers the calls made meanwhile into the next batch", async () => {
+    const batches: number[][] = [];
+    const b = new Batcher<number, number>(async (items) => {
+      batches.push(items);
+      await tick();
+      return items.map((i) => i * 10);
+    }, { maxBatch: 3 });
+    const first = b.add(1);
+    const rest = [2, 3, 4, 5, 6].map((i) => b.add(i));
+    expect(await first).toBe(10);
+    expect(await Promise.all(rest)).toEqual([20, 30, 40, 50, 60]);
+    expect(batches).toEqual([[1], [2, 3, 4], [5, 6]]);
+  });
+
+  it("rejects every call of a failed batch and goes on with the next", async () => {
+    let calls = 0;
+    const b = new Batcher<string, string>(async (items) => {
+      calls++;
+      await tick();
+      if (items.includes("bad")) throw new Error("boom");
+      return items.map((s) => s.toUpperCase());
+    }, { maxBatch: 10 });
+    const lone = b.add("ok");
+    const results = await Promise.allSettled([b.add("x"), b.add("bad")]);
+    expect(await lone).toBe("OK");
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(await b.add("y")).toBe("Y");
+    expect(calls).toBe(3);
+  });
+
+  it("keeps at most maxInFlight batches running", async () => {
+    let running = 0;
+    let most = 0;
+    const b = new Batcher<number, number>(async (items) => {
+      most = Math.max(most, ++running);
+      await tick();
+      running--;
+      return items;
+    }, { maxBatch: 1, maxInFlight: 2 });
+    await Promise.all(Array.from({ length: 8 }, (_, i) => b.add(i)));
+    expect(most).toBe(2);
+  });
+});

@@ -1,0 +1,65 @@
+import { Batcher, enqueue, eventMessage, isConnectionError } from "@mailroom/kit";
+import type { DeliveryRecord } from "../db/emails-repo.js";
+import { emailEvent } from "../domain/events.js";
+import type { Ctx } from "../usecases/context.js";
+
+export interface SentRecord {
+  email: DeliveryRecord;
+  at: Date;
+  /** The relay's 250 also counts as delivery (no DSNs come back). */
+  delivered: boolean;
+  providerMessageId: string | null;
+}
+
+/** How long a worker keeps trying to record a message the relay already took. */
+const RECORD_RETRY_MS = 60_000;
+
+/**
+ * Records sent emails: SENT (and DELIVERED without DSNs) with their events, through the outbox. The
+ * deliveries finishing while one batch commits go together in the next transaction.
+ */
+export class SentRecorder {
+  private readonly batcher: Batcher<SentRecord, void>;
+
+  constructor(private readonly ctx: Ctx) {
+    this.batcher = new Batcher((items) => this.recordMany(items), { maxBatch: 256, maxInFlight: 2 });
+  }
+
+  /**
+   * The relay has the message: recording it must not fail over a database blip, or the job is retried
+   * and the email goes out twice (packages/faults/test/postgres-restart.test.ts saw 12 copies after a
+   * 4 s restart). So retry while PostgreSQL is unreachable; the caller's keep-alive keeps the job and
+   * the lease meanwhile. markSentMany only moves QUEUED records, so a retry after a commit whose
+   * answer was lost changes nothing.
+   */
+  async recordOnce(sent: SentRecord): Promise<void> {
+    const deadline = Date.now() + RECORD_RETRY_MS;
+    for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
+      try {
+        return await this.batcher.add(sent);
+      } catch (err) {
+        if (!isConnectionError(err) || Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  private async recordMany(items: SentRecord[]): Promise<void[]> {
+    const { ctx } = this;
+    await ctx.sql.begin(async (tx) => {
+      const moved = await ctx.emails.markSentMany(
+        tx as never,
+        items.map((s) => ({ id: s.email.id, at: s.at, delivered: s.delivered, providerMessageId: s.providerMessageId })),
+      );
+      const events = items
+        .filter((s) => moved.has(s.email.id))
+        .flatMap((s) => {
+          const sent = emailEvent(s.email, "email.sent", { sentAt: s.at.toISOString() }, s.at);
+          return s.delivered ? [sent, emailEvent(s.email, "email.delivery", { deliveredAt: s.at.toISOString() }, s.at)] : [sent];
+        });
+      await enqueue(tx, events.map((e) => eventMessage(ctx.names, e)));
+    });
+    ctx.outbox.kick();
+    return items.map(() => undefined);
+  }
+}
