@@ -6,7 +6,7 @@ const profile = JSON.parse(readFileSync(file, "utf8"));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map();
 const dt = profile.timeDeltas;
-profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (dt[i] ?? 0)));
+for (const [i, id] of profile.samples.entries()) self.set(id, (self.get(id) ?? 0) + (dt[i] ?? 0));
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 const agg = new Map();
 for (const [id, us] of self) {

@@ -27,8 +27,12 @@ export class Batcher<I, O> {
       this.inFlight++;
       this.run(batch.map((b) => b.item))
         .then(
-          (out) => batch.forEach((b, i) => b.resolve(out[i] as O)),
-          (err) => batch.forEach((b) => b.reject(err)),
+          (out) => {
+            for (const [i, b] of batch.entries()) b.resolve(out[i] as O);
+          },
+          (err) => {
+            for (const b of batch) b.reject(err);
+          },
         )
         .finally(() => {
           this.inFlight--;
