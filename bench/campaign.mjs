@@ -7,7 +7,7 @@ import nodemailer from "nodemailer";
 import postgres from "postgres";
 import { startMailbox } from "@mailroom/devmailbox";
 import { DATABASE_URL, Platform, apiClient } from "@mailroom/testkit";
-import { machine, peakRssMb, writeResult } from "./lib.mjs";
+import { machine, peakRssMb, profiled, writeResult } from "./lib.mjs";
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const POOL = Number(process.env.BENCH_SMTP_POOL ?? 10);
@@ -18,14 +18,11 @@ const body = `<p>Hi {{ firstName }},</p><p>${"Our spring catalogue is here. ".re
 const address = (i) => `r${i}@bench.example.com`;
 
 const mailbox = await startMailbox({ maxMessages: 100 });
-const serviceEnv = {
+// BENCH_PROFILE=sending,contacts profiles those services (bench/lib.mjs).
+const serviceEnv = profiled({
   campaigns: { LOG_LEVEL: process.env.BENCH_CAMPAIGNS_LOG ?? "warn" },
   sending: { SMTP_POOL_SIZE: String(POOL), DELIVERY_CONCURRENCY: String(CONCURRENCY) },
-};
-// BENCH_PROFILE=sending,contacts writes a V8 CPU profile of those services to .mailroom/profiles.
-for (const name of (process.env.BENCH_PROFILE ?? "").split(",").filter(Boolean)) {
-  serviceEnv[name] = { ...serviceEnv[name], NODE_OPTIONS: `--require ${new URL("./cpu-profile.cjs", import.meta.url).pathname}`, MAILROOM_SERVICE: name };
-}
+});
 const platform = new Platform({
   services: SERVICES,
   // The services' own default pool (the testkit's 4 is for many platforms sharing one test database).

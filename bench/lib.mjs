@@ -38,3 +38,16 @@ export function writeResult(name, result, markdown) {
   writeFileSync(`bench/results/${name}.md`, `## ${name}\n\n${stamped.date} on ${stamped.machine}\n\n${markdown}\n`);
   console.log(markdown);
 }
+
+/**
+ * `serviceEnv` with BENCH_PROFILE's services (a comma list) profiled: each writes a V8 CPU profile to
+ * .mailroom/profiles when it exits (read one with `node bench/profile-summary.mjs <file>`).
+ */
+export function profiled(serviceEnv = {}) {
+  const out = { ...serviceEnv };
+  const preload = new URL("./cpu-profile.cjs", import.meta.url).pathname;
+  for (const name of (process.env.BENCH_PROFILE ?? "").split(",").filter(Boolean)) {
+    out[name] = { ...out[name], NODE_OPTIONS: `--require ${preload}`, MAILROOM_SERVICE: name };
+  }
+  return out;
+}
