@@ -102,12 +102,6 @@ export const workflowsRepo = {
     return rows.length > 0;
   },
 
-  /** The enabled EVENT workflows of a project listening to `name` (trigger consumer). */
-  async listeningTo(q: Q, projectId: string, name: string): Promise<Array<{ id: string }>> {
-    return q<{ id: string }[]>`select id from workflows
-      where project_id = ${projectId} and enabled and trigger_type = 'EVENT' and trigger_event = ${name}`;
-  },
-
   /** The enabled EVENT workflows listening to any of these (project, event name) pairs. */
   async listeningToAny(q: Q, keys: Array<{ projectId: string; name: string }>): Promise<Array<{ id: string; project_id: string; trigger_event: string }>> {
     if (keys.length === 0) return [];
