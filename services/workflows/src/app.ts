@@ -30,17 +30,24 @@ export function buildApp(deps: Deps<typeof WorkflowsEnv.shape>): ServiceApp {
   const scheduler = new Scheduler(deps.sql, deps.rpc, starter, deps.log, { intervalMs: c.WORKFLOWS_SCHEDULE_POLL_MS });
   const editor = new Editor(deps.sql, { rpc: deps.rpc, resolve, allowedHosts });
   const executions = new Executions(deps.sql, deps.rpc, starter);
+  // a batch consumer of its own (not the runtime's per-message ConsumerRunner), started last
+  const triggers = triggersConsumer(deps, deps.sql, engine, {
+    leaseMs: c.WORKFLOWS_LEASE_MS,
+    concurrency: c.WORKFLOWS_TRIGGER_CONCURRENCY,
+    batch: c.WORKFLOWS_TRIGGER_BATCH,
+  });
   return {
     register(server) {
       registerWorkflowRoutes(server, deps.sql, editor, executions);
       registerTemplateInUse(server, deps.sql);
     },
-    consumers: [triggersConsumer(deps.names, deps.sql, engine, starter, c.WORKFLOWS_LEASE_MS, c.WORKFLOWS_TRIGGER_CONCURRENCY)],
     async start() {
+      await triggers.start();
       poller.start();
       scheduler.start();
     },
     async stop() {
+      await triggers.stop();
       await scheduler.stop();
       await poller.stop();
       await engine.stop();

@@ -28,8 +28,10 @@ export const WorkflowsEnv = z.object({
   WORKFLOWS_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** Executions advanced in parallel per replica. */
   WORKFLOWS_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
-  /** Trigger events handled in parallel per replica. */
-  WORKFLOWS_TRIGGER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** Batches of trigger events handled in parallel per replica. */
+  WORKFLOWS_TRIGGER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  /** Trigger events handled together (one round of statements) at most; batches form only under load. */
+  WORKFLOWS_TRIGGER_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
   /** How often SCHEDULE workflows are checked for a due tick. */
   WORKFLOWS_SCHEDULE_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
 });

@@ -1,10 +1,66 @@
 import type { ExecutionStatus } from "@mailroom/contracts";
-import { type ExecutionRow, type Q, type StepRunRow, json } from "./rows.js";
+import { type ExecutionRow, type Q, type StepRunRow, type Ts, json } from "./rows.js";
+
+/** An execution row as a claiming statement returns it: with its workflow's version (updated_at). */
+export type ClaimedRow = ExecutionRow & { workflow_version: Ts };
 
 /** A claim on an execution: whoever holds the token runs its steps. */
 export interface Claim {
   id: string;
   token: string;
+  /** The row as the claiming statement returned it, so the engine starts without reading it again. */
+  row?: ClaimedRow;
+  /** The current step's run, when the claiming statement created it (a start's TRIGGER run). */
+  run?: StepRunRow;
+  /** performance.now() at the claim: one queued for long is checked again before it runs. */
+  at?: number;
+}
+
+/** Every claiming statement returns its rows with this column, the engine's graph cache key. */
+const VERSION = "(select w.updated_at from workflows w where w.id = e.workflow_id) as workflow_version";
+
+const claimsOf = (rows: ClaimedRow[], token: string): Claim[] => {
+  const at = performance.now();
+  return rows.map((row) => ({ id: row.id, token, row, at }));
+};
+
+/** A start's claim: the execution and the TRIGGER run the same statement created. */
+type StartedRow = ClaimedRow & { run_id: string; run_started_at: Ts };
+export const startedClaim = (r: StartedRow, token: string): Claim => {
+  const { run_id, run_started_at, ...row } = r;
+  const run: StepRunRow = {
+    id: run_id,
+    execution_id: row.id,
+    step_id: row.current_step_id!,
+    status: "RUNNING",
+    error: null,
+    effect_at: null,
+    started_at: run_started_at,
+    finished_at: null,
+  };
+  return { id: row.id, token, row, run, at: performance.now() };
+};
+
+/** One event's starts: an execution of each listening workflow (ids made by the caller, one pair per workflow). */
+export interface EventStart {
+  id: string;
+  runId: string;
+  workflowId: string;
+  projectId: string;
+  contactId: string;
+  name: string;
+  occurredAt: string;
+  triggerKey: string;
+  context: Record<string, unknown>;
+}
+
+/** One event as the resume statement takes it. */
+export interface ResumeEvent {
+  projectId: string;
+  contactId: string;
+  name: string;
+  occurredAt: string;
+  data: Record<string, unknown>;
 }
 
 export interface StartBatch {
@@ -14,6 +70,8 @@ export interface StartBatch {
   triggerStepId: string;
   /** One new execution id per contact, same order. */
   ids: string[];
+  /** One new step run id (the TRIGGER's) per contact, same order. */
+  runIds: string[];
   contactIds: string[];
   context: Record<string, unknown>;
   /** Names the trigger occurrence (event id, schedule tick); null for manual starts. */
@@ -29,21 +87,84 @@ export const executionsRepo = {
    * Starts executions in one statement. allowReentry false is decided by the INSERT into `entries`
    * (a contact already there is skipped), "never two active at once" and "one execution per trigger
    * occurrence" by unique indexes; concurrent starts for one contact therefore serialize in PostgreSQL
-   * instead of racing between a read and a write.
+   * instead of racing between a read and a write. The TRIGGER step's run is created with each
+   * execution, so the engine starts on it without a write of its own.
    */
-  async start(q: Q, b: StartBatch): Promise<ExecutionRow[]> {
-    return q<ExecutionRow[]>`
-      with input as (select * from unnest(${b.ids}::uuid[], ${b.contactIds}::uuid[]) as t(id, contact_id)),
+  async start(q: Q, b: StartBatch, workflowVersion: Ts): Promise<Claim[]> {
+    const rows = await q<StartedRow[]>`
+      with input as (select * from unnest(${b.ids}::uuid[], ${b.runIds}::uuid[], ${b.contactIds}::uuid[]) as t(id, run_id, contact_id)),
       entered as (
         insert into entries (workflow_id, contact_id) select ${b.workflowId}, contact_id from input
-        on conflict do nothing returning contact_id)
-      insert into executions (id, project_id, workflow_id, contact_id, status, context, current_step_id, trigger_key,
-        lease_token, lease_until, started_at)
-      select i.id, ${b.projectId}, ${b.workflowId}, i.contact_id, 'RUNNING', ${json(b.context)}::jsonb, ${b.triggerStepId},
-        ${b.triggerKey}, ${b.token}, now() + ${lease(b.leaseMs)}::interval, now()
-      from input i where ${b.allowReentry} or i.contact_id in (select contact_id from entered)
-      on conflict do nothing
-      returning *`;
+        on conflict do nothing returning contact_id),
+      ins as (
+        insert into executions (id, project_id, workflow_id, contact_id, status, context, current_step_id, trigger_key,
+          lease_token, lease_until, started_at)
+        select i.id, ${b.projectId}, ${b.workflowId}, i.contact_id, 'RUNNING', ${json(b.context)}::jsonb, ${b.triggerStepId},
+          ${b.triggerKey}, ${b.token}, now() + ${lease(b.leaseMs)}::interval, now()
+        from input i where ${b.allowReentry} or i.contact_id in (select contact_id from entered)
+        on conflict do nothing
+        returning *),
+      runs as (
+        insert into step_runs (id, execution_id, step_id, status, started_at)
+        select i.run_id, ins.id, ins.current_step_id, 'RUNNING', now() from ins join input i on i.id = ins.id
+        returning id, execution_id, started_at)
+      select ins.*, ${workflowVersion} as workflow_version, runs.id as run_id, runs.started_at as run_started_at
+      from ins join runs on runs.execution_id = ins.id`;
+    return rows.map((r) => startedClaim(r, b.token));
+  },
+
+  /**
+   * The trigger consumer's starts for a batch of events, in one statement: the same rules as
+   * \`start\` (entries, unique indexes), and the workflow's own rules read under FOR KEY SHARE: still
+   * enabled, still an EVENT trigger of that name, enabled before the event occurred (an event of a
+   * lagging or replayed stream starts nothing).
+   */
+  async startForEvents(q: Q, starts: EventStart[], token: string, leaseMs: number): Promise<Claim[]> {
+    if (starts.length === 0) return [];
+    const input = starts.map((s) => ({
+      id: s.id,
+      run_id: s.runId,
+      workflow_id: s.workflowId,
+      project_id: s.projectId,
+      contact_id: s.contactId,
+      name: s.name,
+      occurred_at: s.occurredAt,
+      trigger_key: s.triggerKey,
+      context: s.context,
+    }));
+    const rows = await q<StartedRow[]>`
+      with input as (
+        select * from jsonb_to_recordset(${json(input)}::jsonb) as t(id uuid, run_id uuid, workflow_id uuid, project_id uuid,
+          contact_id uuid, name text, occurred_at timestamptz, trigger_key text, context jsonb)),
+      w as (
+        select w.id, w.project_id, w.allow_reentry, w.trigger_event, w.enabled_at, w.updated_at,
+          (select s.id from steps s where s.workflow_id = w.id and s.type = 'TRIGGER' limit 1) as trigger_step_id
+        from workflows w where w.id in (select workflow_id from input) and w.enabled and w.trigger_type = 'EVENT'
+        for key share of w),
+      ok as (
+        select i.*, w.allow_reentry, w.trigger_step_id, w.updated_at as workflow_version from input i
+        join w on w.id = i.workflow_id and w.project_id = i.project_id and w.trigger_event = i.name
+          and w.enabled_at is not null and w.enabled_at <= i.occurred_at and w.trigger_step_id is not null),
+      entered as (
+        insert into entries (workflow_id, contact_id) select workflow_id, contact_id from ok
+        on conflict do nothing returning workflow_id, contact_id),
+      ins as (
+        insert into executions (id, project_id, workflow_id, contact_id, status, context, current_step_id, trigger_key,
+          lease_token, lease_until, started_at)
+        select ok.id, ok.project_id, ok.workflow_id, ok.contact_id, 'RUNNING', ok.context, ok.trigger_step_id, ok.trigger_key,
+          ${token}, now() + ${lease(leaseMs)}::interval, now()
+        from ok where ok.allow_reentry
+          or exists (select 1 from entered n where n.workflow_id = ok.workflow_id and n.contact_id = ok.contact_id)
+        order by ok.occurred_at
+        on conflict do nothing
+        returning *),
+      runs as (
+        insert into step_runs (id, execution_id, step_id, status, started_at)
+        select ok.run_id, ins.id, ins.current_step_id, 'RUNNING', now() from ins join ok on ok.id = ins.id
+        returning id, execution_id, started_at)
+      select ins.*, ok.workflow_version, runs.id as run_id, runs.started_at as run_started_at
+      from ins join runs on runs.execution_id = ins.id join ok on ok.id = ins.id`;
+    return rows.map((r) => startedClaim(r, token));
   },
 
   async get(q: Q, projectId: string, workflowId: string, id: string): Promise<ExecutionRow | null> {
@@ -83,19 +204,21 @@ export const executionsRepo = {
   },
 
   /** Takes over a RUNNING execution whose claim is `expected` or has expired. */
-  async claim(q: Q, id: string, expected: string | null, token: string, leaseMs: number): Promise<ExecutionRow | null> {
-    const rows = await q<ExecutionRow[]>`update executions set lease_token = ${token}, lease_until = now() + ${lease(leaseMs)}::interval
+  async claim(q: Q, id: string, expected: string | null, token: string, leaseMs: number): Promise<ClaimedRow | null> {
+    const rows = await q<ClaimedRow[]>`update executions e set lease_token = ${token}, lease_until = now() + ${lease(leaseMs)}::interval
       where id = ${id} and status = 'RUNNING' and (lease_token = ${expected} or lease_until is null or lease_until < now())
-      returning *`;
+      returning e.*, ${q.unsafe(VERSION)}`;
     return rows[0] ?? null;
   },
 
   /** RUNNING executions whose replica died (or backed off): claimed for this replica. */
   async claimAbandoned(q: Q, limit: number, token: string, leaseMs: number): Promise<Claim[]> {
-    return q<Claim[]>`update executions set lease_token = ${token}, lease_until = now() + ${lease(leaseMs)}::interval
+    if (limit <= 0) return [];
+    const rows = await q<ClaimedRow[]>`update executions e set lease_token = ${token}, lease_until = now() + ${lease(leaseMs)}::interval
       where id in (select id from executions where status = 'RUNNING' and lease_until < now()
         order by lease_until limit ${limit} for update skip locked)
-      returning id, lease_token as token`;
+      returning e.*, ${q.unsafe(VERSION)}`;
+    return claimsOf(rows, token);
   },
 
   /**
@@ -104,7 +227,7 @@ export const executionsRepo = {
    * replica poll the same table without two of them firing one timer.
    */
   async fireDueTimers(q: Q, limit: number, token: string, leaseMs: number): Promise<Claim[]> {
-    return q<Claim[]>`
+    const rows = await q<ClaimedRow[]>`
       with due as (
         delete from timers where execution_id in (
           select execution_id from timers where due_at <= now() order by due_at limit ${limit} for update skip locked)
@@ -117,31 +240,37 @@ export const executionsRepo = {
         current_step_id = (select t.to_step_id from transitions t
           where t.from_step_id = due.step_id and coalesce(t.wait_outcome, 'TIMEOUT') = 'TIMEOUT' limit 1)
       from due where e.id = due.execution_id and e.status = 'WAITING'
-      returning e.id, e.lease_token as token`;
+      returning e.*, ${q.unsafe(VERSION)}`;
+    return claimsOf(rows, token);
   },
 
-  /** Resumes the contact's executions waiting for this event (since before it occurred) along their EVENT edge. */
-  async resumeOnEvent(
-    q: Q,
-    e: { projectId: string; contactId: string; name: string; occurredAt: string; data: Record<string, unknown> },
-    token: string,
-    leaseMs: number,
-  ): Promise<Claim[]> {
-    const resumed = await q<Array<Claim & { wait_step: string }>>`
-      update executions e set status = 'RUNNING', wait_event = null, wait_since = null,
-        lease_token = ${token}, lease_until = now() + ${lease(leaseMs)}::interval,
-        context = jsonb_set(e.context, '{event}', coalesce(e.context->'event', '{}'::jsonb) || ${json(e.data)}::jsonb),
-        current_step_id = (select t.to_step_id from transitions t where t.from_step_id = w.wait_step and t.wait_outcome = 'EVENT' limit 1)
-      from (select id, current_step_id as wait_step from executions
-        where project_id = ${e.projectId} and contact_id = ${e.contactId} and status = 'WAITING' and wait_event = ${e.name}) w
-      where e.id = w.id and e.status = 'WAITING' and e.wait_event = ${e.name} and e.wait_since <= ${e.occurredAt}
-      returning e.id, e.lease_token as token, w.wait_step`;
-    if (resumed.length === 0) return [];
-    const ids = resumed.map((r) => r.id);
-    await q`delete from timers where execution_id = any(${ids}::uuid[])`;
-    await q`update step_runs set status = 'COMPLETED', finished_at = now()
-      where execution_id = any(${ids}::uuid[]) and status = 'WAITING'`;
-    return resumed.map(({ id, token }) => ({ id, token }));
+  /**
+   * Resumes the executions waiting for these events (each waiting since before its event occurred)
+   * along their EVENT edge, in one statement: their timers go and their waiting step runs complete
+   * with them. An execution waiting for two events of the batch takes the earlier one's data.
+   */
+  async resumeOnEvents(q: Q, events: ResumeEvent[], token: string, leaseMs: number): Promise<Claim[]> {
+    if (events.length === 0) return [];
+    const input = events.map((e) => ({ project_id: e.projectId, contact_id: e.contactId, name: e.name, occurred_at: e.occurredAt, data: e.data }));
+    const rows = await q<ClaimedRow[]>`
+      with ev as (
+        select * from jsonb_to_recordset(${json(input)}::jsonb) as t(project_id uuid, contact_id uuid, name text, occurred_at timestamptz, data jsonb)),
+      w as (
+        select distinct on (x.id) x.id, x.current_step_id as wait_step, ev.name, ev.occurred_at, ev.data
+        from ev join executions x on x.project_id = ev.project_id and x.contact_id = ev.contact_id
+          and x.status = 'WAITING' and x.wait_event = ev.name and x.wait_since <= ev.occurred_at
+        order by x.id, ev.occurred_at),
+      r as (
+        update executions e set status = 'RUNNING', wait_event = null, wait_since = null,
+          lease_token = ${token}, lease_until = now() + ${lease(leaseMs)}::interval,
+          context = jsonb_set(e.context, '{event}', coalesce(e.context->'event', '{}'::jsonb) || w.data),
+          current_step_id = (select t.to_step_id from transitions t where t.from_step_id = w.wait_step and t.wait_outcome = 'EVENT' limit 1)
+        from w where e.id = w.id and e.status = 'WAITING' and e.wait_event = w.name and e.wait_since <= w.occurred_at
+        returning e.*, ${q.unsafe(VERSION)}),
+      t as (delete from timers where execution_id in (select id from r)),
+      s as (update step_runs set status = 'COMPLETED', finished_at = now() where execution_id in (select id from r) and status = 'WAITING')
+      select * from r`;
+    return claimsOf(rows, token);
   },
 
   /** The step run of (execution, step), created on first visit; a re-run after a crash finds the first one. */

@@ -102,10 +102,14 @@ export const workflowsRepo = {
     return rows.length > 0;
   },
 
-  /** The enabled EVENT workflows of a project listening to `name` (trigger consumer). */
-  async listeningTo(q: Q, projectId: string, name: string): Promise<Array<{ id: string }>> {
-    return q<{ id: string }[]>`select id from workflows
-      where project_id = ${projectId} and enabled and trigger_type = 'EVENT' and trigger_event = ${name}`;
+  /** The enabled EVENT workflows listening to any of these (project, event name) pairs. */
+  async listeningToAny(q: Q, keys: Array<{ projectId: string; name: string }>): Promise<Array<{ id: string; project_id: string; trigger_event: string }>> {
+    if (keys.length === 0) return [];
+    const input = JSON.stringify(keys.map((k) => ({ project_id: k.projectId, name: k.name })));
+    return q<Array<{ id: string; project_id: string; trigger_event: string }>>`
+      select w.id, w.project_id, w.trigger_event from workflows w
+      where w.enabled and w.trigger_type = 'EVENT'
+        and (w.project_id, w.trigger_event) in (select distinct project_id, name from jsonb_to_recordset(${input}::jsonb) as t(project_id uuid, name text))`;
   },
 
   async scheduled(q: Q): Promise<WorkflowRow[]> {

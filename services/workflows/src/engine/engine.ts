@@ -1,9 +1,9 @@
 import { type Contact, contactsRpc } from "@mailroom/contracts";
 import { type Logger, type Metrics, newId, type Sql } from "@mailroom/kit";
 import { type Claim, executionsRepo } from "../db/executions-repo.js";
-import type { ExecutionRow, StepRow } from "../db/rows.js";
-import { graphEdges, workflowsRepo } from "../db/workflows-repo.js";
-import { nextStepId } from "../domain/graph.js";
+import type { ExecutionRow, StepRow, StepRunRow, Ts } from "../db/rows.js";
+import { type GraphEdge, nextStepId } from "../domain/graph.js";
+import { Plans } from "./plans.js";
 import { type Outcome, TransientError } from "./outcome.js";
 import { runStep, StepFailure, type StepEnv } from "./steps.js";
 
@@ -26,6 +26,7 @@ export class Engine {
   private readonly active = new Set<Promise<void>>();
   private readonly waiters: Array<() => void> = [];
   private stopped = false;
+  private readonly plans: Plans;
 
   constructor(
     private readonly sql: Sql,
@@ -33,7 +34,9 @@ export class Engine {
     private readonly log: Logger,
     private readonly metrics: Metrics,
     private readonly opts: EngineOptions,
-  ) {}
+  ) {
+    this.plans = new Plans(sql);
+  }
 
   /** Free slots, so pollers claim no more than this replica can start soon. */
   get capacity(): number {
@@ -72,15 +75,25 @@ export class Engine {
   }
 
   private async run(claim: Claim): Promise<void> {
-    const token = newId();
-    let execution = await executionsRepo.claim(this.sql, claim.id, claim.token, token, this.opts.leaseMs);
-    if (!execution) return;
-    const workflow = await workflowsRepo.get(this.sql, execution.project_id, execution.workflow_id);
-    if (!workflow) return;
-    const graph = await workflowsRepo.graph(this.sql, workflow.id);
-    const edges = graphEdges(graph);
-    let contact: Contact | undefined;
+    let token = claim.token;
+    let claimed = claim.row;
+    // A claim that waited in the queue for long may have expired and been taken over: check it again.
+    if (!claimed || performance.now() - (claim.at ?? 0) > this.opts.leaseMs / 2) {
+      token = newId();
+      claimed = (await executionsRepo.claim(this.sql, claim.id, claim.token, token, this.opts.leaseMs)) ?? undefined;
+      if (!claimed) return;
+    }
+    const plan = await this.plans.get(claimed.project_id, claimed.workflow_id, claimed.workflow_version);
+    if (!plan) return;
+    const { workflow, graph, edges } = plan;
+    const { workflow_version: _, ...row } = claimed;
+    let execution: ExecutionRow | null = row;
+    // Fetched while the first steps' writes are under way, when a step of this run will need it.
+    let contactFetch: Promise<Contact> | undefined = row.current_step_id && plan.needsContact(row.current_step_id) ? this.contact(row) : undefined;
+    contactFetch?.catch(() => undefined);
+    const contact = () => (contactFetch ??= this.contact(row));
     const env: StepEnv = { ...this.env, markEffect: (run) => executionsRepo.markEffect(this.sql, run.id) };
+    let run = claim.run && claim.run.step_id === row.current_step_id ? claim.run : undefined;
 
     while (execution && !this.stopped) {
       const ex: ExecutionRow = execution;
@@ -89,7 +102,8 @@ export class Engine {
         execution = await this.finish(ex, token, null, ex.current_step_id ? "the step to run no longer exists" : null);
         return;
       }
-      const run = await executionsRepo.beginStepRun(this.sql, newId(), ex.id, step.id);
+      const current = run ?? (await executionsRepo.beginStepRun(this.sql, newId(), ex.id, step.id));
+      run = undefined;
       let outcome: Outcome;
       const started = performance.now();
       try {
@@ -97,9 +111,9 @@ export class Engine {
           workflow,
           execution: ex,
           step,
-          run,
-          contact: async () => (contact ??= await this.contact(ex)),
-          setContact: (c) => void (contact = c),
+          run: current,
+          contact,
+          setContact: (c) => void (contactFetch = Promise.resolve(c)),
         });
       } catch (err) {
         if (err instanceof TransientError) {
@@ -110,7 +124,9 @@ export class Engine {
         outcome = { kind: "fail", error: err instanceof Error ? err.message : String(err) };
       }
       this.metrics.rpcDuration.observe({ operation: `workflows.step.${step.type}` }, (performance.now() - started) / 1000);
-      execution = await this.apply(ex, token, step, run.id, outcome, edges);
+      const applied = await this.apply(ex, token, step, current.id, outcome, edges);
+      execution = applied?.execution ?? null;
+      run = applied?.run;
     }
   }
 
@@ -122,15 +138,19 @@ export class Engine {
     return r.contact;
   }
 
-  /** Writes a step's outcome; null when the run must stop (waiting, finished, cancelled, claim lost). */
+  /**
+   * Writes a step's outcome; null when the run must stop (waiting, finished, cancelled, claim lost).
+   * Moving on also creates the next step's run in the same statement, so each transition is one
+   * round trip; `run` is missing when that step had a run already (a re-run after a crash).
+   */
   private async apply(
     ex: ExecutionRow,
     token: string,
     step: StepRow,
     runId: string,
     outcome: Outcome,
-    edges: ReturnType<typeof graphEdges>,
-  ): Promise<ExecutionRow | null> {
+    edges: GraphEdge[],
+  ): Promise<{ execution: ExecutionRow; run?: StepRunRow } | null> {
     if (outcome.kind === "fail") return this.finish(ex, token, runId, outcome.error);
     if (outcome.kind === "exit") return this.end(ex, token, runId, "EXITED", outcome.reason);
     const lease = `${this.opts.leaseMs} milliseconds`;
@@ -150,13 +170,29 @@ export class Engine {
     }
     const next = nextStepId(edges, step.id, outcome.branch ? { branch: outcome.branch } : {});
     if (next === null) return this.end(ex, token, runId, "COMPLETED", null);
-    const [row] = await this.sql<ExecutionRow[]>`
+    const [row] = await this.sql<Array<ExecutionRow & { next_run_id: string | null; next_run_started_at: Ts | null }>>`
       with e as (
         update executions set current_step_id = ${next}, lease_until = now() + ${lease}::interval
         where id = ${ex.id} and lease_token = ${token} and status = 'RUNNING' returning *),
-      r as (update step_runs set status = 'COMPLETED', finished_at = now() where id = ${runId} and exists (select 1 from e))
-      select * from e`;
-    return row ?? null;
+      r as (update step_runs set status = 'COMPLETED', finished_at = now() where id = ${runId} and exists (select 1 from e)),
+      n as (
+        insert into step_runs (id, execution_id, step_id, status, started_at) select ${newId()}, e.id, ${next}, 'RUNNING', now() from e
+        on conflict (execution_id, step_id) do nothing returning id, started_at)
+      select e.*, n.id as next_run_id, n.started_at as next_run_started_at from e left join n on true`;
+    if (!row) return null;
+    const { next_run_id, next_run_started_at, ...execution } = row;
+    if (next_run_id === null || next_run_started_at === null) return { execution };
+    const run: StepRunRow = {
+      id: next_run_id,
+      execution_id: ex.id,
+      step_id: next,
+      status: "RUNNING",
+      error: null,
+      effect_at: null,
+      started_at: next_run_started_at,
+      finished_at: null,
+    };
+    return { execution, run };
   }
 
   private finish(ex: ExecutionRow, token: string, runId: string | null, error: string | null): Promise<null> {

@@ -1,6 +1,6 @@
 import { type Logger, newId, type Sql } from "@mailroom/kit";
 import { executionsRepo } from "../db/executions-repo.js";
-import type { ExecutionRow, WorkflowRow } from "../db/rows.js";
+import { type ExecutionRow, iso, type WorkflowRow } from "../db/rows.js";
 import type { Engine } from "./engine.js";
 
 export interface StartRequest {
@@ -40,17 +40,24 @@ export class Starter {
         allowReentry: w.allow_reentry,
         triggerStepId: w.trigger_step_id,
         ids: req.contactIds.map(() => newId()),
+        runIds: req.contactIds.map(() => newId()),
         contactIds: req.contactIds,
         context: req.context,
         triggerKey: req.triggerKey,
         token,
         leaseMs: this.leaseMs,
-      });
+      }, iso(w.updated_at));
     });
-    if (started?.length) {
+    if (!started) return null;
+    if (started.length) {
       this.log.debug({ workflowId: req.workflowId, n: started.length }, "executions started");
-      this.engine.submit(started.map((e) => ({ id: e.id, token })));
+      this.engine.submit(started);
     }
-    return started;
+    return started.map((c) => c.row!);
+  }
+
+  /** Resolves when the engine has room for more (schedule ticks start their audience page by page). */
+  room(): Promise<void> {
+    return this.engine.room();
   }
 }

@@ -68,6 +68,8 @@ export class Scheduler {
         { timeoutMs: 30_000 },
       );
       if (page.contacts.length) {
+        // the engine runs what it is handed at once; the next page waits until it has room
+        await this.starter.room();
         const started = await this.starter.start({
           projectId: w.project_id,
           workflowId: w.id,

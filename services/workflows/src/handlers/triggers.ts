@@ -1,45 +1,80 @@
 import { EventEnvelope, type WireNames } from "@mailroom/contracts";
-import { type ConsumerSpec, newId, PoisonMessage, type Sql } from "@mailroom/kit";
-import { executionsRepo } from "../db/executions-repo.js";
+import { type Logger, newId, PoisonMessage, type Sql } from "@mailroom/kit";
+import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
+import { type EventStart, executionsRepo } from "../db/executions-repo.js";
 import { workflowsRepo } from "../db/workflows-repo.js";
 import type { Engine } from "../engine/engine.js";
-import type { Starter } from "../engine/starter.js";
+import { BatchConsumer } from "../infra/batch-consumer.js";
+
+/** Events with a contact, as the trigger handler takes them. */
+type ContactEvent = EventEnvelope & { contactId: string };
 
 /**
- * The `workflows-triggers` durable consumer of every event family (custom, email, contact, segment).
- * Each event with a contact first resumes the contact's executions waiting for it, then starts every
- * enabled EVENT workflow of the project listening to its name. Redelivery is harmless: a resumed
- * execution is no longer WAITING, and the event id is the executions' trigger key (unique).
+ * Handles a batch of events in two rounds of statements: it resumes the contacts' executions waiting
+ * for them (while looking up the EVENT workflows listening to their names), then starts those
+ * workflows for every event in one statement, and hands both to the engine, which runs them at once.
+ * Redelivery is harmless: a resumed execution is no longer WAITING, and the event id is the
+ * executions' trigger key (unique).
  */
-export function triggersConsumer(names: WireNames, sql: Sql, engine: Engine, starter: Starter, leaseMs: number, concurrency: number): ConsumerSpec {
-  return {
-    stream: names.streams.events.name,
-    durable: names.consumers.workflowsTriggers,
-    filterSubject: `${names.prefix}.events.>`,
-    concurrency,
-    async handle(msg) {
-      const parsed = EventEnvelope.safeParse(msg.json());
-      if (!parsed.success) throw new PoisonMessage(`not an event envelope: ${parsed.error.message}`);
-      const e = parsed.data;
-      if (!e.contactId) return;
-      await engine.room();
-      const token = newId();
-      const resumed = await sql.begin((tx) =>
-        executionsRepo.resumeOnEvent(tx, { projectId: e.projectId, contactId: e.contactId!, name: e.name, occurredAt: e.occurredAt, data: e.data }, token, leaseMs),
-      );
-      engine.submit(resumed);
-      for (const w of await workflowsRepo.listeningTo(sql, e.projectId, e.name)) {
-        await starter.start({
-          projectId: e.projectId,
+export function handleTriggerEvents(sql: Sql, engine: Engine, leaseMs: number) {
+  return async (events: ContactEvent[]): Promise<void> => {
+    if (events.length === 0) return;
+    const token = newId();
+    const [resumed, listeners] = await Promise.all([
+      executionsRepo.resumeOnEvents(
+        sql,
+        events.map((e) => ({ projectId: e.projectId, contactId: e.contactId, name: e.name, occurredAt: e.occurredAt, data: e.data })),
+        token,
+        leaseMs,
+      ),
+      workflowsRepo.listeningToAny(sql, events.map((e) => ({ projectId: e.projectId, name: e.name }))),
+    ]);
+    engine.submit(resumed);
+    const starts: EventStart[] = events.flatMap((e) =>
+      listeners
+        .filter((w) => w.project_id === e.projectId && w.trigger_event === e.name)
+        .map((w) => ({
+          id: newId(),
+          runId: newId(),
           workflowId: w.id,
-          contactIds: [e.contactId],
-          context: { event: e.data },
+          projectId: e.projectId,
+          contactId: e.contactId,
+          name: e.name,
+          occurredAt: e.occurredAt,
           triggerKey: `event:${e.id}`,
-          // an event from before the workflow was enabled (a lagging or replayed stream) starts nothing
-          accepts: (row) =>
-            row.enabled && row.trigger_type === "EVENT" && row.trigger_event === e.name && row.enabled_at !== null && new Date(row.enabled_at) <= new Date(e.occurredAt),
-        });
-      }
-    },
+          context: { event: e.data },
+        })),
+    );
+    engine.submit(await executionsRepo.startForEvents(sql, starts, token, leaseMs));
   };
+}
+
+/** The `workflows-triggers` durable consumer of every event family (custom, email, contact, segment). */
+export function triggersConsumer(
+  deps: { names: WireNames; js: JetStreamClient; jsm: JetStreamManager; log: Logger },
+  sql: Sql,
+  engine: Engine,
+  opts: { leaseMs: number; concurrency: number; batch: number },
+): BatchConsumer<ContactEvent | null> {
+  const handle = handleTriggerEvents(sql, engine, opts.leaseMs);
+  return new BatchConsumer<ContactEvent | null>(
+    deps.js,
+    deps.jsm,
+    {
+      stream: deps.names.streams.events.name,
+      durable: deps.names.consumers.workflowsTriggers,
+      filterSubject: `${deps.names.prefix}.events.>`,
+      maxDeliver: 10,
+      batch: opts.batch,
+      concurrency: opts.concurrency,
+      decode(msg) {
+        const parsed = EventEnvelope.safeParse(msg.json());
+        if (!parsed.success) throw new PoisonMessage(`not an event envelope: ${parsed.error.message}`);
+        return parsed.data.contactId ? (parsed.data as ContactEvent) : null;
+      },
+      ready: () => engine.room(),
+      handle: (items) => handle(items.filter((e): e is ContactEvent => e !== null)),
+    },
+    deps.log,
+  );
 }
