@@ -7,7 +7,7 @@ import nodemailer from "nodemailer";
 import postgres from "postgres";
 import { startMailbox } from "@mailroom/devmailbox";
 import { DATABASE_URL, Platform, apiClient } from "@mailroom/testkit";
-import { machine, peakRssMb, profiled, writeResult } from "./lib.mjs";
+import { machine, peakRssMb, profiled, writeResult, BENCH_ENV } from "./lib.mjs";
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const POOL = Number(process.env.BENCH_SMTP_POOL ?? 10);
@@ -25,8 +25,7 @@ const serviceEnv = profiled({
 });
 const platform = new Platform({
   services: SERVICES,
-  // The services' own default pool (the testkit's 4 is for many platforms sharing one test database).
-  env: { SMTP_URL: mailbox.smtpUrl, LOG_LEVEL: "warn", RETURN_PATH_DOMAIN: "bounces.bench.test", DB_POOL_MAX: process.env.BENCH_DB_POOL ?? "10" },
+  env: { ...BENCH_ENV, SMTP_URL: mailbox.smtpUrl, RETURN_PATH_DOMAIN: "bounces.bench.test" },
   serviceEnv,
 });
 

@@ -4,12 +4,12 @@
 import Fastify from "fastify";
 import { spawn } from "node:child_process";
 import { Platform } from "@mailroom/testkit";
-import { load, peakRssMb, profiled, writeResult } from "./lib.mjs";
+import { load, peakRssMb, profiled, writeResult, BENCH_ENV } from "./lib.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 
-const platform = new Platform({ services: ["gateway"], env: { LOG_LEVEL: "warn" }, serviceEnv: profiled() });
+const platform = new Platform({ services: ["gateway"], env: { ...BENCH_ENV }, serviceEnv: profiled() });
 await platform.start();
 try {
   const project = await platform.createProject("bench");

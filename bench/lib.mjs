@@ -51,3 +51,9 @@ export function profiled(serviceEnv = {}) {
   }
   return out;
 }
+
+/**
+ * What every benchmark's platform runs with: the services' own default pool of 10 connections (the
+ * testkit's 4 exists for test runs that start many platforms against one PostgreSQL), quiet logs.
+ */
+export const BENCH_ENV = { LOG_LEVEL: "warn", DB_POOL_MAX: process.env.BENCH_DB_POOL ?? "10" };

@@ -7,19 +7,17 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import postgres from "postgres";
 import { apiClient, Platform, DATABASE_URL } from "@mailroom/testkit";
-import { writeResult } from "./lib.mjs";
+import { writeResult, BENCH_ENV } from "./lib.mjs";
 
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_DURATION ?? 10);
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
 
 const arrivals = new Map();
-let hooks = 0;
 const receiver = createServer((req, res) => {
   let body = "";
   req.on("data", (c) => (body += c));
   req.on("end", () => {
-    hooks++;
     const parsed = JSON.parse(body || "{}");
     if (parsed.sentAt) arrivals.set(parsed.seq, performance.timeOrigin + performance.now() - Number(parsed.sentAt));
     res.end("ok");
@@ -31,15 +29,12 @@ const port = receiver.address().port;
 const platform = new Platform({
   services: ["gateway", "contacts", "workflows"],
   env: {
-    LOG_LEVEL: "warn",
+    ...BENCH_ENV,
     WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${port}`,
     WORKFLOWS_TIME_SCALE: "6000", // the DELAY minute lasts 10 ms
     WORKFLOWS_CONCURRENCY: "64",
     RATE_LIMIT_PER_SECOND: "100000",
     RATE_LIMIT_BURST: "100000",
-    // the testkit keeps pools at 4 so that many test platforms fit one PostgreSQL; a benchmark runs
-    // alone and measures what production gets (the services' default pool of 10)
-    DB_POOL_MAX: "10",
   },
 });
 await platform.start();
