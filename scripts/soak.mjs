@@ -52,6 +52,8 @@ const platform = new Platform({
     SMTP_URL: mailbox.smtpUrl,
     RETURN_PATH_DOMAIN: "bounces.mailroom.test",
     LOG_LEVEL: "warn",
+    // the services' default pool, as under `npm start` (the testkit's 4 is for parallel test platforms)
+    DB_POOL_MAX: "10",
     RATE_LIMIT_PER_SECOND: "10000",
     RATE_LIMIT_BURST: "10000",
     WORKFLOWS_TIME_SCALE: "60",
