@@ -38,8 +38,9 @@ export class MembershipTracker {
 
   private async reevaluate(projectId: string, contactId: string, pick: (g: SegmentGraph) => SegmentDef[]): Promise<void> {
     await this.writer.run(async (tx, out) => {
-      await locks.evaluation(tx, projectId, contactId);
-      const rows = await segmentsRepo.all(tx, projectId);
+      // Pipelined on the transaction's connection: the read runs after the locks are held (so it
+      // sees every segment write committed before them) without a round trip of its own.
+      const [, rows] = await Promise.all([locks.evaluation(tx, projectId, contactId), segmentsRepo.all(tx, projectId)]);
       if (!rows.some((r) => r.track_membership)) return;
       const graph = new SegmentGraph(rows.map(toSegmentDef), (s, err) =>
         this.log.error({ segmentId: s.id, err: String(err) }, "stored segment definition no longer checks; not tracked"),
