@@ -41,7 +41,7 @@ export function writeResult(name, result, markdown) {
 
 /**
  * `serviceEnv` with BENCH_PROFILE's services (a comma list) profiled: each writes a V8 CPU profile to
- * .mailroom/profiles when it exits (read one with `node bench/profile-summary.mjs <file>`).
+ * .mailroom/profiles when it exits (read one with `node scripts/profile-summary.mjs <file>`).
  */
 export function profiled(serviceEnv = {}) {
   const out = { ...serviceEnv };

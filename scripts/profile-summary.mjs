@@ -1,4 +1,4 @@
-// node bench/profile-summary.mjs <file.cpuprofile> [top]: self time per function, heaviest first.
+// node scripts/profile-summary.mjs <file.cpuprofile> [top]: self time per function, heaviest first.
 import { readFileSync } from "node:fs";
 
 const [file, top = "30"] = process.argv.slice(2);
