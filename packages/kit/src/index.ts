@@ -10,6 +10,7 @@ export * from "./ids.js";
 export * from "./outbox.js";
 export * from "./redis.js";
 export * from "./consumer.js";
+export * from "./batch-consumer.js";
 export * from "./ops.js";
 export * from "./runtime.js";
 export * from "./tracing.js";
