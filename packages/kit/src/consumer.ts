@@ -26,7 +26,10 @@ export interface ConsumerSpec {
   onGiveUp?(msg: JsMsg, err: unknown): Promise<void>;
 }
 
-export async function ensureConsumer(jsm: JetStreamManager, spec: ConsumerSpec): Promise<void> {
+/** The durable's server-side settings; an existing durable keeps the ones it was created with. */
+export type DurableSettings = Pick<ConsumerSpec, "stream" | "durable" | "filterSubject" | "maxDeliver" | "ackWaitMs">;
+
+export async function ensureConsumer(jsm: JetStreamManager, spec: DurableSettings): Promise<void> {
   try {
     await jsm.consumers.info(spec.stream, spec.durable);
   } catch {
@@ -97,7 +100,8 @@ export class ConsumerRunner {
       if (err instanceof PoisonMessage || attempt >= max) {
         this.log.error({ err: String(err), durable: this.spec.durable, attempt }, "message given up");
         await this.spec.onGiveUp?.(msg, err).catch((e) => this.log.error({ err: String(e) }, "onGiveUp failed"));
-        msg.term(String((err as Error)?.message ?? err));
+        // No reason: nats-server 2.9 ignores a "+TERM <reason>", leaving the message to be redelivered.
+        msg.term();
       } else {
         const delay = this.spec.retryDelayMs?.(attempt) ?? Math.min(30_000, 250 * 2 ** (attempt - 1));
         this.log.warn({ err: String(err), durable: this.spec.durable, attempt, delay }, "message failed; retrying");

@@ -11,6 +11,7 @@ export * from "./outbox.js";
 export * from "./redis.js";
 export * from "./consumer.js";
 export * from "./batcher.js";
+export * from "./batch-consumer.js";
 export * from "./ops.js";
 export * from "./runtime.js";
 export * from "./tracing.js";

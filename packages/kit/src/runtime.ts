@@ -12,6 +12,7 @@ import { migrate, openDatabase, type Db, type Sql } from "./db.js";
 import { OutboxRelay } from "./outbox.js";
 import { connectRedis, createRedis, type Redis } from "./redis.js";
 import { ConsumerRunner, ensureConsumer, type ConsumerSpec } from "./consumer.js";
+import { BatchConsumer, type BatchConsumerSpec } from "./batch-consumer.js";
 import { OpsServer, type ReadinessCheck } from "./ops.js";
 import { stopTelemetry } from "./telemetry.js";
 
@@ -37,6 +38,8 @@ export interface Deps<E extends z.ZodRawShape = {}> {
 export interface ServiceApp {
   register?(server: RpcServer): void;
   consumers?: ConsumerSpec[];
+  /** Consumers that apply a batch of messages per transaction (see BatchConsumer). */
+  batchConsumers?: BatchConsumerSpec<any>[]; // each spec has its own item type
   /** Background work (schedulers, the gateway's HTTP server), started once handlers are live. */
   start?(): Promise<void>;
   /** Stops background work and lets its in-flight work finish. Runs before NATS drains. */
@@ -111,10 +114,15 @@ export async function runService<E extends z.ZodRawShape>(spec: ServiceSpec<E>):
   const server = new RpcServer(nc, names, spec.name, blobs, log, metrics);
   app.register?.(server);
   server.start();
-  const runners: ConsumerRunner[] = [];
+  const runners: Array<{ stop(): Promise<void> }> = [];
   for (const c of app.consumers ?? []) {
     await ensureConsumer(jsm, c);
     const runner = new ConsumerRunner(js, c, log, metrics);
+    await runner.start();
+    runners.push(runner);
+  }
+  for (const c of app.batchConsumers ?? []) {
+    const runner = new BatchConsumer(js, jsm, c, log, metrics);
     await runner.start();
     runners.push(runner);
   }

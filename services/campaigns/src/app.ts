@@ -3,7 +3,6 @@ import type { CampaignsEnv } from "./config.js";
 import { purgeCountedEvents } from "./db/stats-repo.js";
 import { registerCampaignRoutes } from "./handlers/campaigns-http.js";
 import { statsConsumer } from "./handlers/stats-consumer.js";
-import { BatchConsumer } from "./infra/batch-consumer.js";
 import { AudienceSource } from "./usecases/audience.js";
 import { CampaignsService } from "./usecases/campaigns-service.js";
 import { Fanout } from "./usecases/fanout.js";
@@ -25,7 +24,6 @@ export function buildApp(deps: CampaignsDeps): ServiceApp {
   });
   const campaigns = new CampaignsService(sql, deps.rpc, audience, () => fanout.kick());
   const scheduler = new Scheduler(sql, log, config.CAMPAIGNS_SCHEDULER_INTERVAL_MS, () => fanout.kick());
-  const stats = new BatchConsumer(deps.js, deps.jsm, statsConsumer(deps.names, sql, log), log);
   const purge = setInterval(() => void purgeCountedEvents(sql).catch(() => undefined), 60 * 60 * 1000);
   purge.unref();
 
@@ -33,8 +31,8 @@ export function buildApp(deps: CampaignsDeps): ServiceApp {
     register(server) {
       registerCampaignRoutes(server, campaigns);
     },
+    batchConsumers: [statsConsumer(deps.names, sql, log)],
     async start() {
-      await stats.start();
       scheduler.start();
       fanout.start();
     },
@@ -43,7 +41,6 @@ export function buildApp(deps: CampaignsDeps): ServiceApp {
       clearInterval(purge);
       await scheduler.stop();
       await fanout.stop();
-      await stats.stop();
     },
   };
 }

@@ -10,6 +10,7 @@ import { segmentChangesConsumer } from "./handlers/segment-changes.js";
 import { registerSegmentRoutes } from "./handlers/segments-http.js";
 import { ContactsService } from "./usecases/contacts-service.js";
 import { DueScheduler } from "./usecases/due-scheduler.js";
+import { EmailActivityProjection } from "./usecases/email-activity.js";
 import { ContactQueries } from "./usecases/queries.js";
 import { SegmentQueries } from "./usecases/segment-queries.js";
 import { SegmentsService } from "./usecases/segments-service.js";
@@ -34,7 +35,8 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
       registerSegmentRoutes(server, segments, segmentQueries);
       registerRpcs(server, service, queries, segmentQueries);
     },
-    consumers: [emailEventsConsumer(deps.names, service), segmentChangesConsumer(deps.names, tracker)],
+    consumers: [segmentChangesConsumer(deps.names, tracker)],
+    batchConsumers: [emailEventsConsumer(deps.names, new EmailActivityProjection(writer))],
     async start() {
       scheduler.start();
     },

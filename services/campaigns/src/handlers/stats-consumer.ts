@@ -1,9 +1,8 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import type { WireNames } from "@mailroom/contracts";
-import type { Logger, Sql } from "@mailroom/kit";
+import type { BatchConsumerSpec, Logger, Sql } from "@mailroom/kit";
 import { applyStatHits } from "../db/stats-repo.js";
 import { statHit, type StatHit } from "../domain/stats.js";
-import type { BatchConsumerSpec } from "../infra/batch-consumer.js";
 
 /** Families whose events can move campaign stats; the rest are skipped before parsing. */
 const FAMILIES = new Set(["email", "contact"]);
@@ -14,15 +13,17 @@ const FAMILIES = new Set(["email", "contact"]);
  * nats-server 2.9 allows one filter subject, so it reads the whole EVENTS stream and skips custom
  * and segment events by their subject token.
  */
-export function statsConsumer(names: WireNames, sql: Sql, log: Logger): BatchConsumerSpec {
+export function statsConsumer(names: WireNames, sql: Sql, log: Logger): BatchConsumerSpec<StatHit> {
   return {
     stream: names.streams.events.name,
     durable: names.consumers.campaignsStats,
     filterSubject: `${names.prefix}.events.>`,
     batch: 500,
     waitMs: 1000,
-    async handle(msgs) {
-      const hits = msgs.map(hitOf).filter((h): h is StatHit => h !== null);
+    // Never given up: a stat that is dropped could leave a campaign in SENDING.
+    maxDeliver: -1,
+    decode: hitOf,
+    async handle(hits) {
       const sent = await applyStatHits(sql, hits);
       if (sent.length) log.info({ campaignIds: sent }, "campaigns sent");
     },

@@ -1,11 +1,9 @@
-import { AppError, isReservedEventName, type ContactDataInput, type EventEnvelope, type TrackResult } from "@mailroom/contracts";
+import { AppError, isReservedEventName, type ContactDataInput, type TrackResult } from "@mailroom/contracts";
 import { isId, newId } from "@mailroom/kit";
 import { contactsRepo, type ContactRow } from "../db/contacts-repo.js";
 import { eventsRepo } from "../db/events-repo.js";
-import { activityRepo } from "../db/activity-repo.js";
 import { locks, membersRepo } from "../db/members-repo.js";
 import type { EntryPoint } from "../domain/data-rules.js";
-import { emailActivityOf } from "../domain/email-activity.js";
 import { changeContact, emailTaken, setSubscription, upsertContact, type ContactPatch, type WriteResult } from "./write-contact.js";
 import type { Writer } from "./writer.js";
 
@@ -86,25 +84,6 @@ export class ContactsService {
       out.custom(row, input.event, { ...outcome.given, ...outcome.oneShot }, now, id);
       out.change(row, "event", [`event.${input.event}`], now, input.event);
       return { contact: row.id, event: id, timestamp: now.toISOString() };
-    });
-  }
-
-  /**
-   * An email event from the sending service: the email_activity projection row, and the automatic
-   * unsubscription after a permanent bounce or a complaint. A redelivered event changes nothing.
-   */
-  async applyEmailEvent(event: EventEnvelope): Promise<void> {
-    const activity = emailActivityOf(event);
-    if (!activity || !isId(event.projectId) || !isId(event.contactId) || !isId(activity.emailId)) return;
-    const contactId = event.contactId as string;
-    await this.writer.run(async (tx, out) => {
-      if (!(await activityRepo.markConsumed(tx, event.id))) return;
-      const contact = await contactsRepo.byId(tx, event.projectId, contactId, true);
-      if (!contact) return; // deleted since: nothing left to project onto
-      const occurredAt = Number.isNaN(Date.parse(event.occurredAt)) ? this.clock() : new Date(event.occurredAt);
-      const recorded = { projectId: event.projectId, contactId, emailId: activity.emailId, kind: activity.kind, occurredAt };
-      if (await activityRepo.record(tx, recorded)) out.change(contact, "activity", [`email.${activity.kind}`], this.clock());
-      if (activity.unsubscribe) await setSubscription(tx, out, contact, false, this.clock(), activity.unsubscribe);
     });
   }
 }

@@ -43,7 +43,7 @@ export class Outgoing {
   }
 
   /** A contact-change message on CONTACT_CHANGES (packages/contracts contacts/changes.ts). */
-  change(contact: ContactRow, kind: ContactChangeKind, changed: string[], at: Date, eventName?: string): void {
+  change(contact: Pick<ContactRow, "project_id" | "id">, kind: ContactChangeKind, changed: string[], at: Date, eventName?: string): void {
     const payload: ContactChange = {
       id: newId(),
       projectId: contact.project_id,
