@@ -12,10 +12,10 @@ import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { wireNames } from "@mailroom/contracts";
 import { DATABASE_URL, NATS_URL, Platform } from "@mailroom/testkit";
-import { machine, writeResult } from "./lib.mjs";
+import { BENCH_ENV, machine, writeResult } from "./lib.mjs";
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 5000);
-const platform = new Platform({ services: ["contacts"], env: { LOG_LEVEL: "warn" } });
+const platform = new Platform({ services: ["contacts"], env: { ...BENCH_ENV } });
 
 function cpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
