@@ -50,7 +50,7 @@ export class BatchConsumer<T> {
 
   async start(): Promise<void> {
     const { stream, durable, filterSubject, maxDeliver } = this.spec;
-    await ensureConsumer(this.jsm, { stream, durable, filterSubject, maxDeliver, handle: async () => undefined });
+    await ensureConsumer(this.jsm, { stream, durable, filterSubject, maxDeliver });
     const consumer = await this.js.consumers.get(stream, durable);
     const limit = this.spec.batch * this.spec.concurrency;
     this.messages = await consumer.consume({ max_messages: limit });
@@ -127,7 +127,7 @@ export class BatchConsumer<T> {
 
   private giveUp(msg: JsMsg, err: unknown): void {
     this.log.error({ err: String(err), durable: this.spec.durable, attempt: msg.info.deliveryCount }, "message given up");
-    msg.term(String((err as Error)?.message ?? err));
+    msg.term(); // no reason: nats-server 2.9 ignores a "+TERM <reason>" (the reason is logged above)
   }
 
   /** Stops pulling, lets the batches under way finish (acked), and hands the rest back at once. */
