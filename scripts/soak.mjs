@@ -146,10 +146,20 @@ async function soak() {
   const started = Date.now();
   const inflight = new Set();
   const rss = new Map([...platform.procs].map(([name]) => [name, []]));
+  // RSS is what the target names; the V8 heap in use (from each service's /metrics) tells a leak,
+  // which grows it request after request, from a heap that is still sizing itself to the load.
   const sampler = setInterval(() => {
     for (const [name, procs] of platform.procs) {
       const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${procs[0].child.pid}/status`, "utf8"))?.[1] ?? 0);
-      rss.get(name).push({ t: Date.now() - started, mb: kb / 1024 });
+      const sample = { t: Date.now() - started, mb: kb / 1024, heapMb: null };
+      rss.get(name).push(sample);
+      fetch(`http://127.0.0.1:${procs[0].opsPort}/metrics`)
+        .then((r) => r.text())
+        .then((text) => {
+          const used = /^mailroom_process_nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)/m.exec(text)?.[1];
+          if (used) sample.heapMb = Number(used) / 1024 / 1024;
+        })
+        .catch(() => undefined);
     }
   }, SAMPLE_MS);
   let campaignSent = false;
@@ -210,9 +220,23 @@ async function soak() {
   const median = (xs) => percentile(xs, 50);
   const windowMs = Math.min(60_000, (durationMs - warmupMs) / 3);
   const memory = [...rss].map(([name, samples]) => {
-    const early = median(samples.filter((s) => s.t >= warmupMs && s.t < warmupMs + windowMs).map((s) => s.mb));
-    const late = median(samples.filter((s) => s.t >= durationMs - windowMs).map((s) => s.mb));
-    return { name, early: Math.round(early), late: Math.round(late), growth: early ? late / early - 1 : 0, peak: Math.round(Math.max(...samples.map((s) => s.mb))) };
+    const earlyWindow = samples.filter((s) => s.t >= warmupMs && s.t < warmupMs + windowMs);
+    const lateWindow = samples.filter((s) => s.t >= durationMs - windowMs);
+    const early = median(earlyWindow.map((s) => s.mb));
+    const late = median(lateWindow.map((s) => s.mb));
+    const heap = (w) => Math.round(median(w.map((s) => s.heapMb).filter((v) => v !== null)) || 0);
+    // One RSS figure per half minute, to see whether a growth levels off (sizing) or keeps on (a leak).
+    const series = samples.filter((_, i) => i % Math.max(1, Math.round(30_000 / SAMPLE_MS)) === 0).map((s) => Math.round(s.mb));
+    return {
+      name,
+      early: Math.round(early),
+      late: Math.round(late),
+      growth: early ? late / early - 1 : 0,
+      peak: Math.round(Math.max(...samples.map((s) => s.mb))),
+      heapEarly: heap(earlyWindow),
+      heapLate: heap(lateWindow),
+      series,
+    };
   });
   const maxGrowth = Math.max(...memory.map((m) => m.growth));
 
@@ -240,9 +264,11 @@ async function soak() {
     "",
     `Errors: ${errors.length}. Accepted sends: ${accepted.length}, delivered: ${report.delivered}, lost: ${lost}, repeated: ${doubled}. Campaign to ${audienceSize} contacts: ${campaignStatus}. Workflow triggers: ${triggered}, executions ended: ${executionsExited}.`,
     "",
-    "| service | RSS MB after warm-up | RSS MB at the end | growth | peak MB |",
-    "|---|---|---|---|---|",
-    ...memory.map((m) => `| ${m.name} | ${m.early} | ${m.late} | ${(m.growth * 100).toFixed(1)}% | ${m.peak} |`),
+    "| service | RSS MB after warm-up | RSS MB at the end | growth | peak MB | V8 heap used MB after warm-up → end | RSS every 30 s |",
+    "|---|---|---|---|---|---|---|",
+    ...memory.map(
+      (m) => `| ${m.name} | ${m.early} | ${m.late} | ${(m.growth * 100).toFixed(1)}% | ${m.peak} | ${m.heapEarly} → ${m.heapLate} | ${m.series.join(" ")} |`,
+    ),
     "",
     ...Object.entries(verdicts).map(([k, ok]) => `- ${ok ? "PASS" : "FAIL"}: ${k}`),
     ...(errors.length ? ["", "First errors:", ...errors.slice(0, 10).map((e) => `- ${e.route} ${e.status} ${e.body}`)] : []),
