@@ -1,6 +1,6 @@
 import type { Consumer, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from "@nats-io/jetstream";
 import { SpanKind, context, trace, type Link } from "@opentelemetry/api";
-import { PoisonMessage, ensureConsumer } from "./consumer.js";
+import { PoisonMessage, ensureConsumer, reportPending } from "./consumer.js";
 import { extractTrace } from "./nats.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
@@ -69,13 +69,7 @@ export class BatchConsumer<T> {
         if (msgs.length > 0) await this.process(msgs);
       }
     })().catch((err) => this.log.error({ err: String(err), durable: this.spec.durable }, "batch consumer loop ended"));
-    this.pendingTimer = setInterval(() => {
-      consumer
-        .info(true)
-        .then((i) => this.metrics.consumerPending.set({ consumer: this.spec.durable }, i.num_pending))
-        .catch(() => undefined);
-    }, 10_000);
-    this.pendingTimer.unref();
+    this.pendingTimer = reportPending(consumer, this.metrics, this.spec.durable);
   }
 
   private async fetch(consumer: Consumer): Promise<JsMsg[]> {

@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import { SpanKind, context, trace } from "@opentelemetry/api";
 import { extractTrace } from "./nats.js";
@@ -49,6 +49,18 @@ export async function ensureConsumer(jsm: JetStreamManager, spec: DurableSetting
   }
 }
 
+/** Sets the consumer's pending gauge every 10 s (unref'd: it never keeps a process alive). */
+export function reportPending(consumer: Consumer, metrics: Metrics, durable: string): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    consumer
+      .info(true)
+      .then((i) => metrics.consumerPending.set({ consumer: durable }, i.num_pending))
+      .catch(() => undefined);
+  }, 10_000);
+  timer.unref();
+  return timer;
+}
+
 /**
  * Runs a durable pull consumer: a message is acked only after its handler resolved (its work is
  * durable), retried with a delay when the handler throws, and terminated when it is poison or has
@@ -78,13 +90,7 @@ export class ConsumerRunner {
         this.inflight.add(p);
       }
     })().catch((err) => this.log.error({ err, durable: this.spec.durable }, "consumer loop ended"));
-    this.pendingTimer = setInterval(() => {
-      consumer
-        .info(true)
-        .then((i) => this.metrics.consumerPending.set({ consumer: this.spec.durable }, i.num_pending))
-        .catch(() => undefined);
-    }, 10_000);
-    this.pendingTimer.unref();
+    this.pendingTimer = reportPending(consumer, this.metrics, this.spec.durable);
   }
 
   private async process(msg: JsMsg): Promise<void> {
