@@ -48,24 +48,10 @@ const DELIVERY_COLUMNS = `id, project_id as "projectId", contact_id as "contactI
 export class EmailsRepo {
   constructor(private readonly sql: Sql) {}
 
-  /** Inserts a QUEUED record (FAILED when `failure` is set) inside the caller's transaction; false when the idempotency key exists. */
-  async insertQueued(tx: Tx, e: NewEmail): Promise<boolean> {
-    const rows = await tx`
-      insert into emails (id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html,
-        headers, attachment_ids, template_id, campaign_id, workflow_id, execution_id, source_type, marketing,
-        idempotency_key, status, message_id, links, last_error)
-      values (${e.id}, ${e.projectId}, ${e.contactId}, ${e.to}, ${e.toName}, ${e.from}, ${e.fromName}, ${e.replyTo},
-        ${e.subject}, ${e.html}, ${JSON.stringify(e.headers)}::text::jsonb, ${e.attachmentIds}::uuid[], ${e.templateId}, ${e.campaignId},
-        ${e.workflowId}, ${e.executionId}, ${e.sourceType}, ${e.marketing}, ${e.idempotencyKey},
-        ${e.failure ? "FAILED" : "QUEUED"}, ${e.messageId}, ${e.links}::text[], ${e.failure ?? null})
-      on conflict (project_id, idempotency_key) do nothing
-      returning id`;
-    return rows.length === 1;
-  }
-
   /**
-   * Inserts many records in one statement inside the caller's transaction; returns the ids that were
-   * inserted (a record whose idempotency key exists already, or repeats one earlier in `emails`, is not).
+   * Inserts QUEUED records (FAILED when `failure` is set) in one statement inside the caller's
+   * transaction; returns the ids that were inserted (a record whose idempotency key exists already,
+   * or repeats one earlier in `emails`, is not).
    */
   async insertQueuedMany(tx: Tx, emails: NewEmail[]): Promise<Set<string>> {
     if (emails.length === 0) return new Set();
@@ -108,11 +94,6 @@ export class EmailsRepo {
       select id, project_id as "projectId", contact_id as "contactId", to_email as "to" from emails
       where id = ${id} and (${projectId}::uuid is null or project_id = ${projectId}::uuid)`;
     return row ?? null;
-  }
-
-  async idByIdempotencyKey(projectId: string, key: string): Promise<string | null> {
-    const [row] = await this.sql<{ id: string }[]>`select id from emails where project_id = ${projectId} and idempotency_key = ${key}`;
-    return row?.id ?? null;
   }
 
   async insertAttachments(projectId: string, ids: string[], files: StoredAttachment[]): Promise<void> {

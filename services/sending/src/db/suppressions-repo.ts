@@ -30,10 +30,10 @@ export class SuppressionsRepo {
   }
 
   /**
-   * What keeps this email from being sent: for transactional mail a permanent bounce of the last
-   * 30 days; for marketing mail any bounce or complaint not lifted since.
+   * What keeps mail to these addresses from being sent, in one query (lower-cased address → its
+   * newest blocking entry): for transactional mail a permanent bounce of the last 30 days; for
+   * marketing mail any bounce or complaint not lifted since.
    */
-  /** `blocking` for many addresses in one query: lower-cased address → its newest blocking entry. */
   async blockingMany(projectId: string, emails: string[], marketing: boolean): Promise<Map<string, Suppression>> {
     if (emails.length === 0) return new Map();
     const rows = await this.sql<{ email: string; reason: SuppressionReason; createdAt: string | Date }[]>`
@@ -42,14 +42,5 @@ export class SuppressionsRepo {
         ${marketing ? this.sql`` : this.sql`and reason = 'bounce' and created_at > now() - ${TRANSACTIONAL_BOUNCE_DAYS} * interval '1 day'`}
       order by email, created_at desc`;
     return new Map(rows.map((r) => [r.email, { reason: r.reason, createdAt: new Date(r.createdAt).toISOString() }]));
-  }
-
-  async blocking(projectId: string, email: string, marketing: boolean): Promise<Suppression | null> {
-    const [row] = await this.sql<{ reason: SuppressionReason; createdAt: string | Date }[]>`
-      select reason, created_at as "createdAt" from suppressions
-      where project_id = ${projectId} and email = ${email.toLowerCase()}
-        ${marketing ? this.sql`` : this.sql`and reason = 'bounce' and created_at > now() - ${TRANSACTIONAL_BOUNCE_DAYS} * interval '1 day'`}
-      order by created_at desc limit 1`;
-    return row ? { reason: row.reason, createdAt: new Date(row.createdAt).toISOString() } : null;
   }
 }
