@@ -157,12 +157,16 @@ export async function runService<E extends z.ZodRawShape>(spec: ServiceSpec<E>):
 
 /** For main.ts: run, stop in order on SIGTERM/SIGINT, exit 1 with a clear message if start fails. */
 export function main<E extends z.ZodRawShape>(spec: ServiceSpec<E>): void {
+  // Watched from the first moment: a launcher that dies while the service is still starting must
+  // not leave it running (it would only see its new parent by the time it had started).
+  let onParentGone: () => void = () => process.exit(1);
+  exitWithParent(process.ppid, () => onParentGone());
   runService(spec).then(
     (running) => {
       const onSignal = (signal: string) => void running.stop(signal).then(() => process.exit(0));
       process.once("SIGTERM", () => onSignal("SIGTERM"));
       process.once("SIGINT", () => onSignal("SIGINT"));
-      exitWithParent(() => onSignal("parent exited"));
+      onParentGone = () => onSignal("parent exited");
     },
     (err: Error) => {
       process.stderr.write(`${spec.name} failed to start: ${err.message}\n`);
@@ -176,11 +180,11 @@ export function main<E extends z.ZodRawShape>(spec: ServiceSpec<E>): void {
  * stopping its children (killed, crashed), the service notices within a second and shuts down in
  * order instead of lingering as an orphan holding its ports.
  */
-function exitWithParent(stop: () => void): void {
+function exitWithParent(parent: number, stop: () => void): void {
   if (!process.env.MAILROOM_EXIT_WITH_PARENT) return;
-  const parent = process.ppid;
   const timer = setInterval(() => {
-    let alive = process.ppid === parent;
+    // A parent of 1 is init: the launcher died before this process even got to main().
+    let alive = process.ppid === parent && parent !== 1;
     if (alive) {
       try {
         process.kill(parent, 0);
