@@ -7,7 +7,7 @@ import nodemailer from "nodemailer";
 import postgres from "postgres";
 import { startMailbox } from "@mailroom/devmailbox";
 import { DATABASE_URL, Platform, apiClient } from "@mailroom/testkit";
-import { machine, peakRssMb, profiled, writeResult, BENCH_ENV } from "./lib.mjs";
+import { BENCH_ENV, cpuSeconds, machine, peakRssMb, profiled, writeResult } from "./lib.mjs";
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const POOL = Number(process.env.BENCH_SMTP_POOL ?? 10);
@@ -57,15 +57,6 @@ function rss() {
     out[name] = { peakMb: peakRssMb(pid), nowMb: currentRssMb(pid) };
   }
   return out;
-}
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
 }
 const cpu = () => Object.fromEntries(SERVICES.map((s) => [s, cpuSeconds(platform.procs.get(s)?.[0]?.child.pid)]));
 

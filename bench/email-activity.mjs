@@ -6,21 +6,15 @@
 // process's CPU per email (two events), with the part spent until the projection was complete (the
 // rest is the tracker working through the contact changes). BENCH_RECIPIENTS sets N.
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import postgres from "postgres";
 import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { wireNames } from "@mailroom/contracts";
 import { DATABASE_URL, NATS_URL, Platform } from "@mailroom/testkit";
-import { BENCH_ENV, machine, writeResult } from "./lib.mjs";
+import { BENCH_ENV, cpuSeconds, machine, writeResult } from "./lib.mjs";
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 5000);
 const platform = new Platform({ services: ["contacts"], env: { ...BENCH_ENV } });
-
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 async function seed(sql, projectId) {
   const now = new Date().toISOString();

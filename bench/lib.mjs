@@ -57,3 +57,13 @@ export function profiled(serviceEnv = {}) {
  * testkit's 4 exists for test runs that start many platforms against one PostgreSQL), quiet logs.
  */
 export const BENCH_ENV = { LOG_LEVEL: "warn", DB_POOL_MAX: process.env.BENCH_DB_POOL ?? "10" };
+
+/** CPU seconds (user + system) a process has used so far; null once it is gone. */
+export function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}

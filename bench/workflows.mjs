@@ -3,11 +3,10 @@
 //    allowed host) at a steady rate. 2. Throughput of a 5-step workflow (CONDITION, UPDATE_CONTACT,
 //    DELAY of 1 minute on a fast clock, WEBHOOK, EXIT) over many contacts started by one SCHEDULE tick:
 //    step transitions per second, from the step runs' own timestamps.
-import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import postgres from "postgres";
 import { apiClient, Platform, DATABASE_URL } from "@mailroom/testkit";
-import { writeResult, BENCH_ENV } from "./lib.mjs";
+import { BENCH_ENV, cpuSeconds, writeResult } from "./lib.mjs";
 
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_DURATION ?? 10);
@@ -41,10 +40,7 @@ await platform.start();
 // CPU seconds each service process used so far (utime + stime), to show which stage is the busy one
 const cpu = () =>
   Object.fromEntries(
-    [...platform.procs].map(([name, ps]) => {
-      const f = readFileSync(`/proc/${ps[0].child.pid}/stat`, "utf8").split(") ")[1].split(" ");
-      return [name, (Number(f[11]) + Number(f[12])) / 100];
-    }),
+    [...platform.procs].map(([name, ps]) => [name, cpuSeconds(ps[0].child.pid)]),
   );
 const cpuSince = (c0) => {
   const c1 = cpu();
