@@ -3,7 +3,7 @@ import { type DateTest, holds } from "./operators.js";
 import { SqlParams, sqlNot } from "./sql.js";
 import { windowStart } from "./time.js";
 
-/** Where a family's dated rows live; both tables are indexed on (contact_id, key, time). */
+/** Where a family's dated rows live; both tables are indexed on (contact_id, key, time) and (project_id, key, time). */
 export interface ActivitySource {
   table: string;
   alias: string;
@@ -29,8 +29,10 @@ function activity(window: (f: Filter, now: number) => DateTest | null, negated =
       const w = window(f, now);
       const a = src.alias;
       const time = w ? ` AND ${a}.${src.timeColumn} ${w.op} ${p.time(w.cut)}` : "";
-      // EXISTS over (contact_id, key, time) stops at the first index entry, unlike a join or a count
-      const exists = `EXISTS (SELECT 1 FROM ${src.table} ${a} WHERE ${a}.contact_id = c.id AND ${a}.${src.keyColumn} = ${p.add(key, "text")}${time})`;
+      // For one contact, EXISTS over (contact_id, key, time) stops at the first index entry. Naming
+      // the project as well lets the planner count a whole project from (project_id, key, time):
+      // it equates a.project_id with the caller's `c.project_id = …` constant.
+      const exists = `EXISTS (SELECT 1 FROM ${src.table} ${a} WHERE ${a}.contact_id = c.id AND ${a}.project_id = c.project_id AND ${a}.${src.keyColumn} = ${p.add(key, "text")}${time})`;
       return negated ? sqlNot(exists) : exists;
     },
   };

@@ -17,11 +17,12 @@ CREATE TABLE contact_events (
   id uuid PRIMARY KEY, project_id uuid, contact_id uuid REFERENCES contacts(id) ON DELETE CASCADE,
   name text, data jsonb, created_at timestamptz);
 CREATE INDEX contact_events_contact ON contact_events (contact_id, name, created_at);
-CREATE INDEX contact_events_project ON contact_events (project_id, name);
+CREATE INDEX contact_events_project ON contact_events (project_id, name, created_at, contact_id);
 CREATE TABLE email_activity (
   project_id uuid, contact_id uuid REFERENCES contacts(id) ON DELETE CASCADE, email_id uuid,
   kind text, occurred_at timestamptz, PRIMARY KEY (email_id, kind));
 CREATE INDEX email_activity_contact ON email_activity (contact_id, kind, occurred_at);
+CREATE INDEX email_activity_project ON email_activity (project_id, kind, occurred_at, contact_id);
 CREATE TABLE segments (
   id uuid PRIMARY KEY, project_id uuid, name text, slug text, filters jsonb, track_membership boolean,
   member_count int, created_at timestamptz, updated_at timestamptz);

@@ -44,7 +44,9 @@ export const contactEvents = pgTable(
   },
   (t) => [
     index("contact_events_contact_name_idx").on(t.contactId, t.name, t.createdAt),
-    index("contact_events_project_name_idx").on(t.projectId, t.name),
+    // Project-wide counts of "event X (within N days)" read this index alone (contact_id is its last column):
+    // an index-only scan of one name's window instead of a scan of every event of the project.
+    index("contact_events_project_name_at_idx").on(t.projectId, t.name, t.createdAt, t.contactId),
     // GET /contacts/{id}/events pages newest first by id (UUIDv7: id order is creation order).
     index("contact_events_contact_id_idx").on(t.contactId, t.id),
   ],
@@ -65,6 +67,8 @@ export const emailActivity = pgTable(
   (t) => [
     primaryKey({ columns: [t.emailId, t.kind] }),
     index("email_activity_contact_kind_idx").on(t.contactId, t.kind, t.occurredAt),
+    // Same as contact_events: project-wide segment counts over one kind of activity.
+    index("email_activity_project_kind_at_idx").on(t.projectId, t.kind, t.occurredAt, t.contactId),
   ],
 );
 
