@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { v7 } from "uuid";
 import { Platform, apiClient } from "@mailroom/testkit";
 import { CursorCodec } from "../services/contacts/dist/domain/cursor.js";
-import { load, peakRssMb, writeResult, BENCH_ENV } from "./lib.mjs";
+import { load, peakRssMb, writeResult, BENCH_ENV, profiled } from "./lib.mjs";
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const SAMPLES = 60;
@@ -30,7 +30,7 @@ async function timed(n, fn) {
   return { p50Ms: +percentile(ms, 50).toFixed(1), p99Ms: +percentile(ms, 99).toFixed(1) };
 }
 
-const platform = new Platform({ services: ["gateway", "contacts"], env: { ...BENCH_ENV } });
+const platform = new Platform({ services: ["gateway", "contacts"], env: { ...BENCH_ENV }, serviceEnv: profiled() });
 await platform.start();
 const dbUrl = `${platform.env.DATABASE_URL.replace(/\/[^/]*$/, "")}/${platform.prefix}_contacts`;
 const sql = postgres(dbUrl, { max: 20, onnotice: () => undefined });

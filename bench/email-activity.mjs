@@ -11,10 +11,10 @@ import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { wireNames } from "@mailroom/contracts";
 import { DATABASE_URL, NATS_URL, Platform } from "@mailroom/testkit";
-import { BENCH_ENV, cpuSeconds, machine, writeResult } from "./lib.mjs";
+import { BENCH_ENV, cpuSeconds, machine, writeResult, profiled } from "./lib.mjs";
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 5000);
-const platform = new Platform({ services: ["contacts"], env: { ...BENCH_ENV } });
+const platform = new Platform({ services: ["contacts"], env: { ...BENCH_ENV }, serviceEnv: profiled() });
 
 async function seed(sql, projectId) {
   const now = new Date().toISOString();

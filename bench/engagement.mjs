@@ -10,7 +10,7 @@ import nodemailer from "nodemailer";
 import { connect } from "@nats-io/transport-node";
 import { startMailbox } from "@mailroom/devmailbox";
 import { Platform, apiClient, freePort, waitFor } from "@mailroom/testkit";
-import { load, peakRssMb, writeResult, BENCH_ENV } from "./lib.mjs";
+import { load, peakRssMb, writeResult, BENCH_ENV, profiled } from "./lib.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -29,6 +29,7 @@ const inboundPort = await freePort();
 const platform = new Platform({
   services: ["gateway", "contacts", "sending"],
   env: { ...BENCH_ENV, SMTP_URL: mailbox.smtpUrl, RETURN_PATH_DOMAIN: RPD, INBOUND_SMTP_PORT: String(inboundPort), INBOUND_SMTP_HOST: "127.0.0.1" },
+  serviceEnv: profiled(),
 });
 await platform.start();
 try {

@@ -14,7 +14,7 @@ import { jetstream } from "@nats-io/jetstream";
 import { wireNames } from "@mailroom/contracts";
 import { newId } from "@mailroom/kit";
 import { Platform } from "@mailroom/testkit";
-import { writeResult, BENCH_ENV } from "./lib.mjs";
+import { writeResult, BENCH_ENV, profiled } from "./lib.mjs";
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const EVENTS_PER_CONTACT = Number(process.env.BENCH_EVENTS_PER_CONTACT ?? 5);
@@ -115,7 +115,7 @@ async function seed(sql, projectId, n, eventsPer, { data = (i) => ({ plan: PLANS
   return { ids, seedMs: { contacts: Math.round(contactsMs), events: Math.round(eventsMs), vacuumAnalyze: Math.round(analyzeMs) } };
 }
 
-const platform = new Platform({ services: ["gateway", "contacts"], env: { ...BENCH_ENV } });
+const platform = new Platform({ services: ["gateway", "contacts"], env: { ...BENCH_ENV }, serviceEnv: profiled() });
 await platform.start();
 const dbUrl = new URL(platform.env.DATABASE_URL);
 dbUrl.pathname = `/${platform.prefix}_contacts`;

@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { writeResult, BENCH_ENV } from "./lib.mjs";
+import { writeResult, BENCH_ENV, profiled } from "./lib.mjs";
 import autocannon from "autocannon";
 import Fastify from "fastify";
 import nodemailer from "nodemailer";
@@ -65,7 +65,7 @@ async function timeUntil(mailbox, count, what) {
 
 async function main() {
   const mailbox = await startMailbox({ maxMessages: emailCount * 2 });
-  const platform = new Platform({ services: ["gateway", "contacts", "sending"], env: { ...BENCH_ENV, RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_BURST: "1000000" } });
+  const platform = new Platform({ services: ["gateway", "contacts", "sending"], env: { ...BENCH_ENV, RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_BURST: "1000000" }, serviceEnv: profiled() });
   const dir = join(REPO_ROOT, ".mailroom", "test-data", platform.prefix);
   mkdirSync(dir, { recursive: true });
   const zonesFile = join(dir, "zones.json");

@@ -4,7 +4,7 @@
 // local DNS server.
 import { spawn } from "node:child_process";
 import { Platform, apiClient, startDnsServer } from "@mailroom/testkit";
-import { load, peakRssMb, writeResult, BENCH_ENV } from "./lib.mjs";
+import { load, peakRssMb, writeResult, BENCH_ENV, profiled } from "./lib.mjs";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = 50;
@@ -15,7 +15,7 @@ const zone = { NS: ["ns1.bench.example"], A: ["192.0.2.10"], MX: [{ exchange: "m
 dns.set("bench.example", zone);
 for (let i = 0; i < COLD; i++) dns.set(`c${i}.cold.example`, zone);
 
-const platform = new Platform({ services: ["gateway", "verify"], env: { ...BENCH_ENV, DNS_SERVER: dns.address } });
+const platform = new Platform({ services: ["gateway", "verify"], env: { ...BENCH_ENV, DNS_SERVER: dns.address }, serviceEnv: profiled() });
 await platform.start();
 try {
   const project = await platform.createProject("bench");

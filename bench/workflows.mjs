@@ -6,7 +6,7 @@
 import { createServer } from "node:http";
 import postgres from "postgres";
 import { apiClient, Platform, DATABASE_URL } from "@mailroom/testkit";
-import { BENCH_ENV, cpuSeconds, writeResult } from "./lib.mjs";
+import { BENCH_ENV, cpuSeconds, profiled, writeResult } from "./lib.mjs";
 
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_DURATION ?? 10);
@@ -35,6 +35,7 @@ const platform = new Platform({
     RATE_LIMIT_PER_SECOND: "100000",
     RATE_LIMIT_BURST: "100000",
   },
+  serviceEnv: profiled(),
 });
 await platform.start();
 // CPU seconds each service process used so far (utime + stime), to show which stage is the busy one
@@ -100,6 +101,15 @@ try {
     trackP99Ms: +pct(answered, 99).toFixed(1),
     cpuSeconds: cpuSince(latencyCpu),
   };
+  console.log("latency", JSON.stringify(latency));
+  // BENCH_ONLY=latency: a quick look at the first part while working on it; no result file
+  if (process.env.BENCH_ONLY !== "latency") await throughputAndReport(api, make, latency);
+} finally {
+  await platform.destroy();
+  receiver.close();
+}
+
+async function throughputAndReport(api, make, latency) {
 
   // 2. throughput of a 5-step workflow over CONTACTS contacts started by one SCHEDULE tick
   for (let i = 0; i < CONTACTS; i += 100) {
@@ -162,7 +172,4 @@ try {
     "every service's pool is DB_POOL_MAX=10 (the production default, not the testkit's 4).",
   ].join("\n");
   writeResult("workflows", { latency, throughput }, md);
-} finally {
-  await platform.destroy();
-  receiver.close();
 }
