@@ -13,6 +13,10 @@ import { headersFrom, traceHeaders } from "./nats.js";
  * the publish but before the delete publishes again with the same id, which JetStream drops as a
  * duplicate within the stream's duplicate window.
  *
+ * Two paths publish: right after its commit a write hands its rows to `OutboxRelay.kick` and they go
+ * out from memory (the common case, no read of this table); a poll every half second publishes rows
+ * older than two seconds, which only a failed publish or a crash leaves behind.
+ *
  * Every service that emits includes this table in its drizzle schema (re-export it).
  */
 export const outbox = pgTable(
@@ -36,17 +40,33 @@ export interface OutboxMessage {
 /** Anything that can run a tagged query: the pool or a transaction. */
 type Queryable = Pick<Sql, "unsafe">;
 
-/** Adds messages to the outbox inside the caller's transaction. */
-export async function enqueue(tx: Queryable, messages: OutboxMessage[]): Promise<void> {
-  if (messages.length === 0) return;
-  const trace = traceHeaders();
+/** A row as enqueued: what the relay publishes, serialised once. */
+export interface StoredMessage {
+  id: string;
+  subject: string;
+  data: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Adds messages to the outbox inside the caller's transaction. Returns the rows as stored: after
+ * the commit, hand them to `OutboxRelay.kick` so they are published at once from memory.
+ */
+export async function enqueue(tx: Queryable, messages: OutboxMessage[]): Promise<StoredMessage[]> {
+  if (messages.length === 0) return [];
+  const headers = traceHeaders();
+  const trace = JSON.stringify(headers);
   const values: unknown[] = [];
+  const stored: StoredMessage[] = [];
   const rows = messages.map((m, i) => {
-    values.push(m.id, m.subject, JSON.stringify(m.payload), JSON.stringify(trace));
+    const data = JSON.stringify(m.payload);
+    stored.push({ id: m.id, subject: m.subject, data, headers });
+    values.push(m.id, m.subject, data, trace);
     const b = i * 4;
     return `($${b + 1}, $${b + 2}, $${b + 3}::jsonb, $${b + 4}::jsonb)`;
   });
   await tx.unsafe(`insert into outbox (id, subject, payload, headers) values ${rows.join(", ")}`, values as never[]);
+  return stored;
 }
 
 /** An event envelope as an outbox message on the EVENTS stream. */
@@ -59,13 +79,16 @@ export class OutboxRelay {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** Committed rows waiting for the direct path, and the flush serving them. */
+  private committed: StoredMessage[] = [];
+  private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly sql: Sql,
     private readonly js: JetStreamClient,
     private readonly log: Logger,
     private readonly metrics: Metrics | undefined,
-    private readonly opts: { batch?: number; intervalMs?: number } = {},
+    private readonly opts: { batch?: number; intervalMs?: number; leftoverAgeMs?: number } = {},
   ) {}
 
   private gauge: NodeJS.Timeout | undefined;
@@ -77,11 +100,41 @@ export class OutboxRelay {
     this.gauge.unref();
   }
 
-  /** Called after a commit that added rows, so they go out now instead of at the next poll. */
-  kick(): void {
+  /**
+   * Called after a commit. With the committed rows (what `enqueue` returned), they are published
+   * now from memory and deleted by id: no read of the table, and the rows of concurrent commits
+   * share one round of publishes and one delete. Without rows, the table is polled now.
+   * A row the direct path fails to publish stays in the table for the poll.
+   */
+  kick(rows?: StoredMessage[]): void {
     if (this.stopped) return;
+    if (rows) {
+      if (rows.length === 0) return;
+      for (const r of rows) this.committed.push(r);
+      this.flushing ??= this.flushCommitted();
+      return;
+    }
     if (this.running) this.again = true;
     else this.schedule(0);
+  }
+
+  private async flushCommitted(): Promise<void> {
+    // commits finishing in this turn of the event loop join the same round
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    try {
+      while (this.committed.length > 0) {
+        const rows = this.committed.splice(0, this.opts.batch ?? 256);
+        try {
+          await Promise.all(rows.map((r) => this.js.publish(r.subject, r.data, { msgID: r.id, headers: headersFrom(r.headers), timeout: 5000 })));
+          await this.sql`delete from outbox where id = any(${rows.map((r) => r.id)}::uuid[])`;
+        } catch (err) {
+          // the rows are still in the table (or are gone and their messages out): the poll takes over
+          this.log.warn({ err: String(err), count: rows.length }, "outbox direct publish failed; the relay will retry");
+        }
+      }
+    } finally {
+      this.flushing = undefined;
+    }
   }
 
   private schedule(ms: number): void {
@@ -97,7 +150,8 @@ export class OutboxRelay {
         let published: number;
         do {
           this.again = false;
-          published = await this.publishBatch();
+          // rows younger than this are the direct path's; older ones were left by a failure or a crash
+          published = await this.publishBatch(this.opts.leftoverAgeMs ?? 2000);
         } while ((published > 0 || this.again) && !this.stopped);
       } catch (err) {
         this.log.warn({ err: String(err) }, "outbox relay failed; will retry");
@@ -109,12 +163,18 @@ export class OutboxRelay {
     if (!this.stopped) this.schedule(delay);
   }
 
-  /** Publishes one batch; returns how many rows went out. Exposed for tests. */
-  async publishBatch(): Promise<number> {
+  /**
+   * Publishes one batch of rows at least `minAgeMs` old, oldest first; returns how many went out.
+   * Exposed for tests. A row the direct path is publishing at the same moment goes out twice with
+   * the same `Nats-Msg-Id`, which JetStream drops as a duplicate.
+   */
+  async publishBatch(minAgeMs = 0): Promise<number> {
     const batch = this.opts.batch ?? 256;
     return this.sql.begin(async (tx) => {
       const rows = await tx<{ id: string; subject: string; payload: unknown; headers: Record<string, string> | null }[]>`
-        select id, subject, payload, headers from outbox order by created_at, id limit ${batch} for update skip locked`;
+        select id, subject, payload, headers from outbox
+        where created_at <= clock_timestamp() - ${minAgeMs} * interval '1 millisecond'
+        order by created_at, id limit ${batch} for update skip locked`;
       if (rows.length === 0) return 0;
       await Promise.all(
         rows.map((r) =>
@@ -133,11 +193,12 @@ export class OutboxRelay {
     return n;
   }
 
-  /** Stops polling after one last attempt to flush what is committed. */
+  /** Stops polling after the direct path's last round and one last attempt to flush what is committed. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.gauge);
+    await this.flushing;
     await this.running;
     await this.publishBatch().catch(() => 0);
   }

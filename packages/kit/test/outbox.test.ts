@@ -82,6 +82,40 @@ describe("outbox", () => {
     expect((await streamCount()) - before).toBe(20);
   });
 
+  it("publishes committed rows from memory at once and deletes them, without a poll", async () => {
+    const before = await streamCount();
+    const events = Array.from({ length: 30 }, event);
+    const relay = new OutboxRelay(sql, jetstream(nc), log, createMetrics("t5"));
+    // not started: no poll runs, so only the direct path can publish
+    const first = await sql.begin((tx) => enqueue(tx, events.slice(0, 10).map((e) => eventMessage(names, e))));
+    const second = await sql.begin((tx) => enqueue(tx, events.slice(10).map((e) => eventMessage(names, e))));
+    expect(first.map((r) => r.id)).toEqual(events.slice(0, 10).map((e) => e.id));
+    relay.kick(first);
+    relay.kick(second);
+    await waitFor(async () => (await relay.backlog()) === 0, { timeoutMs: 5000, what: "direct publish" });
+    expect((await streamCount()) - before).toBe(30);
+    const { total, distinct } = await distinctIdsInStream();
+    expect(total).toBe(distinct);
+  });
+
+  it("leaves rows whose direct publish failed to the poll, which takes only rows older than its age", async () => {
+    const before = await streamCount();
+    const events = Array.from({ length: 5 }, event);
+    const stored = await sql.begin((tx) => enqueue(tx, events.map((e) => eventMessage(names, e))));
+    const dead = await connect({ servers: NATS_URL });
+    await dead.close();
+    const broken = new OutboxRelay(sql, jetstream(dead), log, createMetrics("t6"));
+    broken.kick(stored);
+    await broken.stop(); // waits for the direct round, which fails
+    expect(await broken.backlog()).toBe(5);
+
+    const relay = new OutboxRelay(sql, jetstream(nc), log, createMetrics("t7"));
+    expect(await relay.publishBatch(60_000)).toBe(0); // too young for a poll with a minute's age
+    expect(await relay.publishBatch(0)).toBe(5);
+    expect(await relay.backlog()).toBe(0);
+    expect((await streamCount()) - before).toBe(5);
+  });
+
   it("loses and duplicates nothing when the writing process is killed with SIGKILL mid-stream", async () => {
     const before = await streamCount();
     const child = spawn(process.execPath, [fileURLToPath(new URL("./outbox-writer.mjs", import.meta.url))], {

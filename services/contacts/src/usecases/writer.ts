@@ -1,5 +1,5 @@
 import type { WireNames } from "@mailroom/contracts";
-import { enqueue, type OutboxRelay, type Sql } from "@mailroom/kit";
+import { enqueue, type OutboxRelay, type Sql, type StoredMessage } from "@mailroom/kit";
 import type { Q } from "../db/contacts-repo.js";
 import { Outgoing } from "./outgoing.js";
 
@@ -13,12 +13,13 @@ export class Writer {
 
   async run<T>(work: (tx: Q, out: Outgoing) => Promise<T>): Promise<T> {
     const out = new Outgoing(this.names);
+    let stored: StoredMessage[] = [];
     const result = await this.sql.begin(async (tx) => {
       const value = await work(tx, out);
-      await enqueue(tx, out.messages);
+      stored = await enqueue(tx, out.messages);
       return value;
     });
-    if (out.messages.length) this.outbox.kick();
+    this.outbox.kick(stored);
     return result as T;
   }
 }

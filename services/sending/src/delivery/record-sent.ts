@@ -1,4 +1,4 @@
-import { Batcher, enqueue, eventMessage, isConnectionError } from "@mailroom/kit";
+import { Batcher, enqueue, eventMessage, isConnectionError, type StoredMessage } from "@mailroom/kit";
 import type { DeliveryRecord } from "../db/emails-repo.js";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "../usecases/context.js";
@@ -46,6 +46,7 @@ export class SentRecorder {
 
   private async recordMany(items: SentRecord[]): Promise<void[]> {
     const { ctx } = this;
+    let stored: StoredMessage[] = [];
     await ctx.sql.begin(async (tx) => {
       const moved = await ctx.emails.markSentMany(
         tx as never,
@@ -57,9 +58,9 @@ export class SentRecorder {
           const sent = emailEvent(s.email, "email.sent", { sentAt: s.at.toISOString() }, s.at);
           return s.delivered ? [sent, emailEvent(s.email, "email.delivery", { deliveredAt: s.at.toISOString() }, s.at)] : [sent];
         });
-      await enqueue(tx, events.map((e) => eventMessage(ctx.names, e)));
+      stored = await enqueue(tx, events.map((e) => eventMessage(ctx.names, e)));
     });
-    ctx.outbox.kick();
+    ctx.outbox.kick(stored);
     return items.map(() => undefined);
   }
 }

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from "@mailroom/contracts";
-import { enqueue, eventMessage, type Logger, type Sql } from "@mailroom/kit";
+import { enqueue, eventMessage, type Logger, type Sql, type StoredMessage } from "@mailroom/kit";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "./context.js";
 
@@ -95,6 +95,7 @@ export class EngagementRecorder {
     if (!batch.length) return;
     const { ctx } = this;
     try {
+      let stored: StoredMessage[] = [];
       await ctx.sql.begin(async (txAny) => {
         const tx = txAny as unknown as Sql;
         const events: EventEnvelope[] = [];
@@ -105,9 +106,9 @@ export class EngagementRecorder {
             events.push(emailEvent(r.email, "email.click", { link: r.link ?? "", clickedAt: r.clickedAt, clicks: 1, isFirstClick: true }, new Date(r.clickedAt!)));
           }
         }
-        if (events.length) await enqueue(tx, events.map((e) => eventMessage(ctx.names, e)));
+        stored = await enqueue(tx, events.map((e) => eventMessage(ctx.names, e)));
       });
-      ctx.outbox.kick();
+      ctx.outbox.kick(stored);
     } catch (err) {
       // the counts stay pending for a later flush rather than being lost to a passing database error
       this.log.warn({ err: String(err), emails: batch.length }, "could not record opens/clicks; retrying");

@@ -1,5 +1,5 @@
 import { AppError } from "@mailroom/contracts";
-import { enqueue, eventMessage } from "@mailroom/kit";
+import { enqueue, eventMessage, type StoredMessage } from "@mailroom/kit";
 import { emailEvent } from "../domain/events.js";
 import type { NewEmail } from "../db/emails-repo.js";
 import type { Suppression } from "../db/suppressions-repo.js";
@@ -31,6 +31,7 @@ export async function queueEmail(ctx: Ctx, given: NewEmail): Promise<boolean> {
  */
 export async function queueEmails(ctx: Ctx, given: NewEmail[]): Promise<Set<string>> {
   const emails = await withSuppressions(ctx, given);
+  let stored: StoredMessage[] = [];
   const inserted = await ctx.sql.begin(async (tx) => {
     const ids = await ctx.emails.insertQueuedMany(tx as never, emails);
     const messages = emails.filter((e) => ids.has(e.id)).map((email) => {
@@ -42,10 +43,10 @@ export async function queueEmails(ctx: Ctx, given: NewEmail[]): Promise<Set<stri
       const at = new Date();
       return eventMessage(ctx.names, emailEvent(email, "email.failed", { failedAt: at.toISOString(), reason: email.failure }, at));
     });
-    await enqueue(tx, messages);
+    stored = await enqueue(tx, messages);
     return ids;
   });
-  if (inserted.size > 0) ctx.outbox.kick();
+  ctx.outbox.kick(stored);
   return inserted;
 }
 
