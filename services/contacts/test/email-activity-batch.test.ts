@@ -3,7 +3,7 @@ import postgres from "postgres";
 import { randomUUID } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import type { EventEnvelope } from "@mailroom/contracts";
-import { openDatabase, type OutboxRelay, type Sql } from "@mailroom/kit";
+import { createLogger, openDatabase, OutboxRelay, type Sql } from "@mailroom/kit";
 import { newProject, sharedPlatform, sleep, waitFor } from "@mailroom/testkit/shared";
 import { EmailActivityProjection } from "../src/usecases/email-activity.js";
 import { Writer } from "../src/usecases/writer.js";
@@ -19,8 +19,8 @@ let projection: EmailActivityProjection;
 
 /**
  * Most cases hand an exact batch to the projection, in this process, against the platform's contacts
- * database (through a client opened the way the service opens its own): the platform's contacts
- * service relays the outbox rows it writes within its 500 ms poll.
+ * database (through a client opened the way the service opens its own), with a relay of its own that
+ * publishes what each batch committed, as the service's does.
  */
 beforeAll(async () => {
   [p, q, bus] = await Promise.all([newProject("batch-a"), newProject("batch-b"), Bus.open()]);
@@ -28,7 +28,8 @@ beforeAll(async () => {
   const url = new URL(sharedPlatform().env.DATABASE_URL!);
   url.pathname = `/${sharedPlatform().prefix}_contacts`;
   serviceSql = openDatabase(url.toString(), { max: 2 }).sql;
-  projection = new EmailActivityProjection(new Writer(serviceSql, { kick() {} } as unknown as OutboxRelay, bus.names));
+  const relay = new OutboxRelay(serviceSql, jetstream(bus.nc), createLogger("test", "silent"), undefined);
+  projection = new EmailActivityProjection(new Writer(serviceSql, relay, bus.names));
 });
 afterAll(async () => {
   await bus?.close();
