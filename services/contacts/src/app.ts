@@ -25,7 +25,7 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
   const queries = new ContactQueries(deps.sql, cursors);
   const segments = new SegmentsService(deps.sql);
   const segmentQueries = new SegmentQueries(deps.sql, cursors);
-  const tracker = new MembershipTracker(writer, deps.log);
+  const tracker = new MembershipTracker(deps.sql, writer, deps.log);
   const scheduler = new DueScheduler(deps.sql, tracker, deps.log, deps.config.SEGMENTS_TICK_MS);
   const purge = setInterval(() => void activityRepo.purgeConsumed(deps.sql).catch(() => undefined), 60 * 60 * 1000);
   purge.unref();

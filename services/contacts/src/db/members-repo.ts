@@ -1,4 +1,5 @@
 import type { CompiledFilter } from "@mailroom/filters";
+import { isId } from "@mailroom/kit";
 import { iso, type Q, type Timestamp } from "./contacts-repo.js";
 
 /**
@@ -26,6 +27,23 @@ export const locks = {
   /** One evaluation of a contact at a time across replicas; each reads the state committed before it. */
   async contact(q: Q, contactId: string): Promise<void> {
     await q`select pg_advisory_xact_lock(${CONTACT_LOCK}, hashtext(${contactId}))`;
+  },
+  /**
+   * Whether the project tracks any segment, as an evaluation would see it: the read runs after the
+   * project's lock is held shared, so a segment write under way has committed first. One round trip:
+   * two statements in one simple query (one implicit transaction, so the lock lasts until the read,
+   * and a statement of its own, so the read's snapshot is taken after the lock). A simple query takes
+   * no parameters, so the id goes in as text, checked first.
+   */
+  async projectTracks(q: Q, projectId: string): Promise<boolean> {
+    if (!isId(projectId)) throw new Error(`not an id: ${projectId}`);
+    const [, rows] = (await q
+      .unsafe(
+        `select pg_advisory_xact_lock_shared(${PROJECT_LOCK}, hashtext('${projectId}'));
+         select exists (select 1 from segments where project_id = '${projectId}' and track_membership) as tracks`,
+      )
+      .simple()) as unknown as [unknown, { tracks: boolean }[]];
+    return rows[0]?.tracks ?? false;
   },
   /** Both of an evaluation's locks in one round trip: the project's shared, then the contact's. */
   async evaluation(q: Q, projectId: string, contactId: string): Promise<void> {

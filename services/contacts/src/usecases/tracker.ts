@@ -18,6 +18,7 @@ import type { Writer } from "./writer.js";
  */
 export class MembershipTracker {
   constructor(
+    private readonly sql: Q,
     private readonly writer: Writer,
     private readonly log: Logger,
     private readonly clock: () => Date = () => new Date(),
@@ -37,6 +38,9 @@ export class MembershipTracker {
   }
 
   private async reevaluate(projectId: string, contactId: string, pick: (g: SegmentGraph) => SegmentDef[]): Promise<void> {
+    // Most changes belong to projects that track nothing: one round trip settles those, instead of
+    // a transaction of three.
+    if (!(await locks.projectTracks(this.sql, projectId))) return;
     await this.writer.run(async (tx, out) => {
       // Pipelined on the transaction's connection: the read runs after the locks are held (so it
       // sees every segment write committed before them) without a round trip of its own.
