@@ -1,6 +1,7 @@
 // Shared helpers of the benchmarks. Every benchmark measures its baseline in the same run and
 // reports the ratio: this machine is shared and noisy, absolute figures drift, ratios hold.
 import autocannon from "autocannon";
+import http from "node:http";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 
@@ -66,4 +67,34 @@ export function cpuSeconds(pid) {
   } catch {
     return null;
   }
+}
+
+/**
+ * A lean JSON POST over keep-alive node:http, for benchmarks that pace requests themselves: fetch
+ * costs the load generator a millisecond or more of CPU per request, and that CPU is taken from the
+ * services measured on the same cores. Resolves with the status code.
+ */
+export function leanPoster(baseUrl, key) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const base = new URL(baseUrl);
+  return (path, body) =>
+    new Promise((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const req = http.request(
+        {
+          agent,
+          host: base.hostname,
+          port: base.port,
+          path,
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+        },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode));
+        },
+      );
+      req.on("error", reject);
+      req.end(payload);
+    });
 }
