@@ -133,7 +133,7 @@ async function throughputAndReport(api, make, latency) {
   const sql = postgres(DATABASE_URL.replace(/\/[^/]*$/, `/${platform.prefix}_workflows`), { max: 1 });
   // the latency run's contacts are subscribed too: every subscribed contact enters; theirs take the
   // CONDITION's `no` branch, which has no edge, and end COMPLETED after two step runs
-  const audience = CONTACTS + total;
+  const audience = CONTACTS + latency.events;
   let row;
   const until = Date.now() + 60_000 + 30 * 60_000;
   for (;;) {
