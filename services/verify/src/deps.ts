@@ -3,6 +3,7 @@ import type { VerifierDeps } from "./domain/verifier.js";
 import { dnsServer } from "@mailroom/kit";
 import { createDns2Lookup } from "./infra/dns2-lookup.js";
 import { loadLists } from "./infra/load-lists.js";
+import { withNearCache } from "./infra/near-cache.js";
 import { createRedisCache } from "./infra/redis-cache.js";
 
 export interface VerifierSettings {
@@ -20,7 +21,8 @@ export interface VerifierSettings {
 export function verifierDeps(s: VerifierSettings): VerifierDeps {
   return {
     dns: createDns2Lookup(dnsServer(s.dnsServer), s.dnsTimeoutMs),
-    cache: createRedisCache(s.redis, s.cachePrefix, s.onCacheError),
+    // a warm domain is answered from memory (up to a minute), the rest from Redis, shared by replicas
+    cache: withNearCache(createRedisCache(s.redis, s.cachePrefix, s.onCacheError), { maxEntries: 10_000, maxAgeMs: 60_000 }),
     lists: loadLists(s.listsDir),
   };
 }
