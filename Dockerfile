@@ -56,4 +56,5 @@ COPY --from=prod-deps /app/services ./services
 USER 10001:10001
 EXPOSE 8080 2525 9100-9105
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "services/gateway/dist/main.js"]
+# the node flags of packages/kit/node-flags.json (the file says why)
+CMD ["node", "--min-semi-space-size=16", "--max-semi-space-size=16", "services/gateway/dist/main.js"]

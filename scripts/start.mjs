@@ -67,10 +67,12 @@ if (!env.SMTP_URL) {
 say("migrating…");
 run("node", ["services/gateway/dist/cli.js", "migrate"], { env });
 
+// the node flags every launcher runs a service with (the file says why)
+const NODE_FLAGS = JSON.parse(readFileSync("packages/kit/node-flags.json", "utf8")).flags;
 const children = new Map();
 let stopping = false;
 for (const name of SERVICES) {
-  const child = spawn(process.execPath, [`services/${name}/dist/main.js`], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, `services/${name}/dist/main.js`], { env, stdio: ["ignore", "pipe", "pipe"] });
   const prefix = `\x1b[36m${name.padEnd(9)}\x1b[0m│ `;
   const pipe = (stream, out) => {
     let buf = "";

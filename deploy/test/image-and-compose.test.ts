@@ -10,6 +10,8 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** Every launcher runs a service with these node flags. */
+const NODE_FLAGS: string[] = JSON.parse(readFileSync(join(ROOT, "packages", "kit", "node-flags.json"), "utf8")).flags;
 const SERVICES = readdirSync(join(ROOT, "services")).filter((s) => existsSync(join(ROOT, "services", s, "package.json")));
 
 describe("Dockerfile", () => {
@@ -29,6 +31,11 @@ describe("Dockerfile", () => {
     expect(runtime).toContain("ENV NODE_ENV=production");
     expect(dockerfile).not.toMatch(/^HEALTHCHECK/m);
   });
+
+  it("runs a service with the node flags every launcher uses", () => {
+    const cmd = ["node", ...NODE_FLAGS, "services/gateway/dist/main.js"].map((a) => `"${a}"`).join(", ");
+    expect(runtime).toContain(`CMD [${cmd}]`);
+  });
 });
 
 describe("docker-compose.yml", () => {
@@ -40,7 +47,7 @@ describe("docker-compose.yml", () => {
   it("runs every service of the monorepo from the image with its own ops port", () => {
     const opsPorts = new Set<string>();
     for (const name of SERVICES) {
-      expect(services[name]?.command, name).toEqual(["node", `services/${name}/dist/main.js`]);
+      expect(services[name]?.command, name).toEqual(["node", ...NODE_FLAGS, `services/${name}/dist/main.js`]);
       expect(services[name]?.depends_on).toHaveProperty("migrate.condition", "service_completed_successfully");
       opsPorts.add(services[name]!.environment!.OPS_PORT!);
     }

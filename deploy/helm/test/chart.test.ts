@@ -3,10 +3,13 @@
  * engineer relies on: every service of the monorepo is deployed, hardened and probed, migrations
  * run as a hook, KEDA watches the real JetStream names, and bad values fail before rendering.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT, helm, kinds, loadWireNames, render, type Manifest, type WireNames } from "./helpers.js";
+
+/** Every launcher runs a service with these node flags. */
+const NODE_FLAGS: string[] = JSON.parse(readFileSync(join(ROOT, "packages", "kit", "node-flags.json"), "utf8")).flags;
 
 const CHART = join(ROOT, "deploy/helm/mailroom");
 const PRODUCTION = join(CHART, "values-production.yaml");
@@ -49,7 +52,7 @@ describe.each([
       const deployment = deployments().find((d) => d.metadata.name === `${fullName}-${service}`);
       expect(deployment, `Deployment for services/${service}`).toBeDefined();
       const [container] = deployment!.spec.template.spec.containers;
-      expect(container.args).toEqual(["node", `services/${service}/dist/main.js`]);
+      expect(container.args).toEqual(["node", ...NODE_FLAGS, `services/${service}/dist/main.js`]);
     }
   });
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, mkdirSync } from "node:fs";
+import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
@@ -9,6 +9,8 @@ import { waitFor } from "./wait.js";
 import { deleteStreams, dropDatabases } from "./cleanup.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+/** The node flags every launcher runs a service with (the file says why). */
+const NODE_FLAGS: string[] = JSON.parse(readFileSync(join(REPO_ROOT, "packages", "kit", "node-flags.json"), "utf8")).flags;
 export const NATS_URL = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 export const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -100,7 +102,7 @@ export class Platform {
       OPS_PORT: String(opsPort),
     };
     if (name === "gateway") env.PORT = String(this.gatewayPort);
-    const child = spawn(process.execPath, [join(REPO_ROOT, "services", name, "dist", "main.js")], {
+    const child = spawn(process.execPath, [...NODE_FLAGS, join(REPO_ROOT, "services", name, "dist", "main.js")], {
       env,
       stdio: ["ignore", "pipe", "pipe"],
     });
