@@ -1,5 +1,6 @@
 import { pgTable, uuid, text, jsonb, timestamp, index } from "drizzle-orm/pg-core";
 import type { JetStreamClient } from "@nats-io/jetstream";
+import type { TransactionSql } from "postgres";
 import { eventFamily, type EventEnvelope, type WireNames } from "@mailroom/contracts";
 import type { Sql } from "./db.js";
 import type { Logger } from "./logger.js";
@@ -50,7 +51,8 @@ export interface StoredMessage {
 
 /**
  * Adds messages to the outbox inside the caller's transaction. Returns the rows as stored: after
- * the commit, hand them to `OutboxRelay.kick` so they are published at once from memory.
+ * the commit, hand them to `OutboxRelay.kick` so they are published at once from memory
+ * (`OutboxRelay.transaction` does both).
  */
 export async function enqueue(tx: Queryable, messages: OutboxMessage[]): Promise<StoredMessage[]> {
   if (messages.length === 0) return [];
@@ -77,7 +79,6 @@ export function eventMessage(names: WireNames, event: EventEnvelope): OutboxMess
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private again = false;
   private stopped = false;
   /** Committed rows waiting for the direct path, and the flush serving them. */
   private committed: StoredMessage[] = [];
@@ -101,21 +102,33 @@ export class OutboxRelay {
   }
 
   /**
-   * Called after a commit. With the committed rows (what `enqueue` returned), they are published
-   * now from memory and deleted by id: no read of the table, and the rows of concurrent commits
-   * share one round of publishes and one delete. Without rows, the table is polled now.
-   * A row the direct path fails to publish stays in the table for the poll.
+   * Runs `work` in a transaction of this relay's database. What it `emit`s is enqueued in that
+   * transaction and, once it has committed, published at once (`kick`).
    */
-  kick(rows?: StoredMessage[]): void {
-    if (this.stopped) return;
-    if (rows) {
-      if (rows.length === 0) return;
-      for (const r of rows) this.committed.push(r);
-      this.flushing ??= this.flushCommitted();
-      return;
-    }
-    if (this.running) this.again = true;
-    else this.schedule(0);
+  async transaction<T>(work: (tx: TransactionSql, emit: (messages: OutboxMessage[]) => Promise<void>) => Promise<T>): Promise<T> {
+    let stored: StoredMessage[] = [];
+    const result = await this.sql.begin(async (tx) => {
+      stored = [];
+      return work(tx, async (messages) => void stored.push(...(await enqueue(tx, messages))));
+    });
+    this.kick(stored);
+    return result as T;
+  }
+
+  /**
+   * Called after a commit with its rows (what `enqueue` returned): they are published now from
+   * memory and deleted by id, with no read of the table, and the rows of concurrent commits share
+   * one round of publishes and one delete. A row the direct path fails to publish stays in the
+   * table for the poll.
+   */
+  kick(rows: StoredMessage[]): void {
+    if (this.stopped || rows.length === 0) return;
+    for (const r of rows) this.committed.push(r);
+    this.flushing ??= this.flushCommitted();
+  }
+
+  private publish(r: { id: string; subject: string; data: string; headers: Record<string, string> | null }): Promise<unknown> {
+    return this.js.publish(r.subject, r.data, { msgID: r.id, headers: headersFrom(r.headers), timeout: 5000 });
   }
 
   private async flushCommitted(): Promise<void> {
@@ -125,7 +138,7 @@ export class OutboxRelay {
       while (this.committed.length > 0) {
         const rows = this.committed.splice(0, this.opts.batch ?? 256);
         try {
-          await Promise.all(rows.map((r) => this.js.publish(r.subject, r.data, { msgID: r.id, headers: headersFrom(r.headers), timeout: 5000 })));
+          await Promise.all(rows.map((r) => this.publish(r)));
           await this.sql`delete from outbox where id = any(${rows.map((r) => r.id)}::uuid[])`;
         } catch (err) {
           // the rows are still in the table (or are gone and their messages out): the poll takes over
@@ -149,10 +162,9 @@ export class OutboxRelay {
       try {
         let published: number;
         do {
-          this.again = false;
           // rows younger than this are the direct path's; older ones were left by a failure or a crash
           published = await this.publishBatch(this.opts.leftoverAgeMs ?? 2000);
-        } while ((published > 0 || this.again) && !this.stopped);
+        } while (published > 0 && !this.stopped);
       } catch (err) {
         this.log.warn({ err: String(err) }, "outbox relay failed; will retry");
         delay = 2000;
@@ -176,11 +188,7 @@ export class OutboxRelay {
         where created_at <= clock_timestamp() - ${minAgeMs} * interval '1 millisecond'
         order by created_at, id limit ${batch} for update skip locked`;
       if (rows.length === 0) return 0;
-      await Promise.all(
-        rows.map((r) =>
-          this.js.publish(r.subject, JSON.stringify(r.payload), { msgID: r.id, headers: headersFrom(r.headers), timeout: 5000 }),
-        ),
-      );
+      await Promise.all(rows.map((r) => this.publish({ ...r, data: JSON.stringify(r.payload) })));
       await tx`delete from outbox where id = any(${rows.map((r) => r.id)}::uuid[])`;
       return rows.length;
     });

@@ -1,4 +1,4 @@
-import { Batcher, enqueue, eventMessage, isConnectionError, type StoredMessage } from "@mailroom/kit";
+import { Batcher, eventMessage, isConnectionError } from "@mailroom/kit";
 import type { DeliveryRecord } from "../db/emails-repo.js";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "../usecases/context.js";
@@ -46,8 +46,7 @@ export class SentRecorder {
 
   private async recordMany(items: SentRecord[]): Promise<void[]> {
     const { ctx } = this;
-    let stored: StoredMessage[] = [];
-    await ctx.sql.begin(async (tx) => {
+    await ctx.outbox.transaction(async (tx, emit) => {
       const moved = await ctx.emails.markSentMany(
         tx as never,
         items.map((s) => ({ id: s.email.id, at: s.at, delivered: s.delivered, providerMessageId: s.providerMessageId })),
@@ -58,9 +57,8 @@ export class SentRecorder {
           const sent = emailEvent(s.email, "email.sent", { sentAt: s.at.toISOString() }, s.at);
           return s.delivered ? [sent, emailEvent(s.email, "email.delivery", { deliveredAt: s.at.toISOString() }, s.at)] : [sent];
         });
-      stored = await enqueue(tx, events.map((e) => eventMessage(ctx.names, e)));
+      await emit(events.map((e) => eventMessage(ctx.names, e)));
     });
-    ctx.outbox.kick(stored);
     return items.map(() => undefined);
   }
 }

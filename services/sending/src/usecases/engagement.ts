@@ -1,5 +1,5 @@
 import type { EventEnvelope } from "@mailroom/contracts";
-import { enqueue, eventMessage, type Logger, type Sql, type StoredMessage } from "@mailroom/kit";
+import { eventMessage, type Logger, type Sql } from "@mailroom/kit";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "./context.js";
 
@@ -95,8 +95,7 @@ export class EngagementRecorder {
     if (!batch.length) return;
     const { ctx } = this;
     try {
-      let stored: StoredMessage[] = [];
-      await ctx.sql.begin(async (txAny) => {
+      await ctx.outbox.transaction(async (txAny, emit) => {
         const tx = txAny as unknown as Sql;
         const events: EventEnvelope[] = [];
         for (const r of await ctx.feedback.applyCounts(tx, batch)) {
@@ -106,9 +105,8 @@ export class EngagementRecorder {
             events.push(emailEvent(r.email, "email.click", { link: r.link ?? "", clickedAt: r.clickedAt, clicks: 1, isFirstClick: true }, new Date(r.clickedAt!)));
           }
         }
-        stored = await enqueue(tx, events.map((e) => eventMessage(ctx.names, e)));
+        await emit(events.map((e) => eventMessage(ctx.names, e)));
       });
-      ctx.outbox.kick(stored);
     } catch (err) {
       // the counts stay pending for a later flush rather than being lost to a passing database error
       this.log.warn({ err: String(err), emails: batch.length }, "could not record opens/clicks; retrying");

@@ -1,4 +1,4 @@
-import { enqueue, eventMessage, type StoredMessage } from "@mailroom/kit";
+import { eventMessage } from "@mailroom/kit";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "./context.js";
 
@@ -9,16 +9,14 @@ import type { Ctx } from "./context.js";
  */
 export async function failEmail(ctx: Ctx, emailId: string, reason: string, onlyIfUnleased = false): Promise<void> {
   const at = new Date();
-  let stored: StoredMessage[] = [];
-  const failed = await ctx.sql.begin(async (tx) => {
+  const failed = await ctx.outbox.transaction(async (tx, emit) => {
     const row = await ctx.emails.markFailed(tx as never, emailId, reason, onlyIfUnleased);
     if (row) {
       const event = emailEvent(row, "email.failed", { failedAt: at.toISOString(), reason }, at);
-      stored = await enqueue(tx, [eventMessage(ctx.names, event)]);
+      await emit([eventMessage(ctx.names, event)]);
     }
     return row;
   });
   if (!failed) return;
-  ctx.outbox.kick(stored);
   ctx.metrics.emails.inc({ project: failed.projectId, status: "failed" });
 }

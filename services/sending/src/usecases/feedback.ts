@@ -1,4 +1,4 @@
-import { enqueue, eventMessage, type Sql, type StoredMessage } from "@mailroom/kit";
+import { eventMessage, type Sql } from "@mailroom/kit";
 import type { Applied, Engagement } from "../db/feedback-repo.js";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "./context.js";
@@ -48,16 +48,15 @@ function eventOf(e: Engagement, r: Applied, link: string | undefined): [string, 
  */
 export async function recordFeedback(ctx: Ctx, target: FeedbackTarget, e: Engagement, opts: FeedbackOptions = {}): Promise<FeedbackResult> {
   let result: FeedbackResult;
-  let stored: StoredMessage[] = [];
   try {
-    result = (await ctx.sql.begin(async (txAny) => {
+    result = (await ctx.outbox.transaction(async (txAny, emit) => {
       const tx = txAny as unknown as Sql;
       if (opts.receiptKey && !(await ctx.feedback.receipt(tx, opts.receiptKey))) return { kind: "duplicate" } as const;
       const r = await ctx.feedback.apply(tx, target.emailId, target.projectId, e);
       if ("missing" in r) throw new Missing();
       if ("queued" in r) throw new NotYetSent(`email ${target.emailId} is not recorded as sent yet`);
       const event = eventOf(e, r, opts.link);
-      if (event) stored = await enqueue(tx, [eventMessage(ctx.names, emailEvent(r.email, event[0], event[1], e.at))]);
+      if (event) await emit([eventMessage(ctx.names, emailEvent(r.email, event[0], event[1], e.at))]);
       const suppress = e.kind === "complained" ? "complaint" : e.kind === "bounced" && e.permanent ? "bounce" : null;
       if (suppress) await ctx.suppressions.add(tx, r.email.projectId, r.email.to, suppress, r.email.id, e.at);
       return { kind: "applied", applied: r } as const;
@@ -66,6 +65,5 @@ export async function recordFeedback(ctx: Ctx, target: FeedbackTarget, e: Engage
     if (err instanceof Missing) return { kind: "unknown" };
     throw err;
   }
-  if (result.kind === "applied") ctx.outbox.kick(stored);
   return result;
 }

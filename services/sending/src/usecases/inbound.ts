@@ -3,7 +3,7 @@ import { authenticate } from "mailauth";
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 import sanitizeHtml from "sanitize-html";
 import { contactsRpc, type EventEnvelope } from "@mailroom/contracts";
-import { enqueue, eventMessage, newId, type Sql, type StoredMessage } from "@mailroom/kit";
+import { eventMessage, newId, type Sql } from "@mailroom/kit";
 import type { Engagement } from "../db/feedback-repo.js";
 import { emailIdOfReport, readReport } from "../domain/feedback.js";
 import { dkimVerdictOf, verdictOf } from "../domain/verdicts.js";
@@ -145,13 +145,11 @@ async function emitReceived(ctx: Ctx, resolve: Resolve, parsed: ParsedMail, msg:
     }
   }
   if (!events.length) return;
-  let stored: StoredMessage[] = [];
-  await ctx.sql.begin(async (txAny) => {
+  await ctx.outbox.transaction(async (txAny, emit) => {
     const tx = txAny as unknown as Sql;
     // A client that retries after losing our 250 must not make a second event.
     const fresh: EventEnvelope[] = [];
     for (const e of events) if (await ctx.feedback.receipt(tx, `received:${e.projectId}:${e.data.to}:${messageId}`)) fresh.push(e);
-    stored = await enqueue(tx, fresh.map((e) => eventMessage(ctx.names, e)));
+    await emit(fresh.map((e) => eventMessage(ctx.names, e)));
   });
-  ctx.outbox.kick(stored);
 }

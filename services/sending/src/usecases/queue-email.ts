@@ -1,5 +1,5 @@
 import { AppError } from "@mailroom/contracts";
-import { enqueue, eventMessage, type StoredMessage } from "@mailroom/kit";
+import { eventMessage } from "@mailroom/kit";
 import { emailEvent } from "../domain/events.js";
 import type { NewEmail } from "../db/emails-repo.js";
 import type { Suppression } from "../db/suppressions-repo.js";
@@ -31,8 +31,7 @@ export async function queueEmail(ctx: Ctx, given: NewEmail): Promise<boolean> {
  */
 export async function queueEmails(ctx: Ctx, given: NewEmail[]): Promise<Set<string>> {
   const emails = await withSuppressions(ctx, given);
-  let stored: StoredMessage[] = [];
-  const inserted = await ctx.sql.begin(async (tx) => {
+  return ctx.outbox.transaction(async (tx, emit) => {
     const ids = await ctx.emails.insertQueuedMany(tx as never, emails);
     const messages = emails.filter((e) => ids.has(e.id)).map((email) => {
       if (!email.failure) {
@@ -43,11 +42,9 @@ export async function queueEmails(ctx: Ctx, given: NewEmail[]): Promise<Set<stri
       const at = new Date();
       return eventMessage(ctx.names, emailEvent(email, "email.failed", { failedAt: at.toISOString(), reason: email.failure }, at));
     });
-    stored = await enqueue(tx, messages);
+    await emit(messages);
     return ids;
   });
-  ctx.outbox.kick(stored);
-  return inserted;
 }
 
 /**
