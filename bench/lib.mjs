@@ -50,6 +50,11 @@ export function profiled(serviceEnv = {}) {
   for (const name of (process.env.BENCH_PROFILE ?? "").split(",").filter(Boolean)) {
     out[name] = { ...out[name], NODE_OPTIONS: `--require ${preload}`, MAILROOM_SERVICE: name };
   }
+  // BENCH_PERF=<services>: JIT symbol maps (/tmp/perf-<pid>.map) for `perf record -p <pid>`, whose
+  // samples are on-CPU only; the V8 profile above counts a process preempted mid-write as writing.
+  for (const name of (process.env.BENCH_PERF ?? "").split(",").filter(Boolean)) {
+    out[name] = { ...out[name], NODE_OPTIONS: `${out[name]?.NODE_OPTIONS ?? ""} --perf-basic-prof`.trim() };
+  }
   return out;
 }
 

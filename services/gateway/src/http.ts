@@ -55,10 +55,12 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
   app.addHook("preClose", async () => {
     closing = true;
   });
-  app.addHook("onRequest", async (_req, reply) => {
-    if (!closing) return;
+  // Hooks on every request are callback-style: an async hook costs a promise and a microtask per
+  // request, which at thousands of requests a second shows in the gateway's profile.
+  app.addHook("onRequest", (_req, reply, done) => {
+    if (!closing) return done();
     reply.header("Connection", "close");
-    return sendError(reply, { error: "SERVICE_UNAVAILABLE", message: "The gateway is shutting down, try again" });
+    sendError(reply, { error: "SERVICE_UNAVAILABLE", message: "The gateway is shutting down, try again" });
   });
 
   app.setErrorHandler((err, _req, reply) => {
@@ -73,20 +75,21 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
     sendError(reply, { error: "NOT_FOUND", message: `Route ${req.method} ${req.url.split("?")[0]} not found` }),
   );
 
-  app.addHook("onResponse", async (req, reply) => {
+  app.addHook("onResponse", (req, reply, done) => {
     const route = req.routeOptions.url ?? "unmatched";
     deps.metrics.httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });
     deps.metrics.httpDuration.observe({ route, method: req.method }, reply.elapsedTime / 1000);
+    done();
   });
 
-  const corsPaths = new Set(routes.filter((r) => r.cors).map((r) => r.path));
-  app.addHook("onSend", async (req, reply, payload) => {
-    if (req.routeOptions.url && corsPaths.has(req.routeOptions.url)) reply.headers(CORS_HEADERS);
-    return payload;
-  });
+  // Only the routes browsers call cross-origin carry CORS headers, on every answer (errors too).
+  const cors = (_req: unknown, reply: { headers(h: Record<string, string>): unknown }, payload: unknown, done: (err: null, p: unknown) => void) => {
+    reply.headers(CORS_HEADERS);
+    done(null, payload);
+  };
 
   for (const route of routes) {
-    app.route({ method: route.method, url: route.path, handler: forwardHandler(route, deps) });
+    app.route({ method: route.method, url: route.path, handler: forwardHandler(route, deps), ...(route.cors ? { onSend: cors } : {}) });
     if (route.cors) app.options(route.path, async (_req, reply) => reply.code(204).headers(CORS_HEADERS).send());
   }
 

@@ -183,6 +183,20 @@ describe("CORS", () => {
     const other = await fetch(`${platform.url}/contacts`, { headers: { origin: "https://shop.example", authorization: `Bearer ${projectKey}` } });
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
   });
+
+  it("puts CORS headers on /v1/track's errors too, so a browser can read them", async () => {
+    const unauth = await fetch(`${platform.url}/v1/track`, { method: "POST", headers: { origin: "https://shop.example", "content-type": "application/json" }, body: "{}" });
+    expect(unauth.status).toBe(401);
+    expect(unauth.headers.get("access-control-allow-origin")).toBe("*");
+    const bad = await fetch(`${platform.url}/v1/track`, {
+      method: "POST",
+      headers: { origin: "https://shop.example", "content-type": "application/json", authorization: `Bearer ${projectKey}` },
+      body: "{not json",
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get("access-control-allow-origin")).toBe("*");
+    expect((await bad.json()).error).toBe("VALIDATION_ERROR");
+  });
 });
 
 describe("OpenAPI", () => {

@@ -1,4 +1,7 @@
+import * as crypto from "node:crypto";
 import { createHash, randomBytes } from "node:crypto";
+
+const hash = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
 
 export type KeyKind = "secret" | "public";
 
@@ -10,7 +13,8 @@ export function generateKey(kind: KeyKind): string {
 }
 
 export function hashKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  // the one-shot digest (Node ≥ 20.12) skips the Hash object: this runs on every request
+  return hash ? hash("sha256", key, "hex") : createHash("sha256").update(key).digest("hex");
 }
 
 /** The displayable start of a key, enough to tell keys apart, useless to an attacker. */
