@@ -34,9 +34,14 @@ export async function connectNats(url: string, name: string, log: Logger): Promi
   return nc;
 }
 
-/** W3C trace context into NATS headers, so one trace spans gateway → service → consumer. */
-export function injectTrace(h: MsgHdrs = natsHeaders(), ctx: Context = context.active()): MsgHdrs {
-  propagation.inject(ctx, h, { set: (carrier, key, value) => carrier.set(key, value) });
+/**
+ * W3C trace context as NATS headers, so one trace spans gateway → service → consumer; undefined
+ * when there is no trace to carry (tracing off), so the message skips encoding headers here and
+ * parsing them at the other end.
+ */
+export function traceRequestHeaders(ctx: Context = context.active()): MsgHdrs | undefined {
+  let h: MsgHdrs | undefined;
+  propagation.inject(ctx, null, { set: (_carrier, key, value) => (h ??= natsHeaders()).set(key, value) });
   return h;
 }
 

@@ -15,7 +15,7 @@ import {
   type WireNames,
 } from "@mailroom/contracts";
 import { BLOB_HEADER, type Blobs } from "./blobs.js";
-import { extractTrace, injectTrace } from "./nats.js";
+import { extractTrace, traceRequestHeaders } from "./nats.js";
 import { isConnectionError } from "./db.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
@@ -193,8 +193,8 @@ export class RpcClient {
     try {
       return await context.with(trace.setSpan(context.active(), span), async () => {
         const { data, blob } = await encodePayload(this.blobs, payload);
-        const h = injectTrace();
-        if (blob) h.set(BLOB_HEADER, blob);
+        let h = traceRequestHeaders();
+        if (blob) (h ??= natsHeaders()).set(BLOB_HEADER, blob);
         let msg: Msg;
         if (this.disconnected) {
           span.setStatus({ code: SpanStatusCode.ERROR });
