@@ -33,17 +33,25 @@ export const locks = {
    * project's lock is held shared, so a segment write under way has committed first. One round trip:
    * two statements in one simple query (one implicit transaction, so the lock lasts until the read,
    * and a statement of its own, so the read's snapshot is taken after the lock). A simple query takes
-   * no parameters, so the id goes in as text, checked first.
+   * no parameters, so the ids go in as text, checked first; they are locked in sorted order.
    */
   async projectTracks(q: Q, projectId: string): Promise<boolean> {
-    if (!isId(projectId)) throw new Error(`not an id: ${projectId}`);
+    return (await locks.projectsTracking(q, [projectId])).has(projectId);
+  },
+  /** `projectTracks` for several projects in the same one round trip: the ones that track. */
+  async projectsTracking(q: Q, projectIds: string[]): Promise<Set<string>> {
+    const ids = [...new Set(projectIds)].sort();
+    for (const id of ids) if (!isId(id)) throw new Error(`not an id: ${id}`);
+    if (ids.length === 0) return new Set();
+    const lockAll = ids.map((id) => `pg_advisory_xact_lock_shared(${PROJECT_LOCK}, hashtext('${id}'))`).join(", ");
+    const list = ids.map((id) => `'${id}'`).join(", ");
     const [, rows] = (await q
       .unsafe(
-        `select pg_advisory_xact_lock_shared(${PROJECT_LOCK}, hashtext('${projectId}'));
-         select exists (select 1 from segments where project_id = '${projectId}' and track_membership) as tracks`,
+        `select ${lockAll};
+         select distinct project_id from segments where project_id in (${list}) and track_membership`,
       )
-      .simple()) as unknown as [unknown, { tracks: boolean }[]];
-    return rows[0]?.tracks ?? false;
+      .simple()) as unknown as [unknown, { project_id: string }[]];
+    return new Set(rows.map((r) => r.project_id));
   },
   /** Both of an evaluation's locks in one round trip: the project's shared, then the contact's. */
   async evaluation(q: Q, projectId: string, contactId: string): Promise<void> {

@@ -1,5 +1,5 @@
 import type { ContactChange } from "@mailroom/contracts";
-import type { Logger } from "@mailroom/kit";
+import { isId, type Logger } from "@mailroom/kit";
 import { evaluateFilter, nextBoundary } from "@mailroom/filters";
 import { loadFacts } from "../db/audience-repo.js";
 import { contactsRepo, type Q } from "../db/contacts-repo.js";
@@ -17,12 +17,16 @@ import type { Writer } from "./writer.js";
  * No state lives in memory, so any number of replicas can run it (see the locks in members-repo).
  */
 export class MembershipTracker {
+  private readonly probe: TrackingProbe;
+
   constructor(
-    private readonly sql: Q,
+    sql: Q,
     private readonly writer: Writer,
     private readonly log: Logger,
     private readonly clock: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.probe = new TrackingProbe(sql);
+  }
 
   /** A ContactChange: the segments it can affect. A deletion's exits were emitted by the delete. */
   async onChange(change: ContactChange): Promise<void> {
@@ -39,8 +43,8 @@ export class MembershipTracker {
 
   private async reevaluate(projectId: string, contactId: string, pick: (g: SegmentGraph) => SegmentDef[]): Promise<void> {
     // Most changes belong to projects that track nothing: one round trip settles those, instead of
-    // a transaction of three.
-    if (!(await locks.projectTracks(this.sql, projectId))) return;
+    // a transaction of three, and changes handled in the same turn share it.
+    if (!(await this.probe.tracks(projectId))) return;
     await this.writer.run(async (tx, out) => {
       // Pipelined on the transaction's connection: the read runs after the locks are held (so it
       // sees every segment write committed before them) without a round trip of its own.
@@ -87,5 +91,38 @@ export class MembershipTracker {
       if ((next?.getTime() ?? null) !== (dueNow.get(s.id) ?? null)) due.set(s.id, next);
     }
     await dueRepo.set(tx, projectId, contactId, due);
+  }
+}
+
+/**
+ * `locks.projectTracks` for every change handled in one turn of the event loop, in one round trip
+ * (a campaign's email events arrive a batch at a time). Each question is asked after its change
+ * arrived, since the query starts in a later phase of the loop, so the answer is as fresh as asking
+ * alone: a segment write committed before the change was seen is read, one under way is waited for.
+ */
+class TrackingProbe {
+  private waiting = new Map<string, Array<{ resolve: (v: boolean) => void; reject: (e: unknown) => void }>>();
+
+  constructor(private readonly sql: Q) {}
+
+  tracks(projectId: string): Promise<boolean> {
+    if (!isId(projectId)) return Promise.reject(new Error(`not an id: ${projectId}`));
+    return new Promise((resolve, reject) => {
+      if (this.waiting.size === 0) setImmediate(() => void this.ask());
+      const list = this.waiting.get(projectId) ?? [];
+      list.push({ resolve, reject });
+      this.waiting.set(projectId, list);
+    });
+  }
+
+  private async ask(): Promise<void> {
+    const asked = this.waiting;
+    this.waiting = new Map();
+    try {
+      const tracking = await locks.projectsTracking(this.sql, [...asked.keys()]);
+      for (const [projectId, list] of asked) for (const w of list) w.resolve(tracking.has(projectId));
+    } catch (err) {
+      for (const list of asked.values()) for (const w of list) w.reject(err);
+    }
   }
 }
