@@ -26,14 +26,13 @@ describe("locks.projectsTracking", () => {
     const nobody = randomUUID();
     const got = await locks.projectsTracking(db, [plain.id, tracking.id, untracked.id, nobody, tracking.id]);
     expect([...got]).toEqual([tracking.id]);
-    expect(await locks.projectTracks(db, tracking.id)).toBe(true);
-    expect(await locks.projectTracks(db, untracked.id)).toBe(false);
+    expect([...(await locks.projectsTracking(db, [untracked.id]))]).toEqual([]);
     expect(await locks.projectsTracking(db, [])).toEqual(new Set());
   });
 
   it("refuses anything that is not an id before it reaches SQL", async () => {
     await expect(locks.projectsTracking(db, [tracking.id, "x'); drop table segments; --"])).rejects.toThrow(/not an id/);
-    expect(await locks.projectTracks(db, tracking.id)).toBe(true);
+    expect([...(await locks.projectsTracking(db, [tracking.id]))]).toEqual([tracking.id]);
   });
 
   it("waits for a segment write holding the project's lock, then reads what it committed", async () => {

@@ -29,16 +29,13 @@ export const locks = {
     await q`select pg_advisory_xact_lock(${CONTACT_LOCK}, hashtext(${contactId}))`;
   },
   /**
-   * Whether the project tracks any segment, as an evaluation would see it: the read runs after the
+   * Whether projects track any segment, as an evaluation would see it: the read runs after the
    * project's lock is held shared, so a segment write under way has committed first. One round trip:
    * two statements in one simple query (one implicit transaction, so the lock lasts until the read,
    * and a statement of its own, so the read's snapshot is taken after the lock). A simple query takes
    * no parameters, so the ids go in as text, checked first; they are locked in sorted order.
+   * Answers, for several projects at once, the ones that track.
    */
-  async projectTracks(q: Q, projectId: string): Promise<boolean> {
-    return (await locks.projectsTracking(q, [projectId])).has(projectId);
-  },
-  /** `projectTracks` for several projects in the same one round trip: the ones that track. */
   async projectsTracking(q: Q, projectIds: string[]): Promise<Set<string>> {
     const ids = [...new Set(projectIds)].sort();
     for (const id of ids) if (!isId(id)) throw new Error(`not an id: ${id}`);

@@ -95,7 +95,7 @@ export class MembershipTracker {
 }
 
 /**
- * `locks.projectTracks` for every change handled in one turn of the event loop, in one round trip
+ * `locks.projectsTracking` for every change handled in one turn of the event loop, in one round trip
  * (a campaign's email events arrive a batch at a time). Each question is asked after its change
  * arrived, since the query starts in a later phase of the loop, so the answer is as fresh as asking
  * alone: a segment write committed before the change was seen is read, one under way is waited for.
