@@ -8,16 +8,27 @@
 export class Batcher<I, O> {
   private pending: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
   private inFlight = 0;
+  private turnScheduled = false;
 
+  /**
+   * `startNextTurn`: a batch starts in the event loop's next check phase instead of at once, so the
+   * calls made by every I/O callback of this turn (the messages of one fetch, say) share it.
+   */
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
-    private readonly opts: { maxBatch: number; maxInFlight?: number } = { maxBatch: 256 },
+    private readonly opts: { maxBatch: number; maxInFlight?: number; startNextTurn?: boolean } = { maxBatch: 256 },
   ) {}
 
   add(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
-      this.flush();
+      if (!this.opts.startNextTurn) return this.flush();
+      if (this.turnScheduled) return;
+      this.turnScheduled = true;
+      setImmediate(() => {
+        this.turnScheduled = false;
+        this.flush();
+      });
     });
   }
 

@@ -46,4 +46,20 @@ describe("Batcher (group commit)", () => {
     await Promise.all(Array.from({ length: 8 }, (_, i) => b.add(i)));
     expect(most).toBe(2);
   });
+
+  it("with startNextTurn, gathers the calls of every callback of this turn into one batch", async () => {
+    const batches: number[][] = [];
+    const b = new Batcher<number, number>(async (items) => {
+      batches.push(items);
+      return items.map((i) => i + 1);
+    }, { maxBatch: 10, startNextTurn: true });
+    // three timers due at once run in one timers phase, each followed by a microtask checkpoint
+    const got = await new Promise<number[]>((resolve) => {
+      const calls: Promise<number>[] = [];
+      for (const i of [1, 2, 3]) setTimeout(() => void calls.push(b.add(i)), 1);
+      setTimeout(() => void Promise.all(calls).then(resolve), 20);
+    });
+    expect(got).toEqual([2, 3, 4]);
+    expect(batches).toEqual([[1, 2, 3]]);
+  });
 });

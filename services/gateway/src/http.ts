@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type onSendHookHandler } from "fastify";
 import { randomUUID } from "node:crypto";
 import type { RouteDef } from "@mailroom/contracts";
 import { isConnectionError, type Logger, type Metrics } from "@mailroom/kit";
@@ -83,7 +83,7 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
   });
 
   // Only the routes browsers call cross-origin carry CORS headers, on every answer (errors too).
-  const cors = (_req: unknown, reply: { headers(h: Record<string, string>): unknown }, payload: unknown, done: (err: null, p: unknown) => void) => {
+  const cors: onSendHookHandler = (_req, reply, payload, done) => {
     reply.headers(CORS_HEADERS);
     done(null, payload);
   };

@@ -1,5 +1,5 @@
 import type { ContactChange } from "@mailroom/contracts";
-import { isId, type Logger } from "@mailroom/kit";
+import { Batcher, isId, type Logger } from "@mailroom/kit";
 import { evaluateFilter, nextBoundary } from "@mailroom/filters";
 import { loadFacts } from "../db/audience-repo.js";
 import { contactsRepo, type Q } from "../db/contacts-repo.js";
@@ -96,33 +96,23 @@ export class MembershipTracker {
 
 /**
  * `locks.projectsTracking` for every change handled in one turn of the event loop, in one round trip
- * (a campaign's email events arrive a batch at a time). Each question is asked after its change
- * arrived, since the query starts in a later phase of the loop, so the answer is as fresh as asking
- * alone: a segment write committed before the change was seen is read, one under way is waited for.
+ * (a campaign's email events arrive a batch at a time). A query starts after every question in it
+ * was asked, so the answer is as fresh as asking alone: a segment write committed before the change
+ * was seen is read, one under way is waited for.
  */
 class TrackingProbe {
-  private waiting = new Map<string, Array<{ resolve: (v: boolean) => void; reject: (e: unknown) => void }>>();
+  private readonly batcher: Batcher<string, boolean>;
 
-  constructor(private readonly sql: Q) {}
-
-  tracks(projectId: string): Promise<boolean> {
-    if (!isId(projectId)) return Promise.reject(new Error(`not an id: ${projectId}`));
-    return new Promise((resolve, reject) => {
-      if (this.waiting.size === 0) setImmediate(() => void this.ask());
-      const list = this.waiting.get(projectId) ?? [];
-      list.push({ resolve, reject });
-      this.waiting.set(projectId, list);
-    });
+  constructor(sql: Q) {
+    this.batcher = new Batcher(async (ids: string[]) => {
+      const tracking = await locks.projectsTracking(sql, ids);
+      return ids.map((id) => tracking.has(id));
+    }, { maxBatch: 256, startNextTurn: true });
   }
 
-  private async ask(): Promise<void> {
-    const asked = this.waiting;
-    this.waiting = new Map();
-    try {
-      const tracking = await locks.projectsTracking(this.sql, [...asked.keys()]);
-      for (const [projectId, list] of asked) for (const w of list) w.resolve(tracking.has(projectId));
-    } catch (err) {
-      for (const list of asked.values()) for (const w of list) w.reject(err);
-    }
+  tracks(projectId: string): Promise<boolean> {
+    // checked here so that one bad id fails its own change, not the batch it would have joined
+    if (!isId(projectId)) return Promise.reject(new Error(`not an id: ${projectId}`));
+    return this.batcher.add(projectId);
   }
 }
