@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { finished } from "node:stream/promises";
 import { blockedReason, hostPort, ipLiteral, parseWebhookUrl } from "../domain/addresses.js";
 import type { Resolve } from "./resolver.js";
 
@@ -51,7 +52,20 @@ const pinned = (address: string): LookupFunction => (_host, options, callback) =
   else callback(null, address, family);
 };
 
-function send(url: URL, address: string, call: WebhookCall, signal: AbortSignal): Promise<http.IncomingMessage> {
+/**
+ * Keep-alive pools: a fresh TCP (and TLS) connection per call cost more than the call itself. A pooled
+ * socket is keyed by host and port and was connected to an address vetted when it was opened, so
+ * reuse never reaches an address the rule refuses. Idle sockets close after a second, well before
+ * the keep-alive timeouts servers commonly use (5 s and up), so we rarely write to one being closed.
+ */
+const agentOptions = { keepAlive: true, timeout: 1000, scheduling: "lifo" as const, maxSockets: 64 };
+const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+
+/** A pooled socket the server closed while idle fails before any answer: the request never arrived. */
+const staleSocket = (req: http.ClientRequest, err: NodeJS.ErrnoException) =>
+  req.reusedSocket && (err.code === "ECONNRESET" || err.code === "EPIPE");
+
+function send(url: URL, address: string, call: WebhookCall, signal: AbortSignal, retried = false): Promise<http.IncomingMessage> {
   const tls = url.protocol === "https:";
   const host = url.hostname.replace(/^\[|\]$/g, "");
   return new Promise((resolve, reject) => {
@@ -67,14 +81,13 @@ function send(url: URL, address: string, call: WebhookCall, signal: AbortSignal)
           ...(call.body === undefined ? {} : { "content-length": String(Buffer.byteLength(call.body)) }),
         },
         lookup: pinned(address),
-        // A fresh connection per request: a pooled keep-alive socket the server is closing fails with
-        // "socket hang up", which without retries would fail the execution for nothing.
-        agent: false,
+        agent: tls ? agents.https : agents.http,
         signal,
       },
       resolve,
     );
-    req.on("error", reject);
+    // once, on a fresh connection, as every keep-alive client does (Node's http docs, `reusedSocket`)
+    req.on("error", (err: NodeJS.ErrnoException) => (!retried && staleSocket(req, err) ? resolve(send(url, address, call, signal, true)) : reject(err)));
     req.end(call.body);
   });
 }
@@ -91,7 +104,9 @@ export async function callWebhook(call: WebhookCall, policy: WebhookPolicy): Pro
     for (let hop = 0; ; hop++) {
       const { url, address } = await vetUrl(current.url, policy, controller.signal);
       const res = await send(url, address, current, controller.signal);
+      // the call ends with its answer's body (discarded), which also frees the socket for the next one
       res.resume();
+      await finished(res);
       const status = res.statusCode ?? 0;
       const location = res.headers.location;
       if (status < 300 || status >= 400 || !location) return status;
