@@ -1,5 +1,6 @@
 import { pgTable, uuid, text, jsonb, timestamp, index } from "drizzle-orm/pg-core";
 import type { JetStreamClient } from "@nats-io/jetstream";
+import type postgres from "postgres";
 import type { TransactionSql } from "postgres";
 import { eventFamily, type EventEnvelope, type WireNames } from "@mailroom/contracts";
 import type { Sql } from "./db.js";
@@ -38,9 +39,6 @@ export interface OutboxMessage {
   payload: unknown;
 }
 
-/** Anything that can run a tagged query: the pool or a transaction. */
-type Queryable = Pick<Sql, "unsafe">;
-
 /** A row as enqueued: what the relay publishes, serialised once. */
 export interface StoredMessage {
   id: string;
@@ -54,21 +52,35 @@ export interface StoredMessage {
  * the commit, hand them to `OutboxRelay.kick` so they are published at once from memory
  * (`OutboxRelay.transaction` does both).
  */
-export async function enqueue(tx: Queryable, messages: OutboxMessage[]): Promise<StoredMessage[]> {
+export async function enqueue(tx: postgres.ISql, messages: OutboxMessage[]): Promise<StoredMessage[]> {
   if (messages.length === 0) return [];
+  const { json, stored } = outboxRows(messages);
+  await outboxInsert(tx, json);
+  return stored;
+}
+
+/**
+ * The outbox rows of a write that is a single statement, with no transaction around it: `json` is
+ * one parameter for `outboxInsert`, which that statement runs in a CTE guarded by its own write, so
+ * the rows exist if and only if the write does. After it, hand `stored` to `OutboxRelay.kick`.
+ */
+export function outboxRows(messages: OutboxMessage[]): { json: string; stored: StoredMessage[] } {
   const headers = traceHeaders();
   const trace = JSON.stringify(headers);
-  const values: unknown[] = [];
   const stored: StoredMessage[] = [];
-  const rows = messages.map((m, i) => {
+  const parts = messages.map((m) => {
     const data = JSON.stringify(m.payload);
     stored.push({ id: m.id, subject: m.subject, data, headers });
-    values.push(m.id, m.subject, data, trace);
-    const b = i * 4;
-    return `($${b + 1}, $${b + 2}, $${b + 3}::jsonb, $${b + 4}::jsonb)`;
+    // payload is spliced in as serialised: the JSON document carries it as an object, not a string
+    return `{"id":${JSON.stringify(m.id)},"subject":${JSON.stringify(m.subject)},"payload":${data},"headers":${trace}}`;
   });
-  await tx.unsafe(`insert into outbox (id, subject, payload, headers) values ${rows.join(", ")}`, values as never[]);
-  return stored;
+  return { json: `[${parts.join(",")}]`, stored };
+}
+
+/** `insert into outbox … select …` of `outboxRows(…).json`, as a fragment for a CTE; add its guard. */
+export function outboxInsert(q: postgres.ISql, json: string) {
+  return q`insert into outbox (id, subject, payload, headers)
+    select m.id, m.subject, m.payload, m.headers from jsonb_to_recordset(${json}::jsonb) as m(id uuid, subject text, payload jsonb, headers jsonb)`;
 }
 
 /** An event envelope as an outbox message on the EVENTS stream. */

@@ -19,7 +19,7 @@ import { Writer } from "./usecases/writer.js";
 
 /** Builds the contacts service from its deps; nothing listens until the runtime registers it. */
 export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp {
-  const writer = new Writer(deps.outbox, deps.names);
+  const writer = new Writer(deps.sql, deps.outbox, deps.names);
   const cursors = new CursorCodec(resolveSecret());
   const service = new ContactsService(writer);
   const queries = new ContactQueries(deps.sql, cursors);

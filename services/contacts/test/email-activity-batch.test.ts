@@ -29,7 +29,7 @@ beforeAll(async () => {
   url.pathname = `/${sharedPlatform().prefix}_contacts`;
   serviceSql = openDatabase(url.toString(), { max: 2 }).sql;
   const relay = new OutboxRelay(serviceSql, jetstream(bus.nc), createLogger("test", "silent"), undefined);
-  projection = new EmailActivityProjection(new Writer(relay, bus.names));
+  projection = new EmailActivityProjection(new Writer(serviceSql, relay, bus.names));
 });
 afterAll(async () => {
   await bus?.close();

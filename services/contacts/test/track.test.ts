@@ -85,6 +85,26 @@ describe("POST /v1/track", () => {
     expect(changes[0]!.changed).toEqual(["email", "subscribed", "data.total"]);
     expect(changes[1]).toMatchObject({ changed: ["event.order.placed"], eventName: "order.placed", projectId: p.id });
   });
+
+  it("concurrent tracks of one new address: one contact created, every event recorded and published", async () => {
+    // the first write is one statement that creates the contact; the others find it and take the transaction
+    const email = uniqueEmail("race");
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => p.api.post("/v1/track", { email, event: "raced", data: { [`k${i}`]: i } })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const contactIds = new Set(answers.map((a) => a.body.data.contact));
+    expect(contactIds.size).toBe(1);
+    const [contactId] = [...contactIds];
+    const contact = await p.api.get(`/contacts/${contactId}`);
+    expect(Object.keys(contact.body.data).sort()).toEqual(["k0", "k1", "k2", "k3", "k4", "k5"]);
+    const stored = await p.api.get(`/contacts/${contactId}/events?limit=100`);
+    expect(stored.body.data.map((e: { id: string }) => e.id).sort()).toEqual(answers.map((a) => a.body.data.event).sort());
+    const published = await bus.waitFor(() => bus.events(p.id, "custom"), (e) => e.contactId === contactId, 6);
+    expect(published).toHaveLength(6);
+    // each write publishes its messages together, so once the six event changes are out, so is every other
+    await bus.waitFor(() => bus.changes(p.id), (c) => c.contactId === contactId && c.kind === "event", 6);
+    const changes = (await bus.changes(p.id)).filter((c) => c.contactId === contactId);
+    expect(changes.filter((c) => c.kind === "created")).toHaveLength(1);
+  });
 });
 
 describe("GET /contacts/{id}/events and GET /events/names", () => {

@@ -1,6 +1,7 @@
-import { traced } from "@mailroom/kit";
+import { outboxInsert, traced } from "@mailroom/kit";
 import type { Contact, ContactData } from "@mailroom/contracts";
 import type postgres from "postgres";
+import type { EventRow } from "./events-repo.js";
 
 /** The pool or a transaction: both run tagged queries. */
 export type Q = postgres.ISql;
@@ -63,6 +64,29 @@ export const contactsRepo = traced("ContactsRepo", {
       values (${row.id}, ${row.project_id}, ${row.email}, ${row.subscribed}, ${json(row.data)}::jsonb, ${iso(row.created_at)}, ${iso(row.updated_at)})
       on conflict (project_id, lower(email)) do nothing
       returning *`;
+    return rows[0] ?? null;
+  },
+
+  /**
+   * A new contact in one statement, with no transaction: the row, its event record when tracking,
+   * and the outbox rows of the write (`outbox`, kit `outboxRows`), each written only along with the
+   * contact. When the address exists nothing is written: null then.
+   */
+  async createWith(q: Q, row: ContactRow, event: EventRow | null, outbox: string): Promise<ContactRow | null> {
+    const record = event
+      ? q`, e as (
+          insert into contact_events (id, project_id, contact_id, name, data, created_at)
+          select ${event.id}, c.project_id, c.id, ${event.name}, ${json(event.data)}::jsonb, ${iso(event.created_at)} from c)`
+      : q``;
+    const rows = await q<ContactRow[]>`
+      with c as (
+        insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
+        values (${row.id}, ${row.project_id}, ${row.email}, ${row.subscribed}, ${json(row.data)}::jsonb, ${iso(row.created_at)}, ${iso(row.updated_at)})
+        on conflict (project_id, lower(email)) do nothing
+        returning *)
+      ${record},
+      o as (${outboxInsert(q, outbox)} where exists (select 1 from c))
+      select * from c`;
     return rows[0] ?? null;
   },
 

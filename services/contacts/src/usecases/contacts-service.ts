@@ -1,10 +1,11 @@
 import { AppError, isReservedEventName, type ContactDataInput, type TrackResult } from "@mailroom/contracts";
 import { isId, newId } from "@mailroom/kit";
 import { contactsRepo, type ContactRow } from "../db/contacts-repo.js";
-import { eventsRepo } from "../db/events-repo.js";
+import { type EventRow, eventsRepo } from "../db/events-repo.js";
 import { locks, membersRepo } from "../db/members-repo.js";
-import type { EntryPoint } from "../domain/data-rules.js";
-import { changeContact, emailTaken, setSubscription, upsertContact, type ContactPatch, type WriteResult } from "./write-contact.js";
+import type { DataOutcome, EntryPoint } from "../domain/data-rules.js";
+import type { Outgoing } from "./outgoing.js";
+import { changeContact, emailTaken, freshContact, setSubscription, upsertContact, type ContactPatch, type WriteResult } from "./write-contact.js";
 import type { Writer } from "./writer.js";
 
 export interface UpsertInput {
@@ -24,8 +25,16 @@ export class ContactsService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  upsert(projectId: string, input: UpsertInput, entry: EntryPoint): Promise<WriteResult> {
-    return this.writer.run((tx, out) => upsertContact(tx, out, projectId, input, entry, this.clock()));
+  /** A new address is one statement; an existing one (or a lost race) takes the transaction. */
+  async upsert(projectId: string, input: UpsertInput, entry: EntryPoint): Promise<WriteResult> {
+    const now = this.clock();
+    const fresh = freshContact(projectId, input, entry, now);
+    const row = await this.writer.single(
+      (out) => out.change(fresh.row, "created", fresh.changed, now),
+      (sql, outbox) => contactsRepo.createWith(sql, fresh.row, null, outbox),
+    );
+    if (row) return { ...fresh, row };
+    return this.writer.run((tx, out) => upsertContact(tx, out, projectId, input, entry, now));
   }
 
   /** PATCH /contacts/{id}: null when the contact is not in the project. */
@@ -75,15 +84,37 @@ export class ContactsService {
       const message = `"${input.event}" is a reserved system event name and cannot be tracked`;
       throw AppError.validation(message, [{ path: "event", message: "reserved event name" }], "reserved_event");
     }
+    const now = this.clock();
+    const id = newId();
+    const fresh = freshContact(projectId, input, "track", now);
+    const created = await this.writer.single(
+      (out) => {
+        out.change(fresh.row, "created", fresh.changed, now);
+        emitTracked(out, fresh.row, input.event, fresh.outcome, now, id);
+      },
+      (sql, outbox) => contactsRepo.createWith(sql, fresh.row, eventRecord(id, fresh.row, input.event, fresh.outcome, now), outbox),
+    );
+    if (created) return { contact: created.id, event: id, timestamp: now.toISOString() };
     return this.writer.run(async (tx, out) => {
-      const now = this.clock();
       const { row, outcome } = await upsertContact(tx, out, projectId, input, "track", now);
-      const id = newId();
-      // The stored record keeps only what the call stored; one-shot values travel on the event alone.
-      await eventsRepo.insert(tx, { id, project_id: projectId, contact_id: row.id, name: input.event, data: outcome.given, created_at: now });
-      out.custom(row, input.event, { ...outcome.given, ...outcome.oneShot }, now, id);
-      out.change(row, "event", [`event.${input.event}`], now, input.event);
+      await eventsRepo.insert(tx, eventRecord(id, row, input.event, outcome, now));
+      emitTracked(out, row, input.event, outcome, now, id);
       return { contact: row.id, event: id, timestamp: now.toISOString() };
     });
   }
+}
+
+/** The stored record keeps only what the call stored; one-shot values travel on the event alone. */
+const eventRecord = (id: string, contact: ContactRow, name: string, outcome: DataOutcome, now: Date): EventRow => ({
+  id,
+  project_id: contact.project_id,
+  contact_id: contact.id,
+  name,
+  data: outcome.given,
+  created_at: now,
+});
+
+function emitTracked(out: Outgoing, contact: ContactRow, name: string, outcome: DataOutcome, now: Date, id: string): void {
+  out.custom(contact, name, { ...outcome.given, ...outcome.oneShot }, now, id);
+  out.change(contact, "event", [`event.${name}`], now, name);
 }

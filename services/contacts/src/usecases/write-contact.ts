@@ -54,6 +54,25 @@ export function emailTaken(): AppError {
 }
 
 /**
+ * A new contact as its entry point creates it: the initial subscription, the stored data, and every
+ * filter field it sets. Not written yet: `upsertContact` inserts it in its transaction, and
+ * `ContactsService` first tries it as one statement (the common case of /v1/send and /v1/track).
+ */
+export function freshContact(projectId: string, input: { email: string; subscribed?: boolean; data?: ContactDataInput }, entry: EntryPoint, now: Date): WriteResult {
+  const outcome = applyContactData({}, input.data, entry);
+  const row: ContactRow = {
+    id: newId(),
+    project_id: projectId,
+    email: input.email,
+    subscribed: initialSubscription(entry, input.subscribed),
+    data: outcome.stored,
+    created_at: now,
+    updated_at: now,
+  };
+  return { row, isNew: true, changed: ["email", "subscribed", ...dataFields(Object.keys(outcome.stored))], outcome };
+}
+
+/**
  * Create-or-update by email (case-insensitive), the one path of POST /contacts, /v1/track and
  * /v1/send. A new contact gets the entry point's initial subscription and no subscription event
  * (nothing changed from a previous value); an existing one goes through `changeContact`.
@@ -68,20 +87,11 @@ export async function upsertContact(
 ): Promise<WriteResult> {
   let current = await contactsRepo.byEmail(tx, projectId, input.email, true);
   if (!current) {
-    const outcome = applyContactData({}, input.data, entry);
-    const inserted = await contactsRepo.insertIfAbsent(tx, {
-      id: newId(),
-      project_id: projectId,
-      email: input.email,
-      subscribed: initialSubscription(entry, input.subscribed),
-      data: outcome.stored,
-      created_at: now,
-      updated_at: now,
-    });
+    const fresh = freshContact(projectId, input, entry, now);
+    const inserted = await contactsRepo.insertIfAbsent(tx, fresh.row);
     if (inserted) {
-      const changed = ["email", "subscribed", ...dataFields(Object.keys(outcome.stored))];
-      out.change(inserted, "created", changed, now);
-      return { row: inserted, isNew: true, changed, outcome };
+      out.change(inserted, "created", fresh.changed, now);
+      return { ...fresh, row: inserted };
     }
     // A concurrent upsert created it first: the insert waited for its commit, so it is visible now.
     current = await contactsRepo.byEmail(tx, projectId, input.email, true);

@@ -1,11 +1,12 @@
 import type { WireNames } from "@mailroom/contracts";
-import type { OutboxRelay } from "@mailroom/kit";
+import { type OutboxRelay, outboxRows, type Sql } from "@mailroom/kit";
 import type { Q } from "../db/contacts-repo.js";
 import { Outgoing } from "./outgoing.js";
 
-/** Runs one write: state change and its outgoing messages in one transaction, published once it commits. */
+/** Runs one write: state change and its outgoing messages committed together, published once committed. */
 export class Writer {
   constructor(
+    private readonly sql: Sql,
     private readonly outbox: OutboxRelay,
     private readonly names: WireNames,
   ) {}
@@ -17,5 +18,19 @@ export class Writer {
       await emit(out.messages);
       return value;
     });
+  }
+
+  /**
+   * A write that is one statement, without a transaction: `emit` fills the messages, then `statement`
+   * runs with their outbox rows (kit `outboxInsert`), which it writes only along with its own change.
+   * Null, and nothing published, when the statement wrote nothing.
+   */
+  async single<T>(emit: (out: Outgoing) => void, statement: (sql: Q, outbox: string) => Promise<T | null>): Promise<T | null> {
+    const out = new Outgoing(this.names);
+    emit(out);
+    const { json, stored } = outboxRows(out.messages);
+    const value = await statement(this.sql, json);
+    if (value !== null) this.outbox.kick(stored);
+    return value;
   }
 }

@@ -1,0 +1,57 @@
+// contactsRepo.createWith: the one-statement write of a new contact (/v1/send, /v1/track, POST
+// /contacts), which must write its event record and outbox rows if and only if it writes the contact.
+import { afterAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { openDatabase, outboxRows } from "@mailroom/kit";
+import { sharedPlatform } from "@mailroom/testkit/shared";
+import { contactsRepo, type ContactRow } from "../src/db/contacts-repo.js";
+import { uniqueEmail } from "./helpers.js";
+
+// opened the way the service opens its own: drizzle's serialisers pass JSON text through as given
+const url = new URL(sharedPlatform().env.DATABASE_URL!);
+url.pathname = `/${sharedPlatform().prefix}_contacts`;
+const db = openDatabase(url.toString(), { max: 1 }).sql;
+afterAll(() => db.end());
+
+const projectId = randomUUID();
+const contact = (email: string): ContactRow => {
+  const now = new Date();
+  return { id: randomUUID(), project_id: projectId, email, subscribed: true, data: { plan: "pro" }, created_at: now, updated_at: now };
+};
+const messages = (n: number) => Array.from({ length: n }, (_, i) => ({ id: randomUUID(), subject: `test.create-with.${i}`, payload: { i, text: "it's \"quoted\" \\ ünïcode" } }));
+
+describe("contactsRepo.createWith", () => {
+  it("writes the contact, its event record and its outbox rows in one statement", async () => {
+    const row = contact(uniqueEmail("one"));
+    const event = { id: randomUUID(), project_id: projectId, contact_id: row.id, name: "signed.up", data: { source: "ad" }, created_at: row.created_at };
+    const out = messages(3);
+    const created = await contactsRepo.createWith(db, row, event, outboxRows(out).json);
+    expect(created).toMatchObject({ id: row.id, email: row.email, subscribed: true, data: { plan: "pro" } });
+    const [stored] = await db`select contact_id, name, data from contact_events where id = ${event.id}`;
+    expect(stored).toEqual({ contact_id: row.id, name: "signed.up", data: { source: "ad" } });
+    const rows = await db`select id, subject, payload from outbox where id = any(${out.map((m) => m.id)}::uuid[]) order by subject`;
+    expect(rows.map((r) => ({ id: r.id, subject: r.subject, payload: r.payload }))).toEqual(out);
+    await db`delete from outbox where id = any(${out.map((m) => m.id)}::uuid[])`;
+  });
+
+  it("writes nothing at all when the address exists, in any case", async () => {
+    const email = uniqueEmail("taken");
+    expect(await contactsRepo.createWith(db, contact(email), null, outboxRows([]).json)).not.toBeNull();
+    const again = contact(email.toUpperCase());
+    const event = { id: randomUUID(), project_id: projectId, contact_id: again.id, name: "x", data: {}, created_at: again.created_at };
+    const out = messages(2);
+    expect(await contactsRepo.createWith(db, again, event, outboxRows(out).json)).toBeNull();
+    expect(await db`select 1 from contacts where id = ${again.id}`).toHaveLength(0);
+    expect(await db`select 1 from contact_events where id = ${event.id}`).toHaveLength(0);
+    expect(await db`select 1 from outbox where id = any(${out.map((m) => m.id)}::uuid[])`).toHaveLength(0);
+  });
+
+  it("writes nothing when a part fails: the statement is one transaction", async () => {
+    const row = contact(uniqueEmail("half"));
+    const out = messages(1);
+    // an outbox id that is not a uuid fails the outbox insert after the contact's
+    const bad = outboxRows(out).json.replace(out[0]!.id, "not-a-uuid");
+    await expect(contactsRepo.createWith(db, row, null, bad)).rejects.toThrow(/uuid/);
+    expect(await db`select 1 from contacts where id = ${row.id}`).toHaveLength(0);
+  });
+});
