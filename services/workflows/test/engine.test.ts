@@ -33,6 +33,25 @@ describe("workflow engine", () => {
     expect((await contactData(p.api, email)).data).toMatchObject({ plan: "pro", onboarded: true });
   });
 
+  it("completes a workflow with no step after its TRIGGER, from an event and from a manual start", async () => {
+    // a start completes the TRIGGER's run at once and begins the step after it; here there is none
+    const p = await newProject();
+    const event = uniqueName("empty");
+    const { id, triggerId } = await buildWorkflow(p.api, event, [], { allowReentry: true });
+    await track(p.api, uniqueEmail(), event);
+    const done = await executionIn(p.api, id, ["COMPLETED", "FAILED"]);
+    expect(done.status).toBe("COMPLETED");
+    expect(done.steps.map((s: any) => [s.stepId, s.status])).toEqual([[triggerId, "COMPLETED"]]);
+
+    const manual = await buildWorkflow(p.api, uniqueName("manual"), [], { enable: false });
+    expect((await p.api.patch(`/workflows/${manual.id}`, { enabled: true, triggerType: "MANUAL" })).status).toBe(200);
+    const contact = (await p.api.post("/contacts", { email: uniqueEmail() })).body;
+    expect((await p.api.post(`/workflows/${manual.id}/executions`, { contactId: contact.id })).status).toBe(201);
+    const ended = await executionIn(p.api, manual.id, ["COMPLETED", "FAILED"]);
+    expect(ended.status).toBe("COMPLETED");
+    expect(ended.steps.map((s: any) => [s.stepId, s.status])).toEqual([[manual.triggerId, "COMPLETED"]]);
+  });
+
   it("follows both CONDITION branches, in the short form and the full form", async () => {
     const p = await newProject();
     const event = uniqueName("cond");

@@ -24,7 +24,11 @@ const claimsOf = (rows: ClaimedRow[], token: string): Claim[] => {
   return rows.map((row) => ({ id: row.id, token, row, at }));
 };
 
-/** A start's claim: the execution and the TRIGGER run the same statement created. */
+/**
+ * A start's claim: the execution and the run of its current step, both made by the starting
+ * statement. The TRIGGER step does nothing, so a start completes its run at once and begins the step
+ * after it; only a workflow with no step after the TRIGGER starts on the TRIGGER itself.
+ */
 type StartedRow = ClaimedRow & { run_id: string; run_started_at: Ts };
 export const startedClaim = (r: StartedRow, token: string): Claim => {
   const { run_id, run_started_at, ...row } = r;
@@ -44,7 +48,9 @@ export const startedClaim = (r: StartedRow, token: string): Claim => {
 /** One event's starts: an execution of each listening workflow (ids made by the caller, one pair per workflow). */
 export interface EventStart {
   id: string;
+  /** The TRIGGER step's run, and the run of the step after it. */
   runId: string;
+  nextRunId: string;
   workflowId: string;
   projectId: string;
   contactId: string;
@@ -68,10 +74,14 @@ export interface StartBatch {
   workflowId: string;
   allowReentry: boolean;
   triggerStepId: string;
+  /** The step after the TRIGGER; null when there is none. */
+  firstStepId: string | null;
   /** One new execution id per contact, same order. */
   ids: string[];
   /** One new step run id (the TRIGGER's) per contact, same order. */
   runIds: string[];
+  /** One new step run id (the step after the TRIGGER) per contact, same order. */
+  nextRunIds: string[];
   contactIds: string[];
   context: Record<string, unknown>;
   /** Names the trigger occurrence (event id, schedule tick); null for manual starts. */
@@ -82,32 +92,50 @@ export interface StartBatch {
 
 const lease = (ms: number) => `${Math.round(ms)} milliseconds`;
 
+/**
+ * The CTEs of a start's step runs, after `ins` (the executions) and `input` (with run_id, next_run_id,
+ * trigger_step_id, first_step_id): the TRIGGER's run, completed when there is a step after it, and
+ * that step's run, RUNNING. `runs` is the run each execution starts on.
+ */
+const startRuns = (q: Q, input: "input" | "ok") => q`
+      trig as (
+        insert into step_runs (id, execution_id, step_id, status, started_at, finished_at)
+        select i.run_id, ins.id, i.trigger_step_id, case when i.first_step_id is null then 'RUNNING' else 'COMPLETED' end, now(),
+          case when i.first_step_id is null then null else now() end
+        from ins join ${q(input)} i on i.id = ins.id
+        returning id, execution_id, started_at),
+      first as (
+        insert into step_runs (id, execution_id, step_id, status, started_at)
+        select i.next_run_id, ins.id, i.first_step_id, 'RUNNING', now()
+        from ins join ${q(input)} i on i.id = ins.id where i.first_step_id is not null
+        returning id, execution_id, started_at),
+      runs as (select * from first union all select * from trig where execution_id not in (select execution_id from first))`;
+
 export const executionsRepo = {
   /**
    * Starts executions in one statement. allowReentry false is decided by the INSERT into `entries`
    * (a contact already there is skipped), "never two active at once" and "one execution per trigger
    * occurrence" by unique indexes; concurrent starts for one contact therefore serialize in PostgreSQL
-   * instead of racing between a read and a write. The TRIGGER step's run is created with each
-   * execution, so the engine starts on it without a write of its own.
+   * instead of racing between a read and a write. The step runs are made with each execution
+   * (`startRuns`), so the engine starts on the first real step without a write of its own.
    */
   async start(q: Q, b: StartBatch, workflowVersion: Ts): Promise<Claim[]> {
     const rows = await q<StartedRow[]>`
-      with input as (select * from unnest(${b.ids}::uuid[], ${b.runIds}::uuid[], ${b.contactIds}::uuid[]) as t(id, run_id, contact_id)),
+      with input as (
+        select t.*, ${b.triggerStepId}::uuid as trigger_step_id, ${b.firstStepId}::uuid as first_step_id
+        from unnest(${b.ids}::uuid[], ${b.runIds}::uuid[], ${b.nextRunIds}::uuid[], ${b.contactIds}::uuid[]) as t(id, run_id, next_run_id, contact_id)),
       entered as (
         insert into entries (workflow_id, contact_id) select ${b.workflowId}, contact_id from input
         on conflict do nothing returning contact_id),
       ins as (
         insert into executions (id, project_id, workflow_id, contact_id, status, context, current_step_id, trigger_key,
           lease_token, lease_until, started_at)
-        select i.id, ${b.projectId}, ${b.workflowId}, i.contact_id, 'RUNNING', ${json(b.context)}::jsonb, ${b.triggerStepId},
-          ${b.triggerKey}, ${b.token}, now() + ${lease(b.leaseMs)}::interval, now()
+        select i.id, ${b.projectId}, ${b.workflowId}, i.contact_id, 'RUNNING', ${json(b.context)}::jsonb,
+          coalesce(i.first_step_id, i.trigger_step_id), ${b.triggerKey}, ${b.token}, now() + ${lease(b.leaseMs)}::interval, now()
         from input i where ${b.allowReentry} or i.contact_id in (select contact_id from entered)
         on conflict do nothing
         returning *),
-      runs as (
-        insert into step_runs (id, execution_id, step_id, status, started_at)
-        select i.run_id, ins.id, ins.current_step_id, 'RUNNING', now() from ins join input i on i.id = ins.id
-        returning id, execution_id, started_at)
+      ${startRuns(q, "input")}
       select ins.*, ${workflowVersion} as workflow_version, runs.id as run_id, runs.started_at as run_started_at
       from ins join runs on runs.execution_id = ins.id`;
     return rows.map((r) => startedClaim(r, b.token));
@@ -124,6 +152,7 @@ export const executionsRepo = {
     const input = starts.map((s) => ({
       id: s.id,
       run_id: s.runId,
+      next_run_id: s.nextRunId,
       workflow_id: s.workflowId,
       project_id: s.projectId,
       contact_id: s.contactId,
@@ -134,15 +163,16 @@ export const executionsRepo = {
     }));
     const rows = await q<StartedRow[]>`
       with input as (
-        select * from jsonb_to_recordset(${json(input)}::jsonb) as t(id uuid, run_id uuid, workflow_id uuid, project_id uuid,
-          contact_id uuid, name text, occurred_at timestamptz, trigger_key text, context jsonb)),
+        select * from jsonb_to_recordset(${json(input)}::jsonb) as t(id uuid, run_id uuid, next_run_id uuid, workflow_id uuid,
+          project_id uuid, contact_id uuid, name text, occurred_at timestamptz, trigger_key text, context jsonb)),
       w as (
-        select w.id, w.project_id, w.allow_reentry, w.trigger_event, w.enabled_at, w.updated_at,
-          (select s.id from steps s where s.workflow_id = w.id and s.type = 'TRIGGER' limit 1) as trigger_step_id
-        from workflows w where w.id in (select workflow_id from input) and w.enabled and w.trigger_type = 'EVENT'
+        select w.id, w.project_id, w.allow_reentry, w.trigger_event, w.enabled_at, w.updated_at, trig.id as trigger_step_id,
+          (select t.to_step_id from transitions t where t.workflow_id = w.id and t.from_step_id = trig.id order by t.id limit 1) as first_step_id
+        from workflows w left join lateral (select s.id from steps s where s.workflow_id = w.id and s.type = 'TRIGGER' limit 1) trig on true
+        where w.id in (select workflow_id from input) and w.enabled and w.trigger_type = 'EVENT'
         for key share of w),
       ok as (
-        select i.*, w.allow_reentry, w.trigger_step_id, w.updated_at as workflow_version from input i
+        select i.*, w.allow_reentry, w.trigger_step_id, w.first_step_id, w.updated_at as workflow_version from input i
         join w on w.id = i.workflow_id and w.project_id = i.project_id and w.trigger_event = i.name
           and w.enabled_at is not null and w.enabled_at <= i.occurred_at and w.trigger_step_id is not null),
       entered as (
@@ -151,17 +181,15 @@ export const executionsRepo = {
       ins as (
         insert into executions (id, project_id, workflow_id, contact_id, status, context, current_step_id, trigger_key,
           lease_token, lease_until, started_at)
-        select ok.id, ok.project_id, ok.workflow_id, ok.contact_id, 'RUNNING', ok.context, ok.trigger_step_id, ok.trigger_key,
+        select ok.id, ok.project_id, ok.workflow_id, ok.contact_id, 'RUNNING', ok.context,
+          coalesce(ok.first_step_id, ok.trigger_step_id), ok.trigger_key,
           ${token}, now() + ${lease(leaseMs)}::interval, now()
         from ok where ok.allow_reentry
           or exists (select 1 from entered n where n.workflow_id = ok.workflow_id and n.contact_id = ok.contact_id)
         order by ok.occurred_at
         on conflict do nothing
         returning *),
-      runs as (
-        insert into step_runs (id, execution_id, step_id, status, started_at)
-        select ok.run_id, ins.id, ins.current_step_id, 'RUNNING', now() from ins join ok on ok.id = ins.id
-        returning id, execution_id, started_at)
+      ${startRuns(q, "ok")}
       select ins.*, ok.workflow_version, runs.id as run_id, runs.started_at as run_started_at
       from ins join runs on runs.execution_id = ins.id join ok on ok.id = ins.id`;
     return rows.map((r) => startedClaim(r, token));

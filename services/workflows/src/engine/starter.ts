@@ -30,17 +30,21 @@ export class Starter {
   async start(req: StartRequest): Promise<ExecutionRow[] | null> {
     const token = newId();
     const started = await this.sql.begin(async (tx) => {
-      const [w] = await tx<Array<WorkflowRow & { trigger_step_id: string | null }>>`
-        select w.*, (select s.id from steps s where s.workflow_id = w.id and s.type = 'TRIGGER' limit 1) as trigger_step_id
-        from workflows w where w.project_id = ${req.projectId} and w.id = ${req.workflowId} for key share of w`;
+      const [w] = await tx<Array<WorkflowRow & { trigger_step_id: string | null; first_step_id: string | null }>>`
+        select w.*, trig.id as trigger_step_id,
+          (select t.to_step_id from transitions t where t.workflow_id = w.id and t.from_step_id = trig.id order by t.id limit 1) as first_step_id
+        from workflows w left join lateral (select s.id from steps s where s.workflow_id = w.id and s.type = 'TRIGGER' limit 1) trig on true
+        where w.project_id = ${req.projectId} and w.id = ${req.workflowId} for key share of w`;
       if (!w?.trigger_step_id || !req.accepts(w)) return null;
       return executionsRepo.start(tx, {
         projectId: req.projectId,
         workflowId: w.id,
         allowReentry: w.allow_reentry,
         triggerStepId: w.trigger_step_id,
+        firstStepId: w.first_step_id,
         ids: req.contactIds.map(() => newId()),
         runIds: req.contactIds.map(() => newId()),
+        nextRunIds: req.contactIds.map(() => newId()),
         contactIds: req.contactIds,
         context: req.context,
         triggerKey: req.triggerKey,

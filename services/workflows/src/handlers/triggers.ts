@@ -36,6 +36,7 @@ export function handleTriggerEvents(sql: Sql, engine: Engine, leaseMs: number) {
         .map((w) => ({
           id: newId(),
           runId: newId(),
+          nextRunId: newId(),
           workflowId: w.id,
           projectId: e.projectId,
           contactId: e.contactId,
