@@ -16,8 +16,9 @@ import { headersFrom, traceHeaders } from "./nats.js";
  * duplicate within the stream's duplicate window.
  *
  * Two paths publish: right after its commit a write hands its rows to `OutboxRelay.kick` and they go
- * out from memory (the common case, no read of this table); a poll every half second publishes rows
- * older than two seconds, which only a failed publish or a crash leaves behind.
+ * out from memory (the common case, no read of this table), and are deleted in one statement with
+ * the other rows published in the same 50 ms; a poll every half second publishes rows older than two
+ * seconds, which only a failed publish or a crash leaves behind.
  *
  * Every service that emits includes this table in its drizzle schema (re-export it).
  */
@@ -95,13 +96,16 @@ export class OutboxRelay {
   /** Committed rows waiting for the direct path, and the flush serving them. */
   private committed: StoredMessage[] = [];
   private flushing: Promise<void> | undefined;
+  /** Ids the direct path published, deleted together a moment later, and the round deleting them. */
+  private published: string[] = [];
+  private deleting: Promise<void> | undefined;
 
   constructor(
     private readonly sql: Sql,
     private readonly js: JetStreamClient,
     private readonly log: Logger,
     private readonly metrics: Metrics | undefined,
-    private readonly opts: { batch?: number; intervalMs?: number; leftoverAgeMs?: number } = {},
+    private readonly opts: { batch?: number; intervalMs?: number; leftoverAgeMs?: number; deleteDelayMs?: number } = {},
   ) {}
 
   private gauge: NodeJS.Timeout | undefined;
@@ -151,7 +155,8 @@ export class OutboxRelay {
         const rows = this.committed.splice(0, this.opts.batch ?? 256);
         try {
           await Promise.all(rows.map((r) => this.publish(r)));
-          await this.sql`delete from outbox where id = any(${rows.map((r) => r.id)}::uuid[])`;
+          for (const r of rows) this.published.push(r.id);
+          this.deleting ??= this.deletePublished();
         } catch (err) {
           // the rows are still in the table (or are gone and their messages out): the poll takes over
           this.log.warn({ err: String(err), count: rows.length }, "outbox direct publish failed; the relay will retry");
@@ -159,6 +164,25 @@ export class OutboxRelay {
       }
     } finally {
       this.flushing = undefined;
+    }
+  }
+
+  /**
+   * Deletes what the direct path published, once per `deleteDelayMs` for every write of that window
+   * instead of a statement per write. A row whose delete is lost (a crash, a failed statement) is
+   * published again by the poll with the same `Nats-Msg-Id`, which JetStream drops.
+   */
+  private async deletePublished(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, this.opts.deleteDelayMs ?? 50));
+    try {
+      while (this.published.length > 0) {
+        const ids = this.published.splice(0, 1000);
+        await this.sql`delete from outbox where id = any(${ids}::uuid[])`.catch((err: unknown) =>
+          this.log.warn({ err: String(err), count: ids.length }, "outbox delete failed; the relay will publish those rows again"),
+        );
+      }
+    } finally {
+      this.deleting = undefined;
     }
   }
 
@@ -219,6 +243,7 @@ export class OutboxRelay {
     clearTimeout(this.timer);
     clearInterval(this.gauge);
     await this.flushing;
+    await this.deleting;
     await this.running;
     await this.publishBatch().catch(() => 0);
   }

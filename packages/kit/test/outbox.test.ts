@@ -98,6 +98,28 @@ describe("outbox", () => {
     expect(total).toBe(distinct);
   });
 
+  it("deletes what many writes published within a moment in one statement", async () => {
+    let deletes = 0;
+    // counts the relay's deletes; everything else passes through to the real client
+    const counted = new Proxy(sql, {
+      apply(target, self, args: unknown[]) {
+        if ((args[0] as { raw?: string[] })?.raw?.join("").includes("delete from outbox")) deletes++;
+        return Reflect.apply(target, self, args);
+      },
+    });
+    const relay = new OutboxRelay(counted, jetstream(nc), log, createMetrics("t8"), { deleteDelayMs: 200 });
+    const before = await streamCount();
+    const events = Array.from({ length: 10 }, event);
+    for (const e of events) {
+      relay.kick(await sql.begin((tx) => enqueue(tx, [eventMessage(names, e)])));
+      await new Promise((r) => setImmediate(r)); // each write in a turn of its own
+    }
+    await waitFor(async () => (await relay.backlog()) === 0, { timeoutMs: 5000, what: "deleted" });
+    expect((await streamCount()) - before).toBe(10);
+    expect(deletes).toBe(1);
+    await relay.stop();
+  });
+
   it("leaves rows whose direct publish failed to the poll, which takes only rows older than its age", async () => {
     const before = await streamCount();
     const events = Array.from({ length: 5 }, event);
