@@ -86,6 +86,26 @@ describe("POST /v1/track", () => {
     expect(changes[1]).toMatchObject({ changed: ["event.order.placed"], eventName: "order.placed", projectId: p.id });
   });
 
+  it("a repeat track that changes nothing records and publishes the event, and no contact change", async () => {
+    const email = uniqueEmail("again");
+    const first = await p.api.post("/v1/track", { email, event: "viewed", data: { plan: "pro" } });
+    const again = await p.api.post("/v1/track", { email: email.toUpperCase(), event: "viewed", data: { plan: "pro", once: { value: 1, persistent: false } } });
+    expect(again.status).toBe(200);
+    const contactId = first.body.data.contact;
+    expect(again.body.data.contact).toBe(contactId);
+    const [event] = await bus.waitFor(() => bus.events(p.id, "custom"), (e) => e.id === again.body.data.event);
+    expect(event).toMatchObject({ contactId, email, data: { plan: "pro", once: 1 } });
+    await bus.waitFor(() => bus.changes(p.id), (c) => c.contactId === contactId && c.kind === "event", 2);
+    expect((await bus.changes(p.id)).filter((c) => c.contactId === contactId).map((c) => c.kind)).toEqual(["created", "event", "event"]);
+    const stored = await p.api.get(`/contacts/${contactId}/events`);
+    expect(stored.body.data.map((e: { id: string }) => e.id)).toEqual([again.body.data.event, first.body.data.event]);
+    // a change in the data still updates the contact, with its change message
+    await p.api.post("/v1/track", { email, event: "viewed", data: { plan: "team" } });
+    expect((await p.api.get(`/contacts/${contactId}`)).body.data).toEqual({ plan: "team" });
+    const changes = await bus.waitFor(() => bus.changes(p.id), (c) => c.contactId === contactId && c.kind === "updated");
+    expect(changes[0]!.changed).toEqual(["data.plan"]);
+  });
+
   it("concurrent tracks of one new address: one contact created, every event recorded and published", async () => {
     // the first write is one statement that creates the contact; the others find it and take the transaction
     const email = uniqueEmail("race");

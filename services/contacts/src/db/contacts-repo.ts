@@ -70,15 +70,16 @@ export const contactsRepo = traced("ContactsRepo", {
   /**
    * A new contact in one statement, with no transaction: the row, its event record when tracking,
    * and the outbox rows of the write (`outbox`, kit `outboxRows`), each written only along with the
-   * contact. When the address exists nothing is written: null then.
+   * contact. When the address exists nothing is written and that contact is returned as it is (not
+   * locked); null only when a concurrent write created it after this statement's snapshot.
    */
-  async createWith(q: Q, row: ContactRow, event: EventRow | null, outbox: string): Promise<ContactRow | null> {
+  async createOrRead(q: Q, row: ContactRow, event: EventRow | null, outbox: string): Promise<{ row: ContactRow; created: boolean } | null> {
     const record = event
       ? q`, e as (
           insert into contact_events (id, project_id, contact_id, name, data, created_at)
           select ${event.id}, c.project_id, c.id, ${event.name}, ${json(event.data)}::jsonb, ${iso(event.created_at)} from c)`
       : q``;
-    const rows = await q<ContactRow[]>`
+    const rows = await q<Array<ContactRow & { created: boolean }>>`
       with c as (
         insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
         values (${row.id}, ${row.project_id}, ${row.email}, ${row.subscribed}, ${json(row.data)}::jsonb, ${iso(row.created_at)}, ${iso(row.updated_at)})
@@ -86,8 +87,14 @@ export const contactsRepo = traced("ContactsRepo", {
         returning *)
       ${record},
       o as (${outboxInsert(q, outbox)} where exists (select 1 from c))
-      select * from c`;
-    return rows[0] ?? null;
+      select c.*, true as created from c
+      union all
+      select x.*, false from contacts x
+      where x.project_id = ${row.project_id} and lower(x.email) = lower(${row.email}) and not exists (select 1 from c)`;
+    const [first] = rows;
+    if (!first) return null;
+    const { created, ...contact } = first;
+    return { row: contact, created };
   },
 
   async update(q: Q, row: ContactRow): Promise<ContactRow> {

@@ -1,4 +1,4 @@
-import { traced } from "@mailroom/kit";
+import { outboxInsert, traced } from "@mailroom/kit";
 import type { ContactEvent, JsonValue } from "@mailroom/contracts";
 import { iso, type Q, type Timestamp } from "./contacts-repo.js";
 
@@ -23,6 +23,22 @@ export const eventsRepo = traced("EventsRepo", {
     await q`
       insert into contact_events (id, project_id, contact_id, name, data, created_at)
       values (${row.id}, ${row.project_id}, ${row.contact_id}, ${row.name}, ${JSON.stringify(row.data)}::jsonb, ${iso(row.created_at)})`;
+  },
+
+  /**
+   * The event record and the outbox rows of the write (kit `outboxRows`) in one statement, if the
+   * contact still exists: false, and nothing written, when it does not.
+   */
+  async insertIfContact(q: Q, row: EventRow, outbox: string): Promise<boolean> {
+    const rows = await q`
+      with e as (
+        insert into contact_events (id, project_id, contact_id, name, data, created_at)
+        select ${row.id}, ${row.project_id}, ${row.contact_id}, ${row.name}, ${JSON.stringify(row.data)}::jsonb, ${iso(row.created_at)}
+        where exists (select 1 from contacts where project_id = ${row.project_id} and id = ${row.contact_id})
+        returning id),
+      o as (${outboxInsert(q, outbox)} where exists (select 1 from e))
+      select id from e`;
+    return rows.length > 0;
   },
 
   /** Newest first, keyset by id (UUIDv7, so id order is creation order). */

@@ -5,7 +5,7 @@ import { type EventRow, eventsRepo } from "../db/events-repo.js";
 import { locks, membersRepo } from "../db/members-repo.js";
 import type { DataOutcome, EntryPoint } from "../domain/data-rules.js";
 import type { Outgoing } from "./outgoing.js";
-import { changeContact, emailTaken, freshContact, setSubscription, upsertContact, type ContactPatch, type WriteResult } from "./write-contact.js";
+import { changeContact, contactChanges, emailTaken, freshContact, setSubscription, upsertContact, type ContactPatch, type WriteResult } from "./write-contact.js";
 import type { Writer } from "./writer.js";
 
 export interface UpsertInput {
@@ -25,15 +25,24 @@ export class ContactsService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** A new address is one statement; an existing one (or a lost race) takes the transaction. */
+  /**
+   * The common cases take one statement each: a new address is created by the first, and an existing
+   * contact the call leaves as it is needs no write at all. A change, or a lost race, takes the
+   * transaction.
+   */
   async upsert(projectId: string, input: UpsertInput, entry: EntryPoint): Promise<WriteResult> {
     const now = this.clock();
     const fresh = freshContact(projectId, input, entry, now);
-    const row = await this.writer.single(
+    const first = await this.writer.single(
       (out) => out.change(fresh.row, "created", fresh.changed, now),
-      (sql, outbox) => contactsRepo.createWith(sql, fresh.row, null, outbox),
+      (sql, outbox) => created(contactsRepo.createOrRead(sql, fresh.row, null, outbox)),
     );
-    if (row) return { ...fresh, row };
+    if (first.value?.created) return { ...fresh, row: first.value.row };
+    const current = first.value?.row;
+    if (current) {
+      const { outcome, changed } = contactChanges(current, input, entry);
+      if (changed.length === 0) return { row: current, isNew: false, changed, outcome };
+    }
     return this.writer.run((tx, out) => upsertContact(tx, out, projectId, input, entry, now));
   }
 
@@ -86,23 +95,45 @@ export class ContactsService {
     }
     const now = this.clock();
     const id = newId();
+    const answer = (contact: ContactRow): TrackResult => ({ contact: contact.id, event: id, timestamp: now.toISOString() });
     const fresh = freshContact(projectId, input, "track", now);
-    const created = await this.writer.single(
+    const first = await this.writer.single(
       (out) => {
         out.change(fresh.row, "created", fresh.changed, now);
         emitTracked(out, fresh.row, input.event, fresh.outcome, now, id);
       },
-      (sql, outbox) => contactsRepo.createWith(sql, fresh.row, eventRecord(id, fresh.row, input.event, fresh.outcome, now), outbox),
+      (sql, outbox) => created(contactsRepo.createOrRead(sql, fresh.row, eventRecord(id, fresh.row, input.event, fresh.outcome, now), outbox)),
     );
-    if (created) return { contact: created.id, event: id, timestamp: now.toISOString() };
+    if (first.value?.created) return answer(first.value.row);
+    const current = first.value?.row;
+    if (current) {
+      // a contact the call leaves as it is: the event alone, guarded by the contact still existing
+      const { outcome, changed } = contactChanges(current, input, "track");
+      if (changed.length === 0) {
+        const recorded = await this.writer.single(
+          (out) => emitTracked(out, current, input.event, outcome, now, id),
+          async (sql, outbox) => {
+            const wrote = await eventsRepo.insertIfContact(sql, eventRecord(id, current, input.event, outcome, now), outbox);
+            return { wrote, value: wrote };
+          },
+        );
+        if (recorded.wrote) return answer(current);
+      }
+    }
     return this.writer.run(async (tx, out) => {
       const { row, outcome } = await upsertContact(tx, out, projectId, input, "track", now);
       await eventsRepo.insert(tx, eventRecord(id, row, input.event, outcome, now));
       emitTracked(out, row, input.event, outcome, now, id);
-      return { contact: row.id, event: id, timestamp: now.toISOString() };
+      return answer(row);
     });
   }
 }
+
+/** `createOrRead` as a one-statement write: it wrote when it created the contact. */
+const created = async (read: Promise<{ row: ContactRow; created: boolean } | null>) => {
+  const value = await read;
+  return { wrote: value?.created === true, value };
+};
 
 /** The stored record keeps only what the call stored; one-shot values travel on the event alone. */
 const eventRecord = (id: string, contact: ContactRow, name: string, outcome: DataOutcome, now: Date): EventRow => ({

@@ -21,6 +21,19 @@ export interface WriteResult {
 
 const dataFields = (keys: string[]) => keys.map((k) => `data.${k}`);
 
+/** What a patch would change on a contact: nothing is written here. */
+export function contactChanges(current: ContactRow, patch: ContactPatch, entry: EntryPoint) {
+  const outcome = applyContactData(current.data, patch.data, entry);
+  const sub: SubscriptionTransition = transition(current.subscribed, patch.subscribed);
+  const email = patch.email ?? current.email;
+  const changed = [
+    ...(email !== current.email ? ["email"] : []),
+    ...(sub.event ? ["subscribed"] : []),
+    ...dataFields(outcome.changedKeys),
+  ];
+  return { outcome, sub, email, changed };
+}
+
 /** Applies a patch to an existing (locked) contact and emits what changed, and only that. */
 export async function changeContact(
   tx: Q,
@@ -30,14 +43,7 @@ export async function changeContact(
   entry: EntryPoint,
   now: Date,
 ): Promise<WriteResult> {
-  const outcome = applyContactData(current.data, patch.data, entry);
-  const sub: SubscriptionTransition = transition(current.subscribed, patch.subscribed);
-  const email = patch.email ?? current.email;
-  const changed = [
-    ...(email !== current.email ? ["email"] : []),
-    ...(sub.event ? ["subscribed"] : []),
-    ...dataFields(outcome.changedKeys),
-  ];
+  const { outcome, sub, email, changed } = contactChanges(current, patch, entry);
   if (changed.length === 0) return { row: current, isNew: false, changed, outcome };
   if (email.toLowerCase() !== current.email.toLowerCase()) {
     const other = await contactsRepo.byEmail(tx, current.project_id, email);

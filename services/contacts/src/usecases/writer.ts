@@ -22,15 +22,15 @@ export class Writer {
 
   /**
    * A write that is one statement, without a transaction: `emit` fills the messages, then `statement`
-   * runs with their outbox rows (kit `outboxInsert`), which it writes only along with its own change.
-   * Null, and nothing published, when the statement wrote nothing.
+   * runs with their outbox rows (kit `outboxInsert`), which it writes only along with its own change,
+   * and says whether it wrote. The messages are published only when it did.
    */
-  async single<T>(emit: (out: Outgoing) => void, statement: (sql: Q, outbox: string) => Promise<T | null>): Promise<T | null> {
+  async single<T>(emit: (out: Outgoing) => void, statement: (sql: Q, outbox: string) => Promise<{ wrote: boolean; value: T }>) {
     const out = new Outgoing(this.names);
     emit(out);
     const { json, stored } = outboxRows(out.messages);
-    const value = await statement(this.sql, json);
-    if (value !== null) this.outbox.kick(stored);
-    return value;
+    const result = await statement(this.sql, json);
+    if (result.wrote) this.outbox.kick(stored);
+    return result;
   }
 }
