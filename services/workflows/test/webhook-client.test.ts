@@ -24,7 +24,11 @@ async function receiver(onRequest: (req: http.IncomingMessage, res: http.ServerR
     maxRedirects: 3,
   };
   const call = (path: string) => callWebhook({ url: `http://127.0.0.1:${port}${path}`, method: "POST", headers: {}, body: "{}" }, policy);
-  return { call, connections: () => sockets.size, close: () => new Promise((r) => server.close(r)).then(() => sockets.forEach((s) => s.destroy())) };
+  const close = async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => server.close(r));
+  };
+  return { call, connections: () => sockets.size, close };
 }
 
 let close: (() => Promise<unknown>) | undefined;
