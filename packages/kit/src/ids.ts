@@ -1,8 +1,34 @@
+import { randomFillSync } from "node:crypto";
 import { v7 } from "uuid";
+
+/**
+ * Random bytes drawn 4 KiB at a time: `v7()` alone asks the OS-backed generator for 16 bytes per id
+ * (getRandomValues), about 2 µs each, and a write makes several ids. Same source, fewer calls.
+ */
+const POOL_BYTES = 16 * 256;
+const pool = new Uint8Array(POOL_BYTES);
+let taken = POOL_BYTES;
+/** uuid's own monotonic state, kept here because ids made from given bytes do not update it. */
+const state = { msecs: -Infinity, seq: 0 };
 
 /** Time-ordered ids (UUIDv7): keyset pagination by id is also creation order, and indexes stay compact. */
 export function newId(): string {
-  return v7();
+  if (taken === POOL_BYTES) {
+    randomFillSync(pool);
+    taken = 0;
+  }
+  const random = pool.subarray(taken, (taken += 16));
+  // RFC 9562 method 1, as uuid does it: a 31-bit counter seeded at random for each new millisecond
+  // and counting up within one, so ids of one process sort in the order they were made
+  const now = Date.now();
+  if (now > state.msecs) {
+    state.msecs = now;
+    state.seq = ((random[6]! & 0x7f) << 24) | (random[7]! << 16) | (random[8]! << 8) | random[9]!;
+  } else {
+    state.seq = (state.seq + 1) | 0;
+    if (state.seq === 0) state.msecs++;
+  }
+  return v7({ random, msecs: state.msecs, seq: state.seq });
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
