@@ -32,18 +32,41 @@ export class ContactsService {
    */
   async upsert(projectId: string, input: UpsertInput, entry: EntryPoint): Promise<WriteResult> {
     const now = this.clock();
-    const fresh = freshContact(projectId, input, entry, now);
-    const first = await this.writer.single(
-      (out) => out.change(fresh.row, "created", fresh.changed, now),
-      (sql, outbox) => created(contactsRepo.createOrRead(sql, fresh.row, null, outbox)),
-    );
-    if (first.value?.created) return { ...fresh, row: first.value.row };
-    const current = first.value?.row;
-    if (current) {
-      const { outcome, changed } = contactChanges(current, input, entry);
-      if (changed.length === 0) return { row: current, isNew: false, changed, outcome };
-    }
+    const first = await this.createOrInspect(projectId, input, entry, now);
+    if (first?.created) return first.created;
+    if (first?.existing && first.existing.changed.length === 0) return first.existing;
     return this.writer.run((tx, out) => upsertContact(tx, out, projectId, input, entry, now));
+  }
+
+  /**
+   * The one-statement attempt of `upsert` and `track`: a new address is created with its messages
+   * (and, when tracking, the event's record and messages); an existing contact comes back unlocked,
+   * with what the call would change on it. Null after a lost race.
+   */
+  private async createOrInspect(
+    projectId: string,
+    input: UpsertInput,
+    entry: EntryPoint,
+    now: Date,
+    tracked?: { id: string; name: string },
+  ): Promise<{ created?: WriteResult; existing?: WriteResult } | null> {
+    const fresh = freshContact(projectId, input, entry, now);
+    const { value } = await this.writer.single(
+      (out) => {
+        out.change(fresh.row, "created", fresh.changed, now);
+        if (tracked) emitTracked(out, fresh.row, tracked.name, fresh.outcome, now, tracked.id);
+      },
+      async (sql, outbox) => {
+        const event = tracked ? eventRecord(tracked.id, fresh.row, tracked.name, fresh.outcome, now) : null;
+        const read = await contactsRepo.createOrRead(sql, fresh.row, event, outbox);
+        return { wrote: read?.created === true, value: read };
+      },
+    );
+    if (!value) return null;
+    if (value.created) return { created: { ...fresh, row: value.row } };
+    // as `upsertContact`: the address given names the contact, it never renames it
+    const { outcome, changed } = contactChanges(value.row, { subscribed: input.subscribed, data: input.data }, entry);
+    return { existing: { row: value.row, isNew: false, changed, outcome } };
   }
 
   /** PATCH /contacts/{id}: null when the contact is not in the project. */
@@ -96,29 +119,19 @@ export class ContactsService {
     const now = this.clock();
     const id = newId();
     const answer = (contact: ContactRow): TrackResult => ({ contact: contact.id, event: id, timestamp: now.toISOString() });
-    const fresh = freshContact(projectId, input, "track", now);
-    const first = await this.writer.single(
-      (out) => {
-        out.change(fresh.row, "created", fresh.changed, now);
-        emitTracked(out, fresh.row, input.event, fresh.outcome, now, id);
-      },
-      (sql, outbox) => created(contactsRepo.createOrRead(sql, fresh.row, eventRecord(id, fresh.row, input.event, fresh.outcome, now), outbox)),
-    );
-    if (first.value?.created) return answer(first.value.row);
-    const current = first.value?.row;
-    if (current) {
+    const first = await this.createOrInspect(projectId, input, "track", now, { id, name: input.event });
+    if (first?.created) return answer(first.created.row);
+    const current = first?.existing;
+    if (current && current.changed.length === 0) {
       // a contact the call leaves as it is: the event alone, guarded by the contact still existing
-      const { outcome, changed } = contactChanges(current, input, "track");
-      if (changed.length === 0) {
-        const recorded = await this.writer.single(
-          (out) => emitTracked(out, current, input.event, outcome, now, id),
-          async (sql, outbox) => {
-            const wrote = await eventsRepo.insertIfContact(sql, eventRecord(id, current, input.event, outcome, now), outbox);
-            return { wrote, value: wrote };
-          },
-        );
-        if (recorded.wrote) return answer(current);
-      }
+      const recorded = await this.writer.single(
+        (out) => emitTracked(out, current.row, input.event, current.outcome, now, id),
+        async (sql, outbox) => {
+          const wrote = await eventsRepo.insertIfContact(sql, eventRecord(id, current.row, input.event, current.outcome, now), outbox);
+          return { wrote, value: wrote };
+        },
+      );
+      if (recorded.wrote) return answer(current.row);
     }
     return this.writer.run(async (tx, out) => {
       const { row, outcome } = await upsertContact(tx, out, projectId, input, "track", now);
@@ -128,12 +141,6 @@ export class ContactsService {
     });
   }
 }
-
-/** `createOrRead` as a one-statement write: it wrote when it created the contact. */
-const created = async (read: Promise<{ row: ContactRow; created: boolean } | null>) => {
-  const value = await read;
-  return { wrote: value?.created === true, value };
-};
 
 /** The stored record keeps only what the call stored; one-shot values travel on the event alone. */
 const eventRecord = (id: string, contact: ContactRow, name: string, outcome: DataOutcome, now: Date): EventRow => ({
