@@ -93,6 +93,15 @@ export interface StartBatch {
 const lease = (ms: number) => `${Math.round(ms)} milliseconds`;
 
 /**
+ * A workflow's entry steps, joined to `workflows w`: `entry.trigger_step_id` and `entry.first_step_id`,
+ * the step its TRIGGER's one edge leads to (the first edge by id, as the engine's graph takes it).
+ */
+export const ENTRY_STEPS = `left join lateral (
+  select s.id as trigger_step_id,
+    (select t.to_step_id from transitions t where t.workflow_id = w.id and t.from_step_id = s.id order by t.id limit 1) as first_step_id
+  from steps s where s.workflow_id = w.id and s.type = 'TRIGGER' limit 1) entry on true`;
+
+/**
  * The CTEs of a start's step runs, after `ins` (the executions) and `input` (with run_id, next_run_id,
  * trigger_step_id, first_step_id): the TRIGGER's run, completed when there is a step after it, and
  * that step's run, RUNNING. `runs` is the run each execution starts on.
@@ -166,9 +175,8 @@ export const executionsRepo = {
         select * from jsonb_to_recordset(${json(input)}::jsonb) as t(id uuid, run_id uuid, next_run_id uuid, workflow_id uuid,
           project_id uuid, contact_id uuid, name text, occurred_at timestamptz, trigger_key text, context jsonb)),
       w as (
-        select w.id, w.project_id, w.allow_reentry, w.trigger_event, w.enabled_at, w.updated_at, trig.id as trigger_step_id,
-          (select t.to_step_id from transitions t where t.workflow_id = w.id and t.from_step_id = trig.id order by t.id limit 1) as first_step_id
-        from workflows w left join lateral (select s.id from steps s where s.workflow_id = w.id and s.type = 'TRIGGER' limit 1) trig on true
+        select w.id, w.project_id, w.allow_reentry, w.trigger_event, w.enabled_at, w.updated_at, entry.trigger_step_id, entry.first_step_id
+        from workflows w ${q.unsafe(ENTRY_STEPS)}
         where w.id in (select workflow_id from input) and w.enabled and w.trigger_type = 'EVENT'
         for key share of w),
       ok as (

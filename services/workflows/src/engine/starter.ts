@@ -1,5 +1,5 @@
 import { type Logger, newId, type Sql } from "@mailroom/kit";
-import { executionsRepo } from "../db/executions-repo.js";
+import { ENTRY_STEPS, executionsRepo } from "../db/executions-repo.js";
 import { type ExecutionRow, iso, type WorkflowRow } from "../db/rows.js";
 import type { Engine } from "./engine.js";
 
@@ -31,9 +31,7 @@ export class Starter {
     const token = newId();
     const started = await this.sql.begin(async (tx) => {
       const [w] = await tx<Array<WorkflowRow & { trigger_step_id: string | null; first_step_id: string | null }>>`
-        select w.*, trig.id as trigger_step_id,
-          (select t.to_step_id from transitions t where t.workflow_id = w.id and t.from_step_id = trig.id order by t.id limit 1) as first_step_id
-        from workflows w left join lateral (select s.id from steps s where s.workflow_id = w.id and s.type = 'TRIGGER' limit 1) trig on true
+        select w.*, entry.trigger_step_id, entry.first_step_id from workflows w ${tx.unsafe(ENTRY_STEPS)}
         where w.project_id = ${req.projectId} and w.id = ${req.workflowId} for key share of w`;
       if (!w?.trigger_step_id || !req.accepts(w)) return null;
       return executionsRepo.start(tx, {
