@@ -39,7 +39,12 @@ describe("per-project sending rate", () => {
     // One second of burst (RATE), then RATE per second: the last arrives no sooner than this.
     const minimumMs = ((EMAILS - RATE) / RATE) * 1000;
     expect(times[times.length - 1]! - times[0]!).toBeGreaterThanOrEqual(minimumMs * 0.9);
-    // No window of one second ever holds more than the burst plus one second of refill.
-    for (const start of times) expect(times.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(RATE * 2);
+    // No window of one second ever holds more than the burst plus one second of refill, plus what
+    // half a second of delivery jitter can crowd in: the bucket admits, but the sink timestamps
+    // arrival, and a slow SMTP round trip followed by a quick one moves two admissions closer (CI
+    // once saw 9 arrivals in a window at RATE 4). A bucket per replica would admit about 14.
+    const jitterMs = 500;
+    const bound = RATE * 2 + Math.ceil((RATE * jitterMs) / 1000);
+    for (const start of times) expect(times.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(bound);
   });
 });
