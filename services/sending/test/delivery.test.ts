@@ -62,6 +62,22 @@ describe("delivery pipeline", () => {
     expect(await statusOf(id)).toBe("FAILED");
   });
 
+  it("fails a queued email unsent when its sender domain is deleted before the retry", async () => {
+    const gone = await verifiedDomain(api, zonesFile);
+    mailbox.failNext(1, 451, "4.3.0 Try again later");
+    const to = uniqueAddress("unsigned");
+    const res = await api.post("/v1/send", { to, from: `d@${gone.domain}`, subject: "Gone", body: "<p>g</p>" });
+    const id = res.body.data.emails[0].email;
+    // Whether the delete lands before the first attempt or during the retry's second of backoff, the
+    // attempt after it claims the record with no key, and nothing may go out unsigned.
+    await sleep(200);
+    expect((await api.delete(`/domains/${gone.id}`)).status).toBe(204);
+    await waitFor(async () => (await statusOf(id)) === "FAILED", { timeoutMs: 15_000, what: "FAILED once the domain is gone" });
+    await sleep(500);
+    expect(received(to)).toHaveLength(0);
+    expect(await statusOf(id)).toBe("FAILED");
+  });
+
   it("delivers every message exactly once when a worker is killed mid-batch and restarted", async () => {
     mailbox.setDelay(1500);
     const recipients = Array.from({ length: 20 }, (_, i) => uniqueAddress(`kill${i}`));

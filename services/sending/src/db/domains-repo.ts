@@ -1,6 +1,5 @@
 import type { DnsRecord, Domain } from "@mailroom/contracts";
 import type { Sql } from "@mailroom/kit";
-import type { SigningKey } from "../domain/compose.js";
 import { iso, isoNotNull } from "./values.js";
 
 interface Row {
@@ -82,16 +81,6 @@ export class DomainsRepo {
     const rows = await this.sql<{ projectId: string }[]>`
       select project_id as "projectId" from domains where domain = ${domain.toLowerCase()} and status = 'VERIFIED'`;
     return rows.map((r) => r.projectId);
-  }
-
-  /** The DKIM keys of verified domains, for many (project, domain) pairs in one query: one key or null per pair, in order. */
-  async signingKeys(pairs: Array<{ projectId: string; domain: string }>): Promise<Array<SigningKey | null>> {
-    const rows = await this.sql<{ projectId: string; domain: string; selector: string; privateKey: string }[]>`
-      select project_id as "projectId", domain, selector, private_key as "privateKey" from domains
-      where status = 'VERIFIED' and (project_id, domain) in (
-        select * from unnest(${pairs.map((p) => p.projectId)}::uuid[], ${pairs.map((p) => p.domain)}::text[]))`;
-    const byPair = new Map(rows.map((r) => [`${r.projectId} ${r.domain}`, { domain: r.domain, selector: r.selector, privateKey: r.privateKey }]));
-    return pairs.map((p) => byPair.get(`${p.projectId} ${p.domain}`) ?? null);
   }
 
   /**

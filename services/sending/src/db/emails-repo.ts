@@ -1,6 +1,6 @@
 import type { Email, EmailSourceType, EmailStatus, ListEmailsQuery } from "@mailroom/contracts";
 import type { Sql } from "@mailroom/kit";
-import type { OutgoingEmail, StoredAttachment } from "../domain/compose.js";
+import type { OutgoingEmail, SigningKey, StoredAttachment } from "../domain/compose.js";
 import { iso, isoNotNull } from "./values.js";
 
 type Tx = Pick<Sql, "unsafe"> & Sql;
@@ -34,7 +34,8 @@ export interface DeliveryRecord extends OutgoingEmail {
 }
 
 export type Claim =
-  | { kind: "claimed"; email: DeliveryRecord }
+  /** `key`: the DKIM key of the sender's domain, null when that domain is no longer verified. */
+  | { kind: "claimed"; email: DeliveryRecord; key: SigningKey | null }
   | { kind: "missing" }
   | { kind: "done"; status: EmailStatus }
   | { kind: "leased" };
@@ -144,19 +145,30 @@ export class EmailsRepo {
    * keeps two workers from sending the same email.
    */
   async claimMany(ids: string[], leaseMs: number): Promise<Claim[]> {
-    const claimed = await this.sql<DeliveryRecord[]>`
-      update emails set locked_until = now() + ${leaseMs} * interval '1 millisecond', attempts = attempts + 1
-      where id = any(${ids}::uuid[]) and status = 'QUEUED' and (locked_until is null or locked_until < now())
-      returning ${this.sql.unsafe(DELIVERY_COLUMNS)}`;
-    const byId = new Map(claimed.map((e) => [e.id, e]));
+    // The signing key comes in the same statement: a delivery needs both, and a second query per
+    // batch cost as much again. The key is read as the claim commits, so a domain unverified before
+    // it has no key here and the email fails unsent.
+    const claimed = await this.sql<(DeliveryRecord & { keyDomain: string | null; keySelector: string | null; keyPem: string | null })[]>`
+      with claimed as (
+        update emails set locked_until = now() + ${leaseMs} * interval '1 millisecond', attempts = attempts + 1
+        where id = any(${ids}::uuid[]) and status = 'QUEUED' and (locked_until is null or locked_until < now())
+        returning ${this.sql.unsafe(DELIVERY_COLUMNS)})
+      select c.*, d.domain as "keyDomain", d.selector as "keySelector", d.private_key as "keyPem"
+      from claimed c left join domains d
+        -- the sender's domain as domainOf() reads it: after the last @, lower-cased
+        on d.project_id = c."projectId" and d.status = 'VERIFIED' and d.domain = lower(substring(c."from" from '[^@]*$'))`;
+    const byId = new Map(claimed.map(({ keyDomain, keySelector, keyPem, ...email }) => [
+      email.id,
+      { email, key: keyPem ? { domain: keyDomain!, selector: keySelector!, privateKey: keyPem } : null },
+    ]));
     const rest = ids.filter((id) => !byId.has(id));
     const states = rest.length
       ? await this.sql<{ id: string; status: EmailStatus }[]>`select id, status from emails where id = any(${rest}::uuid[])`
       : [];
     const statusOf = new Map(states.map((r) => [r.id, r.status]));
     return ids.map((id): Claim => {
-      const email = byId.get(id);
-      if (email) return { kind: "claimed", email };
+      const got = byId.get(id);
+      if (got) return { kind: "claimed", ...got };
       const status = statusOf.get(id);
       if (!status) return { kind: "missing" };
       return status === "QUEUED" ? { kind: "leased" } : { kind: "done", status };
@@ -165,19 +177,18 @@ export class EmailsRepo {
 
   /** SENT (DELIVERED when the relay's 250 counts as delivery) for many records in one statement, inside the caller's transaction; the ids that moved. */
   async markSentMany(tx: Tx, sent: Array<{ id: string; at: Date; delivered: boolean; providerMessageId: string | null }>): Promise<Set<string>> {
-    const values: unknown[] = [];
-    const rows = sent.map((e) => {
-      const b = values.length;
-      values.push(e.id, e.delivered ? "DELIVERED" : "SENT", e.at.toISOString(), e.delivered ? e.at.toISOString() : null, e.providerMessageId);
-      return `($${b + 1}::uuid, $${b + 2}, $${b + 3}::timestamptz, $${b + 4}::timestamptz, $${b + 5})`;
-    });
-    const moved = await tx.unsafe<{ id: string }[]>(
-      `update emails set status = v.status, sent_at = v.sent_at, delivered_at = v.delivered_at, locked_until = null,
-         last_error = null, provider_message_id = v.pmid
-       from (values ${rows.join(", ")}) as v(id, status, sent_at, delivered_at, pmid)
-       where emails.id = v.id and emails.status = 'QUEUED' returning emails.id`,
-      values as never[],
+    // One JSON parameter whatever the batch size, so the statement is prepared once, not parsed per
+    // batch. The id list is there for the planner: it cannot count a recordset's rows, and guessing
+    // 100 it scanned the whole table.
+    const rows = JSON.stringify(
+      sent.map((e) => ({ id: e.id, status: e.delivered ? "DELIVERED" : "SENT", sent_at: e.at, delivered_at: e.delivered ? e.at : null, pmid: e.providerMessageId })),
     );
+    const moved = await tx<{ id: string }[]>`
+      update emails set status = v.status, sent_at = v.sent_at, delivered_at = v.delivered_at, locked_until = null,
+        last_error = null, provider_message_id = v.pmid
+      from jsonb_to_recordset(${rows}::jsonb) as v(id uuid, status text, sent_at timestamptz, delivered_at timestamptz, pmid text)
+      where emails.id = any(${sent.map((e) => e.id)}::uuid[]) and emails.id = v.id and emails.status = 'QUEUED'
+      returning emails.id`;
     return new Set(moved.map((r) => r.id));
   }
 

@@ -1,9 +1,7 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import { Batcher, type ConsumerSpec } from "@mailroom/kit";
 import type { Claim } from "../db/emails-repo.js";
-import type { SigningKey } from "../domain/compose.js";
 import { composeMessage, isPermanentFailure } from "../domain/compose.js";
-import { domainOf } from "../domain/domains.js";
 import { providerMessageId } from "../domain/feedback.js";
 import type { Ctx } from "../usecases/context.js";
 import { failEmail } from "../usecases/fail-email.js";
@@ -31,11 +29,10 @@ class LeaseHeld extends Error {}
  * the SMTP call: only the holder of a QUEUED record's lease sends; a SENT record is acked unsent.
  */
 export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions): ConsumerSpec {
-  // Concurrent jobs share their database round trips: claims, key lookups and sent records each go
+  // Concurrent jobs share their database round trips: claims (with their keys) and sent records each go
   // in one statement per batch (group commit), which is most of what a delivery costs.
   const batches: Batches = {
     claims: new Batcher((ids: string[]) => ctx.emails.claimMany(ids, LEASE_MS), { maxBatch: 256, maxInFlight: 2 }),
-    keys: new Batcher((pairs: KeyOf[]) => ctx.domains.signingKeys(pairs), { maxBatch: 256, maxInFlight: 2 }),
     sent: new SentRecorder(ctx),
   };
   return {
@@ -54,14 +51,8 @@ export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions):
   };
 }
 
-interface KeyOf {
-  projectId: string;
-  domain: string;
-}
-
 interface Batches {
   claims: Batcher<string, Claim>;
-  keys: Batcher<KeyOf, SigningKey | null>;
   sent: SentRecorder;
 }
 
@@ -70,20 +61,20 @@ async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, batches: B
   const claim = await batches.claims.add(job.emailId);
   if (claim.kind === "missing" || claim.kind === "done") return;
   if (claim.kind === "leased") throw new LeaseHeld(`email ${job.emailId} is being sent by another worker`);
-  const email = claim.email;
+  const { email, key } = claim;
 
   const keepAlive = setInterval(() => {
     msg.working();
     ctx.emails.renewLease(email.id, LEASE_MS).catch(() => undefined);
   }, RENEW_MS);
   try {
-    const key = await batches.keys.add({ projectId: email.projectId, domain: domainOf(email.from) });
     if (!key) {
       await failEmail(ctx, email.id, "the sender domain is no longer verified");
       return;
     }
     const files = await ctx.emails.attachments(email.attachmentIds);
-    const { unsubscribeUrl } = ctx.links.subscriptionUrls(email.id, email.projectId);
+    // List-Unsubscribe is for marketing mail only; its signed link is made only then.
+    const unsubscribeUrl = email.marketing ? ctx.links.url("u", email.id, email.projectId) : "";
     const message = composeMessage(email, files, key, { returnPathDomain: ctx.returnPathDomain, unsubscribeUrl });
     await opts.throttle.wait(email.projectId, () => msg.working());
     let response: string;
