@@ -56,4 +56,17 @@ describe("link tokens", () => {
     expect(urls.unsubscribeUrl).toMatch(/^https:\/\/x\.example\/mail\/u\/[A-Za-z0-9_-]{70}$/);
     expect(new LinkSigner("https://x.example/", SECRET).url("o", EMAIL, PROJECT)).toMatch(/^https:\/\/x\.example\/t\/o\//);
   });
+
+  it("join the normalised PUBLIC_URL and the token into the URL that parsing would give", () => {
+    for (const base of ["https://X.Example:443/mail", "http://localhost:8080", "https://x.example/a b/", "https://x.example/m%C3%A4il/"]) {
+      const signer = new LinkSigner(base, SECRET);
+      for (const kind of ["o", "c", "u", "s", "m"] as const) {
+        const url = signer.url(kind, EMAIL, PROJECT, 3);
+        expect(url).toBe(new URL(url).toString());
+        const token = url.slice(url.lastIndexOf("/") + 1);
+        expect(verifyToken(SECRET, kind, token)).toEqual({ kind, emailId: EMAIL, projectId: PROJECT, index: 3 });
+      }
+    }
+    expect(() => new LinkSigner("not a url", SECRET)).toThrow();
+  });
 });

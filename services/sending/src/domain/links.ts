@@ -84,13 +84,22 @@ export interface LinkUrls {
 }
 
 export class LinkSigner {
-  constructor(
-    private readonly publicUrl: string,
-    private readonly secret: string,
-  ) {}
+  /** PUBLIC_URL normalised once, with a trailing slash, so links keep a path prefix (`https://x.com/mail/u/…`). */
+  private readonly base: string;
 
+  constructor(
+    publicUrl: string,
+    private readonly secret: string,
+  ) {
+    this.base = new URL(publicUrl.endsWith("/") ? publicUrl : `${publicUrl}/`).toString();
+  }
+
+  /**
+   * The base is a normalised URL and a token is base64url, so joining them is the URL itself; a
+   * campaign builds several links per email and parsing each with `new URL` showed in its profile.
+   */
   url(kind: LinkKind, emailId: string, projectId: string, index = 0): string {
-    return new URL(`${kind === "o" || kind === "c" ? `t/${kind}` : kind}/${signToken(this.secret, { kind, emailId, projectId, index })}`, this.base).toString();
+    return `${this.base}${kind === "o" || kind === "c" ? `t/${kind}` : kind}/${signToken(this.secret, { kind, emailId, projectId, index })}`;
   }
 
   /** The three link variables of every template (decisions.md §4), for one email record. */
@@ -109,10 +118,5 @@ export class LinkSigner {
 
   verify(kind: LinkKind, token: string): LinkToken | null {
     return verifyToken(this.secret, kind, token);
-  }
-
-  /** PUBLIC_URL with a trailing slash, so links keep a path prefix (`https://x.com/mail/u/…`). */
-  private get base(): string {
-    return this.publicUrl.endsWith("/") ? this.publicUrl : `${this.publicUrl}/`;
   }
 }
