@@ -5,9 +5,9 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import nodemailer from "nodemailer";
 import postgres from "postgres";
-import { startMailbox } from "@mailroom/devmailbox";
 import { DATABASE_URL, Platform, apiClient } from "@mailroom/testkit";
-import { BENCH_ENV, cpuSeconds, machine, peakRssMb, profiled, writeResult } from "./lib.mjs";
+import { BENCH_ENV, cpuMeter, machine, peakRssMb, profiled, writeResult } from "./lib.mjs";
+import { startSink } from "./sink.mjs";
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const POOL = Number(process.env.BENCH_SMTP_POOL ?? 10);
@@ -17,7 +17,7 @@ const subject = "Spring news for {{ firstName }}";
 const body = `<p>Hi {{ firstName }},</p><p>${"Our spring catalogue is here. ".repeat(20)}</p>`;
 const address = (i) => `r${i}@bench.example.com`;
 
-const mailbox = await startMailbox({ maxMessages: 100 });
+const sink = await startSink();
 // BENCH_PROFILE=sending,contacts profiles those services (bench/lib.mjs).
 const serviceEnv = profiled({
   campaigns: { LOG_LEVEL: process.env.BENCH_CAMPAIGNS_LOG ?? "warn" },
@@ -25,29 +25,9 @@ const serviceEnv = profiled({
 });
 const platform = new Platform({
   services: SERVICES,
-  env: { ...BENCH_ENV, SMTP_URL: mailbox.smtpUrl, RETURN_PATH_DOMAIN: "bounces.bench.test" },
+  env: { ...BENCH_ENV, SMTP_URL: sink.url, RETURN_PATH_DOMAIN: "bounces.bench.test" },
   serviceEnv,
 });
-
-/** The sink keeps only the newest messages, so arrivals are counted as they come. */
-function counter() {
-  let count = 0;
-  let first = null;
-  let last = null;
-  const add = () => {
-    count += 1;
-    last = Date.now();
-    first ??= last;
-  };
-  return { add, get: () => ({ count, first, last }) };
-}
-let arrivals = counter();
-// The predicate runs over every stored message on each arrival: count each message once.
-const seen = new WeakSet();
-const watch = () =>
-  mailbox
-    .waitFor((m) => (seen.has(m) || (seen.add(m), arrivals.add()), false), 24 * 3600_000)
-    .catch(() => undefined);
 
 /** Every service's current and peak resident memory, in MB. */
 function rss() {
@@ -58,7 +38,6 @@ function rss() {
   }
   return out;
 }
-const cpu = () => Object.fromEntries(SERVICES.map((s) => [s, cpuSeconds(platform.procs.get(s)?.[0]?.child.pid)]));
 
 function currentRssMb(pid) {
   try {
@@ -85,7 +64,7 @@ async function seed(projectId) {
 
 /** The baseline: the same messages straight through a pooled nodemailer transport. */
 async function bare(from) {
-  const transport = nodemailer.createTransport({ url: mailbox.smtpUrl, pool: true, maxConnections: POOL, maxMessages: Infinity });
+  const transport = nodemailer.createTransport({ url: sink.url, pool: true, maxConnections: POOL, maxMessages: Infinity });
   const started = Date.now();
   let next = 0;
   const worker = async () => {
@@ -104,7 +83,7 @@ async function bare(from) {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const seconds = (Date.now() - started) / 1000;
   transport.close();
-  return { seconds, emailsPerSec: Math.round(N / seconds), firstEmailMs: arrivals.get().first - started };
+  return { seconds, emailsPerSec: Math.round(N / seconds), firstEmailMs: sink.stats().first - started };
 }
 
 async function campaign(api, from) {
@@ -115,11 +94,11 @@ async function campaign(api, from) {
   let at10k = null;
   for (;;) {
     await new Promise((r) => setTimeout(r, 250));
-    const { count } = arrivals.get();
+    const { count } = sink.stats();
     if (!at10k && count >= Math.min(10_000, N)) at10k = { count, rss: rss() };
     const now = (await api.get(`/campaigns/${c.id}`)).body;
     if (now.status === "SENT") {
-      const { first, last } = arrivals.get();
+      const { first, last } = sink.stats();
       const seconds = (last - started) / 1000;
       return { seconds, emailsPerSec: Math.round(N / seconds), firstEmailMs: first - started, stats: now.stats, at10k };
     }
@@ -138,24 +117,24 @@ try {
   await seed(project.id);
   const seedSeconds = (Date.now() - seedStart) / 1000;
 
-  watch();
   const baseline = await bare(from);
-  const baselineCount = arrivals.get().count;
-  arrivals = counter();
-  watch();
-  const cpuBefore = cpu();
+  const baselineCount = sink.stats().count;
+  sink.reset();
+  const servicePids = Object.fromEntries(SERVICES.map((s) => [s, platform.procs.get(s)?.[0]?.child.pid]));
+  const meter = cpuMeter(servicePids, { nats: false, postgres: true, selfName: "bench process (sink)" });
   const mailroom = await campaign(api, from);
-  const cpuAfter = cpu();
-  const mailroomCount = arrivals.get().count;
+  const cpuSpent = meter.seconds();
+  const { count: mailroomCount, distinctMessageIds, duplicates } = sink.stats();
   const end = rss();
 
   const ratio = mailroom.emailsPerSec / baseline.emailsPerSec;
-  const cpuUsed = Object.fromEntries(SERVICES.map((s) => [s, +(cpuAfter[s] - cpuBefore[s]).toFixed(1)]));
+  const cpuUsed = Object.fromEntries(Object.entries(cpuSpent).map(([s, v]) => [s, +v.toFixed(1)]));
+  const cpuMsPerEmail = Object.fromEntries(Object.entries(cpuUsed).map(([s, v]) => [s, +((v * 1000) / N).toFixed(2)]));
   const rows = SERVICES.map(
     (s) => `| ${s} | ${end[s].peakMb} | ${mailroom.at10k?.rss[s].nowMb ?? "–"} | ${end[s].nowMb} | ${cpuUsed[s]} |`,
   );
   const md = [
-    `Campaign to ${N} contacts (ALL, seeded with COPY in ${seedSeconds.toFixed(1)} s) into the development mailbox, vs a bare nodemailer pool`,
+    `Campaign to ${N} contacts (ALL, seeded with COPY in ${seedSeconds.toFixed(1)} s) into a counting SMTP sink (bench/sink.mjs), vs a bare nodemailer pool`,
     `sending the same ${N} messages to the same sink. SMTP pool ${POOL} connections, ${CONCURRENCY} in flight, for both.`,
     "",
     "| path | emails/s | total s | first email ms | arrived in sink |",
@@ -164,7 +143,8 @@ try {
     `| Mailroom campaign (send → last email) | ${mailroom.emailsPerSec} | ${mailroom.seconds.toFixed(1)} | ${mailroom.firstEmailMs} | ${mailroomCount} |`,
     "",
     `Ratio **${ratio.toFixed(2)}** (target ≥ 0.6); ≥ 1,000 emails/s sustained targeted; first email < 2,000 ms targeted.`,
-    `Final stats: ${JSON.stringify(mailroom.stats)}.`,
+    `Final stats: ${JSON.stringify(mailroom.stats)}. Distinct Message-IDs in the sink: ${distinctMessageIds} (${duplicates} repeated).`,
+    `CPU ms per email: ${Object.entries(cpuMsPerEmail).map(([s, v]) => `${s} ${v}`).join(", ")}.`,
     "",
     "| service | peak RSS MB | RSS MB at 10,000 sent | RSS MB at the end | CPU s during the campaign |",
     "|---|---|---|---|---|",
@@ -172,10 +152,9 @@ try {
     "",
     `Bench process (sink + baseline): peak ${peakRssMb(process.pid)} MB. ${machine()}.`,
   ].join("\n");
-  writeResult("campaign", { recipients: N, baseline, mailroom, ratio, rss: end, cpuSeconds: cpuUsed }, md);
+  writeResult("campaign", { recipients: N, baseline, mailroom, ratio, rss: end, cpuSeconds: cpuUsed, cpuMsPerEmail, sink: { distinctMessageIds, duplicates } }, md);
 } finally {
   await platform.destroy();
-  await mailbox.stop();
+  await sink.stop();
 }
-// The sink's arrival watchers hold day-long timers.
 process.exit(0);

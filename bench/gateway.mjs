@@ -4,7 +4,7 @@
 import Fastify from "fastify";
 import { spawn } from "node:child_process";
 import { Platform } from "@mailroom/testkit";
-import { load, peakRssMb, profiled, writeResult, BENCH_ENV } from "./lib.mjs";
+import { cpuMeter, formatCpu, load, peakRssMb, profiled, writeResult, BENCH_ENV } from "./lib.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -26,9 +26,11 @@ try {
   await load({ url: bareUrl, ...opts, duration: 2, title: "warm-up bare" });
   await load({ url: `${platform.url}/contacts`, headers: { authorization: `Bearer ${key}` }, ...opts, duration: 2, title: "warm-up" });
   const baseline = await load({ url: bareUrl, ...opts, title: "bare fastify" });
-  const gateway = await load({ url: `${platform.url}/contacts`, headers: { authorization: `Bearer ${key}` }, ...opts, title: "gateway" });
-
   const gatewayPid = platform.procs.get("gateway")[0].child.pid;
+  const meter = cpuMeter({ gateway: gatewayPid, responder: responder.pid });
+  const gateway = await load({ url: `${platform.url}/contacts`, headers: { authorization: `Bearer ${key}` }, ...opts, title: "gateway" });
+  const cpuUsPerRequest = meter.perRequestUs(gateway.requestsPerSec * DURATION);
+
   const rss = { gatewayMb: peakRssMb(gatewayPid), responderMb: peakRssMb(responder.pid), benchProcessMb: peakRssMb(process.pid) };
   responder.kill("SIGTERM");
   await bare.close();
@@ -46,7 +48,7 @@ try {
     `Throughput ratio **${ratio.toFixed(2)}** (target ≥ 0.6); added p50 **${addedP50.toFixed(2)} ms** (target ≤ 1 ms).`,
     `Peak RSS: gateway ${rss.gatewayMb} MB, responder ${rss.responderMb} MB, bench process (bare fastify + load generator) ${rss.benchProcessMb} MB.`,
   ].join("\n");
-  writeResult("gateway", { baseline, gateway, ratio, addedP50Ms: addedP50, rss }, md);
+  writeResult("gateway", { baseline, gateway, ratio, addedP50Ms: addedP50, rss, cpuUsPerRequest }, `${md}\nCPU per gateway request (µs): ${formatCpu(cpuUsPerRequest)}.`);
 } finally {
   await platform.destroy();
 }

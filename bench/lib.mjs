@@ -4,6 +4,7 @@ import autocannon from "autocannon";
 import http from "node:http";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
+import { execFileSync } from "node:child_process";
 
 export async function load({ url, headers = {}, method = "GET", body, connections = 50, duration = 10, title, ...rest }) {
   const result = await autocannon({ url, method, headers, body, connections, duration, title, ...rest });
@@ -102,4 +103,42 @@ export function leanPoster(baseUrl, key) {
       req.on("error", reject);
       req.end(payload);
     });
+}
+
+/**
+ * CPU that processes spend over one measured run: `const m = cpuMeter({ gateway: pid, … });
+ * … run …; m.perRequestUs(requests)` or `m.seconds()`. The NATS server of this machine is included
+ * unless `nats: false`, every PostgreSQL process with `postgres: true`, and the bench process itself
+ * as `selfName`. Tells where a ratio is lost, process by process.
+ */
+export function cpuMeter(pids, { nats = true, postgres = false, selfName = "loadGenerator" } = {}) {
+  const all = { ...pids };
+  if (nats) {
+    try {
+      const pid = Number(execFileSync("pgrep", ["-o", "nats-server"]).toString().trim());
+      if (pid) all.nats = pid;
+    } catch {}
+  }
+  const read = () => {
+    const out = Object.fromEntries(Object.entries(all).map(([k, pid]) => [k, cpuSeconds(pid)]));
+    if (postgres) out.postgres = postgresCpuSeconds();
+    const own = process.cpuUsage();
+    out[selfName] = (own.user + own.system) / 1e6;
+    return out;
+  };
+  const before = read();
+  const seconds = () => Object.fromEntries(Object.entries(read()).map(([k, v]) => [k, v - before[k]]));
+  return {
+    seconds,
+    perRequestUs: (requests) => Object.fromEntries(Object.entries(seconds()).map(([k, v]) => [k, Math.round((v * 1e6) / requests)])),
+  };
+}
+
+export const formatCpu = (perRequest) => Object.entries(perRequest).map(([k, v]) => `${k} ${v}`).join(", ");
+
+/** CPU seconds used so far by every PostgreSQL process of this machine (the server and its backends). */
+export function postgresCpuSeconds() {
+  let total = 0;
+  for (const pid of execFileSync("pgrep", ["-x", "postgres"]).toString().trim().split("\n").filter(Boolean)) total += cpuSeconds(Number(pid)) ?? 0;
+  return total;
 }
