@@ -12,6 +12,8 @@ import { Bus, contactsDb, emailEvent, uniqueEmail } from "./helpers.js";
 type Project = Awaited<ReturnType<typeof newProject>>;
 let p: Project;
 let q: Project;
+/** Tracks no segment: its activity needs no contact changes. */
+let untracked: Project;
 let bus: Bus;
 let db: postgres.Sql;
 let serviceSql: Sql;
@@ -23,7 +25,12 @@ let projection: EmailActivityProjection;
  * publishes what each batch committed, as the service's does.
  */
 beforeAll(async () => {
-  [p, q, bus] = await Promise.all([newProject("batch-a"), newProject("batch-b"), Bus.open()]);
+  [p, q, untracked, bus] = await Promise.all([newProject("batch-a"), newProject("batch-b"), newProject("batch-c"), Bus.open()]);
+  // Contact changes feed only the segment tracker, so they are emitted for projects that track one.
+  for (const project of [p, q]) {
+    const res = await project.api.post("/segments", { name: "Tracked", filters: openedEver, trackMembership: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  }
   db = contactsDb();
   const url = new URL(sharedPlatform().env.DATABASE_URL!);
   url.pathname = `/${sharedPlatform().prefix}_contacts`;
@@ -37,6 +44,7 @@ afterAll(async () => {
   await serviceSql?.end({ timeout: 1 });
 });
 
+const openedEver = { logic: "AND", groups: [{ filters: [{ field: "email.opened", operator: "triggered" }] }] };
 const settle = () => sleep(1200);
 const contact = async (project: Project, subscribed = true) =>
   (await project.api.post("/contacts", { email: uniqueEmail("batch"), subscribed })).body as { id: string };
@@ -164,6 +172,22 @@ describe("the email-activity projection, a batch per transaction", () => {
     expect(await subscriptionEventsOf(p, b.id)).toEqual([]);
     expect(await subscriptionEventsOf(q, a.id)).toEqual([]);
     expect((await changesOf(q, a.id)).length + (await changesOf(p, b.id)).length).toBe(0);
+  });
+
+  it("a project that tracks no segment gets its rows and unsubscriptions but no contact changes; a segment made later sees the rows", async () => {
+    const c = await contact(untracked);
+    await projection.apply([emailEvent(untracked.id, c.id, "email.open"), emailEvent(untracked.id, c.id, "email.complaint")]);
+    expect((await activity(c.id)).map((r) => r.kind)).toEqual(["complained", "opened"]);
+    expect((await untracked.api.get(`/contacts/${c.id}`)).body.subscribed).toBe(false);
+    await settle();
+    expect((await subscriptionEventsOf(untracked, c.id)).map((e) => e.name)).toEqual(["contact.unsubscribed"]);
+    expect((await changesOf(untracked, c.id)).map(([kind]) => kind)).toEqual(["created"]);
+    // What the tracker would have done with the dropped change, the new segment's recording does.
+    const res = await untracked.api.post("/segments", { name: "Openers", filters: openedEver, trackMembership: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const members = await untracked.api.get(`/segments/${res.body.id}/contacts`);
+    expect(members.status).toBe(200);
+    expect(members.body.data.map((m: { id: string }) => m.id)).toEqual([c.id]);
   });
 
   it("through the stream: a malformed message in the middle of a burst is dropped alone", async () => {

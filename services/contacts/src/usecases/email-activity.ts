@@ -1,6 +1,7 @@
 import type { EventEnvelope } from "@mailroom/contracts";
 import { isId } from "@mailroom/kit";
 import { activityRepo, type ActivityRow } from "../db/activity-repo.js";
+import { locks } from "../db/members-repo.js";
 import { emailActivityOf, type EmailActivity } from "../domain/email-activity.js";
 import type { UnsubscribeReason } from "../domain/subscription.js";
 import type { Writer } from "./writer.js";
@@ -24,11 +25,18 @@ const activityKey = (emailId: string, kind: string) => `${emailId}/${kind}`;
  * contacts service's main cost), with the outcome of applying them one by one in order:
  * - an event already consumed (a redelivery), or twice in the batch, changes nothing the second time;
  * - the first occurrence per email and kind is the activity row, and emits one `activity` contact
- *   change (`email.<kind>`) for the segment tracker;
+ *   change (`email.<kind>`) for the segment tracker, if its project tracks a segment;
  * - an event for a contact that is not in its project (deleted since, or a foreign id) is consumed
  *   and changes nothing;
  * - an unsubscribing event unsubscribes a subscribed contact once, with the reason of the first
- *   such event, emitting `contact.unsubscribed` and an `updated` change of `subscribed`.
+ *   such event, emitting `contact.unsubscribed` and, if its project tracks a segment, an `updated`
+ *   change of `subscribed`.
+ *
+ * Contact changes only feed the segment tracker, which drops those of projects that track no segment
+ * (most projects, and every event of a campaign to them: two changes per email through the outbox,
+ * the stream and the tracker's probe, for nothing). The transaction asks first, under the projects'
+ * shared lock, as an evaluation does: a segment write committed before it is seen, and one that
+ * comes after waits for this commit and records its members from the rows written here.
  */
 export class EmailActivityProjection {
   constructor(
@@ -45,6 +53,7 @@ export class EmailActivityProjection {
     });
     if (candidates.length === 0) return;
     await this.writer.run(async (tx, out) => {
+      const tracking = await locks.projectsTracking(tx, candidates.map((c) => c.projectId));
       const fresh = await activityRepo.markConsumed(tx, candidates.map((c) => c.event.id));
       const todo = candidates.filter((c) => fresh.delete(c.event.id)); // once per id, first occurrence
       if (todo.length === 0) return;
@@ -65,7 +74,7 @@ export class EmailActivityProjection {
         const key = activityKey(r.emailId, r.kind);
         if (recorded.get(key) !== contactKey(r.projectId, r.contactId)) continue;
         recorded.delete(key);
-        out.change({ project_id: r.projectId, id: r.contactId }, "activity", [`email.${r.kind}`], now);
+        if (tracking.has(r.projectId)) out.change({ project_id: r.projectId, id: r.contactId }, "activity", [`email.${r.kind}`], now);
       }
 
       const reasons = new Map<string, { projectId: string; contactId: string; reason: UnsubscribeReason }>();
@@ -75,7 +84,7 @@ export class EmailActivityProjection {
       }
       for (const row of await activityRepo.unsubscribe(tx, [...reasons.values()], now)) {
         out.subscription(row, "contact.unsubscribed", now, reasons.get(contactKey(row.project_id, row.id))?.reason);
-        out.change(row, "updated", ["subscribed"], now);
+        if (tracking.has(row.project_id)) out.change(row, "updated", ["subscribed"], now);
       }
     });
   }
