@@ -1,13 +1,15 @@
 // npm run bench -- campaign
 // A campaign to N contacts (seeded with COPY) into the local SMTP sink, against a bare nodemailer
 // pool sending the same N messages to the same sink in the same run. BENCH_RECIPIENTS sets N.
-import { randomUUID } from "node:crypto";
+// "The same messages" includes their DKIM signature: the baseline signs each one with the bench
+// domain's key and header list, as the delivery worker does (BENCH_BASELINE_UNSIGNED=1 skips it).
+import { createPrivateKey, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import nodemailer from "nodemailer";
 import postgres from "postgres";
 import { DATABASE_URL, Platform, apiClient } from "@mailroom/testkit";
 import { BENCH_ENV, cpuMeter, machine, peakRssMb, profiled, writeResult } from "./lib.mjs";
-import { startSink } from "./sink.mjs";
+import { startSinkProcess } from "./sink.mjs";
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const POOL = Number(process.env.BENCH_SMTP_POOL ?? 10);
@@ -17,7 +19,7 @@ const subject = "Spring news for {{ firstName }}";
 const body = `<p>Hi {{ firstName }},</p><p>${"Our spring catalogue is here. ".repeat(20)}</p>`;
 const address = (i) => `r${i}@bench.example.com`;
 
-const sink = await startSink();
+const sink = await startSinkProcess();
 // BENCH_PROFILE=sending,contacts profiles those services (bench/lib.mjs).
 const serviceEnv = profiled({
   campaigns: { LOG_LEVEL: process.env.BENCH_CAMPAIGNS_LOG ?? "warn" },
@@ -48,10 +50,24 @@ function currentRssMb(pid) {
   }
 }
 
-async function seed(projectId) {
+/** A connection to one service's database (the bench seeds and reads; the services never share). */
+function serviceDb(service) {
   const url = new URL(DATABASE_URL);
-  url.pathname = `/${platform.prefix}_contacts`;
-  const sql = postgres(url.toString(), { max: 1, onnotice: () => undefined });
+  url.pathname = `/${platform.prefix}_${service}`;
+  return postgres(url.toString(), { max: 1, onnotice: () => undefined });
+}
+
+/** The DKIM options the delivery worker signs the bench domain's mail with. */
+async function signingOptions(domain) {
+  const sql = serviceDb("sending");
+  const [row] = await sql`select selector, private_key from domains where domain = ${domain}`;
+  await sql.end();
+  const { DKIM_HEADERS } = await import("../services/sending/dist/domain/compose.js");
+  return { domainName: domain, keySelector: row.selector, privateKey: createPrivateKey(row.private_key), headerFieldNames: DKIM_HEADERS };
+}
+
+async function seed(projectId) {
+  const sql = serviceDb("contacts");
   const now = new Date().toISOString();
   const writable = await sql`copy contacts (id, project_id, email, subscribed, data, created_at, updated_at) from stdin`.writable();
   const done = new Promise((resolve, reject) => writable.on("finish", resolve).on("error", reject));
@@ -63,8 +79,8 @@ async function seed(projectId) {
 }
 
 /** The baseline: the same messages straight through a pooled nodemailer transport. */
-async function bare(from) {
-  const transport = nodemailer.createTransport({ url: sink.url, pool: true, maxConnections: POOL, maxMessages: Infinity });
+async function bare(from, dkim) {
+  const transport = nodemailer.createTransport({ url: sink.url, pool: true, maxConnections: POOL, maxMessages: Infinity, ...(dkim ? { dkim } : {}) });
   const started = Date.now();
   let next = 0;
   const worker = async () => {
@@ -83,7 +99,7 @@ async function bare(from) {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const seconds = (Date.now() - started) / 1000;
   transport.close();
-  return { seconds, emailsPerSec: Math.round(N / seconds), firstEmailMs: sink.stats().first - started };
+  return { seconds, emailsPerSec: Math.round(N / seconds), firstEmailMs: (await sink.stats()).first - started };
 }
 
 async function campaign(api, from) {
@@ -94,11 +110,11 @@ async function campaign(api, from) {
   let at10k = null;
   for (;;) {
     await new Promise((r) => setTimeout(r, 250));
-    const { count } = sink.stats();
+    const { count } = await sink.stats();
     if (!at10k && count >= Math.min(10_000, N)) at10k = { count, rss: rss() };
     const now = (await api.get(`/campaigns/${c.id}`)).body;
     if (now.status === "SENT") {
-      const { first, last } = sink.stats();
+      const { first, last } = await sink.stats();
       const seconds = (last - started) / 1000;
       return { seconds, emailsPerSec: Math.round(N / seconds), firstEmailMs: first - started, stats: now.stats, at10k };
     }
@@ -117,14 +133,18 @@ try {
   await seed(project.id);
   const seedSeconds = (Date.now() - seedStart) / 1000;
 
-  const baseline = await bare(from);
-  const baselineCount = sink.stats().count;
-  sink.reset();
-  const servicePids = Object.fromEntries(SERVICES.map((s) => [s, platform.procs.get(s)?.[0]?.child.pid]));
-  const meter = cpuMeter(servicePids, { nats: false, postgres: true, selfName: "bench process (sink)" });
+  const signed = process.env.BENCH_BASELINE_UNSIGNED !== "1";
+  const dkim = signed ? await signingOptions(domain) : null;
+  const bareMeter = cpuMeter({ sink: sink.pid }, { nats: false, selfName: "pool" });
+  const baseline = await bare(from, dkim);
+  baseline.cpuMsPerEmail = Object.fromEntries(Object.entries(bareMeter.seconds()).map(([k, v]) => [k, +((v * 1000) / N).toFixed(2)]));
+  const baselineCount = (await sink.stats()).count;
+  await sink.reset();
+  const servicePids = { ...Object.fromEntries(SERVICES.map((s) => [s, platform.procs.get(s)?.[0]?.child.pid])), sink: sink.pid };
+  const meter = cpuMeter(servicePids, { nats: true, postgres: true, selfName: "bench process" });
   const mailroom = await campaign(api, from);
   const cpuSpent = meter.seconds();
-  const { count: mailroomCount, distinctMessageIds, duplicates } = sink.stats();
+  const { count: mailroomCount, distinctMessageIds, duplicates } = await sink.stats();
   const end = rss();
 
   const ratio = mailroom.emailsPerSec / baseline.emailsPerSec;
@@ -134,8 +154,9 @@ try {
     (s) => `| ${s} | ${end[s].peakMb} | ${mailroom.at10k?.rss[s].nowMb ?? "–"} | ${end[s].nowMb} | ${cpuUsed[s]} |`,
   );
   const md = [
-    `Campaign to ${N} contacts (ALL, seeded with COPY in ${seedSeconds.toFixed(1)} s) into a counting SMTP sink (bench/sink.mjs), vs a bare nodemailer pool`,
-    `sending the same ${N} messages to the same sink. SMTP pool ${POOL} connections, ${CONCURRENCY} in flight, for both.`,
+    `Campaign to ${N} contacts (ALL, seeded with COPY in ${seedSeconds.toFixed(1)} s) into a counting SMTP sink (bench/sink.mjs, a process of its own), vs a bare nodemailer pool`,
+    `sending the same ${N} messages (${signed ? "DKIM-signed with the same key and header list" : "unsigned: BENCH_BASELINE_UNSIGNED"}) to the same sink.`,
+    `SMTP pool ${POOL} connections, ${CONCURRENCY} in flight, for both.`,
     "",
     "| path | emails/s | total s | first email ms | arrived in sink |",
     "|---|---|---|---|---|",
@@ -144,15 +165,15 @@ try {
     "",
     `Ratio **${ratio.toFixed(2)}** (target ≥ 0.6); ≥ 1,000 emails/s sustained targeted; first email < 2,000 ms targeted.`,
     `Final stats: ${JSON.stringify(mailroom.stats)}. Distinct Message-IDs in the sink: ${distinctMessageIds} (${duplicates} repeated).`,
-    `CPU ms per email: ${Object.entries(cpuMsPerEmail).map(([s, v]) => `${s} ${v}`).join(", ")}.`,
+    `CPU ms per email: ${Object.entries(cpuMsPerEmail).map(([s, v]) => `${s} ${v}`).join(", ")}; baseline: ${Object.entries(baseline.cpuMsPerEmail).map(([s, v]) => `${s} ${v}`).join(", ")}.`,
     "",
     "| service | peak RSS MB | RSS MB at 10,000 sent | RSS MB at the end | CPU s during the campaign |",
     "|---|---|---|---|---|",
     ...rows,
     "",
-    `Bench process (sink + baseline): peak ${peakRssMb(process.pid)} MB. ${machine()}.`,
+    `Bench process (baseline): peak ${peakRssMb(process.pid)} MB; sink: peak ${peakRssMb(sink.pid)} MB. ${machine()}.`,
   ].join("\n");
-  writeResult("campaign", { recipients: N, baseline, mailroom, ratio, rss: end, cpuSeconds: cpuUsed, cpuMsPerEmail, sink: { distinctMessageIds, duplicates } }, md);
+  writeResult("campaign", { recipients: N, baselineSigned: signed, baseline, mailroom, ratio, rss: end, cpuSeconds: cpuUsed, cpuMsPerEmail, sink: { distinctMessageIds, duplicates } }, md);
 } finally {
   await platform.destroy();
   await sink.stop();

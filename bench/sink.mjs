@@ -50,3 +50,45 @@ export async function startSink() {
     stop: () => new Promise((resolve) => server.close(resolve)),
   };
 }
+
+/**
+ * The sink in a process of its own, so that it does not share the bench process (and its one core)
+ * with the baseline's nodemailer pool: measured in one process, the bare pool paid for the sink too.
+ * Same interface, except that `stats()` and `reset()` answer over IPC, so they return promises.
+ */
+export async function startSinkProcess() {
+  const { fork } = await import("node:child_process");
+  const child = fork(new URL(import.meta.url).pathname, ["--child"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  let nextId = 0;
+  const waiting = new Map();
+  child.on("message", (m) => {
+    waiting.get(m.id)?.(m.value);
+    waiting.delete(m.id);
+  });
+  const ask = (op) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, resolve);
+      child.send({ id, op }, (err) => err && reject(err));
+    });
+  const url = await ask("url");
+  return {
+    url,
+    pid: child.pid,
+    stats: () => ask("stats"),
+    reset: () => ask("reset"),
+    async stop() {
+      await ask("stop");
+      child.disconnect();
+    },
+  };
+}
+
+if (process.argv.includes("--child") && process.send) {
+  const sink = await startSink();
+  process.on("message", async ({ id, op }) => {
+    const value = op === "url" ? sink.url : op === "stats" ? sink.stats() : op === "reset" ? sink.reset() : await sink.stop();
+    process.send({ id, value: value ?? null });
+  });
+  process.on("disconnect", () => process.exit(0));
+}
