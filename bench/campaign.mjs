@@ -3,12 +3,11 @@
 // pool sending the same N messages to the same sink in the same run. BENCH_RECIPIENTS sets N.
 // "The same messages" includes their DKIM signature: the baseline signs each one with the bench
 // domain's key and header list, as the delivery worker does (BENCH_BASELINE_UNSIGNED=1 skips it).
-import { createPrivateKey, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import nodemailer from "nodemailer";
-import postgres from "postgres";
-import { DATABASE_URL, Platform, apiClient } from "@mailroom/testkit";
-import { BENCH_ENV, cpuMeter, machine, peakRssMb, profiled, writeResult } from "./lib.mjs";
+import { Platform, apiClient } from "@mailroom/testkit";
+import { BENCH_ENV, cpuMeter, machine, peakRssMb, profiled, serviceDb, signingOptions, writeResult } from "./lib.mjs";
 import { startSinkProcess } from "./sink.mjs";
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
@@ -50,24 +49,8 @@ function currentRssMb(pid) {
   }
 }
 
-/** A connection to one service's database (the bench seeds and reads; the services never share). */
-function serviceDb(service) {
-  const url = new URL(DATABASE_URL);
-  url.pathname = `/${platform.prefix}_${service}`;
-  return postgres(url.toString(), { max: 1, onnotice: () => undefined });
-}
-
-/** The DKIM options the delivery worker signs the bench domain's mail with. */
-async function signingOptions(domain) {
-  const sql = serviceDb("sending");
-  const [row] = await sql`select selector, private_key from domains where domain = ${domain}`;
-  await sql.end();
-  const { DKIM_HEADERS } = await import("../services/sending/dist/domain/compose.js");
-  return { domainName: domain, keySelector: row.selector, privateKey: createPrivateKey(row.private_key), headerFieldNames: DKIM_HEADERS };
-}
-
 async function seed(projectId) {
-  const sql = serviceDb("contacts");
+  const sql = serviceDb(platform, "contacts");
   const now = new Date().toISOString();
   const writable = await sql`copy contacts (id, project_id, email, subscribed, data, created_at, updated_at) from stdin`.writable();
   const done = new Promise((resolve, reject) => writable.on("finish", resolve).on("error", reject));
@@ -134,7 +117,7 @@ try {
   const seedSeconds = (Date.now() - seedStart) / 1000;
 
   const signed = process.env.BENCH_BASELINE_UNSIGNED !== "1";
-  const dkim = signed ? await signingOptions(domain) : null;
+  const dkim = signed ? await signingOptions(platform, domain) : null;
   const bareMeter = cpuMeter({ sink: sink.pid }, { nats: false, selfName: "pool" });
   const baseline = await bare(from, dkim);
   baseline.cpuMsPerEmail = Object.fromEntries(Object.entries(bareMeter.seconds()).map(([k, v]) => [k, +((v * 1000) / N).toFixed(2)]));

@@ -5,6 +5,9 @@ import http from "node:http";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { execFileSync } from "node:child_process";
+import { createPrivateKey } from "node:crypto";
+import postgres from "postgres";
+import { DATABASE_URL } from "@mailroom/testkit";
 
 export async function load({ url, headers = {}, method = "GET", body, connections = 50, duration = 10, title, ...rest }) {
   const result = await autocannon({ url, method, headers, body, connections, duration, title, ...rest });
@@ -141,4 +144,23 @@ export function postgresCpuSeconds() {
   let total = 0;
   for (const pid of execFileSync("pgrep", ["-x", "postgres"]).toString().trim().split("\n").filter(Boolean)) total += cpuSeconds(Number(pid)) ?? 0;
   return total;
+}
+
+/** A connection to one service's database of a platform (benches seed and read; services never share). */
+export function serviceDb(platform, service) {
+  const url = new URL(DATABASE_URL);
+  url.pathname = `/${platform.prefix}_${service}`;
+  return postgres(url.toString(), { max: 1, onnotice: () => undefined });
+}
+
+/**
+ * nodemailer DKIM options that sign as the delivery worker signs a domain's mail: its key and
+ * selector, and the worker's header list. A baseline sending "the same messages" signs them too.
+ */
+export async function signingOptions(platform, domain) {
+  const sql = serviceDb(platform, "sending");
+  const [row] = await sql`select selector, private_key from domains where domain = ${domain}`;
+  await sql.end();
+  const { DKIM_HEADERS } = await import("../services/sending/dist/domain/compose.js");
+  return { domainName: domain, keySelector: row.selector, privateKey: createPrivateKey(row.private_key), headerFieldNames: DKIM_HEADERS };
 }
