@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { LinkSigner, signToken, verifyToken } from "./links.js";
+import { LinkSigner, signToken, verifyToken, type LinkKind } from "./links.js";
+import { parseTemplate, renderTemplate } from "./render.js";
 
 const SECRET = "s".repeat(32);
 const EMAIL = "01890a5d-ac96-774b-bcce-b302099a8057";
@@ -52,7 +53,7 @@ describe("link tokens", () => {
   });
 
   it("build URLs under PUBLIC_URL, keeping its path", () => {
-    const urls = new LinkSigner("https://x.example/mail", SECRET).subscriptionUrls(EMAIL, PROJECT);
+    const urls = new LinkSigner("https://x.example/mail", SECRET).withSubscriptionUrls({}, EMAIL, PROJECT);
     expect(urls.unsubscribeUrl).toMatch(/^https:\/\/x\.example\/mail\/u\/[A-Za-z0-9_-]{70}$/);
     expect(new LinkSigner("https://x.example/", SECRET).url("o", EMAIL, PROJECT)).toMatch(/^https:\/\/x\.example\/t\/o\//);
   });
@@ -68,5 +69,28 @@ describe("link tokens", () => {
       }
     }
     expect(() => new LinkSigner("not a url", SECRET)).toThrow();
+  });
+
+  it("sign a template's subscription links only when it reads them, each once, to the same URLs", async () => {
+    const signed: LinkKind[] = [];
+    const signer = new (class extends LinkSigner {
+      override url(kind: LinkKind, emailId: string, projectId: string, index = 0) {
+        signed.push(kind);
+        return super.url(kind, emailId, projectId, index);
+      }
+    })("https://x.example", SECRET);
+    const expected = { unsubscribeUrl: "", subscribeUrl: "", manageUrl: "" };
+    for (const [name, kind] of [["unsubscribeUrl", "u"], ["subscribeUrl", "s"], ["manageUrl", "m"]] as const) expected[name] = signer.url(kind, EMAIL, PROJECT);
+    signed.length = 0;
+    const render = (body: string) =>
+      renderTemplate(parseTemplate({ subject: "Hi {{ name }}", body }), signer.withSubscriptionUrls({ name: "Ann" }, EMAIL, PROJECT));
+
+    expect((await render("<p>{{ name }}</p>")).html).toBe("<p>Ann</p>");
+    expect(signed).toEqual([]);
+    const html = (await render('<a href="{{ unsubscribeUrl }}">x</a>{% if unsubscribeUrl %}<a href="{{ manageUrl }}">{{ unsubscribeUrl }}</a>{% endif %}')).html;
+    expect(signed.sort()).toEqual(["m", "u"]);
+    expect(html).toContain(`href="${expected.unsubscribeUrl}"`);
+    expect(html).toContain(`href="${expected.manageUrl}"`);
+    expect(html).not.toContain(expected.subscribeUrl);
   });
 });

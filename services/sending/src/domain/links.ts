@@ -77,12 +77,6 @@ function verifyV0(secret: string, kind: LinkKind, token: string): LinkToken | nu
   return { kind, emailId, projectId: null, index: 0 };
 }
 
-export interface LinkUrls {
-  unsubscribeUrl: string;
-  subscribeUrl: string;
-  manageUrl: string;
-}
-
 export class LinkSigner {
   /** PUBLIC_URL normalised once, with a trailing slash, so links keep a path prefix (`https://x.com/mail/u/…`). */
   private readonly base: string;
@@ -102,13 +96,19 @@ export class LinkSigner {
     return `${this.base}${kind === "o" || kind === "c" ? `t/${kind}` : kind}/${signToken(this.secret, { kind, emailId, projectId, index })}`;
   }
 
-  /** The three link variables of every template (decisions.md §4), for one email record. */
-  subscriptionUrls(emailId: string, projectId: string): LinkUrls {
-    return {
-      unsubscribeUrl: this.url("u", emailId, projectId),
-      subscribeUrl: this.url("s", emailId, projectId),
-      manageUrl: this.url("m", emailId, projectId),
-    };
+  /**
+   * `vars` with the three link variables of every template (decisions.md §4) added as getters, each
+   * signed the first time the template reads it. Most templates use one of them or none, and a
+   * campaign signed all three for every email. Liquid reads a variable as a property, so it cannot
+   * tell the difference.
+   */
+  withSubscriptionUrls(vars: Record<string, unknown>, emailId: string, projectId: string): Record<string, unknown> {
+    const out = { ...vars };
+    for (const [name, kind] of [["unsubscribeUrl", "u"], ["subscribeUrl", "s"], ["manageUrl", "m"]] as const) {
+      let value: string | undefined;
+      Object.defineProperty(out, name, { enumerable: true, configurable: true, get: () => (value ??= this.url(kind, emailId, projectId)) });
+    }
+    return out;
   }
 
   /** Mailroom's own links (subscription pages, tracking): never rewritten into click links. */

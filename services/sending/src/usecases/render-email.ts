@@ -17,7 +17,7 @@ export async function renderEmail(
   ctx: Ctx,
   a: { parsed: ParsedTemplate; vars: Record<string, unknown>; emailId: string; projectId: string; tracking: boolean },
 ): Promise<RenderedEmail> {
-  const rendered = await renderTemplate(a.parsed, { ...a.vars, ...ctx.links.subscriptionUrls(a.emailId, a.projectId) });
+  const rendered = await renderTemplate(a.parsed, ctx.links.withSubscriptionUrls(a.vars, a.emailId, a.projectId));
   if (!a.tracking) return { ...rendered, links: [] };
   const tracked = addTracking(rendered.html, {
     click: (index) => ctx.links.url("c", a.emailId, a.projectId, index),
