@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import nodemailer from "nodemailer";
 import { Platform, apiClient } from "@mailroom/testkit";
-import { BENCH_ENV, cpuMeter, machine, peakRssMb, profiled, serviceDb, signingOptions, writeResult } from "./lib.mjs";
+import { BENCH_ENV, cpuMeter, formatCpu, machine, peakRssMb, profiled, serviceDb, signingOptions, writeResult } from "./lib.mjs";
 import { startSinkProcess } from "./sink.mjs";
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
@@ -120,19 +120,19 @@ try {
   const dkim = signed ? await signingOptions(platform, domain) : null;
   const bareMeter = cpuMeter({ sink: sink.pid }, { nats: false, selfName: "pool" });
   const baseline = await bare(from, dkim);
-  baseline.cpuMsPerEmail = Object.fromEntries(Object.entries(bareMeter.seconds()).map(([k, v]) => [k, +((v * 1000) / N).toFixed(2)]));
+  baseline.cpuMsPerEmail = bareMeter.perItemMs(N);
   const baselineCount = (await sink.stats()).count;
   await sink.reset();
   const servicePids = { ...Object.fromEntries(SERVICES.map((s) => [s, platform.procs.get(s)?.[0]?.child.pid])), sink: sink.pid };
   const meter = cpuMeter(servicePids, { nats: true, postgres: true, selfName: "bench process" });
   const mailroom = await campaign(api, from);
   const cpuSpent = meter.seconds();
+  const cpuMsPerEmail = meter.perItemMs(N);
   const { count: mailroomCount, distinctMessageIds, duplicates } = await sink.stats();
   const end = rss();
 
   const ratio = mailroom.emailsPerSec / baseline.emailsPerSec;
   const cpuUsed = Object.fromEntries(Object.entries(cpuSpent).map(([s, v]) => [s, +v.toFixed(1)]));
-  const cpuMsPerEmail = Object.fromEntries(Object.entries(cpuUsed).map(([s, v]) => [s, +((v * 1000) / N).toFixed(2)]));
   const rows = SERVICES.map(
     (s) => `| ${s} | ${end[s].peakMb} | ${mailroom.at10k?.rss[s].nowMb ?? "–"} | ${end[s].nowMb} | ${cpuUsed[s]} |`,
   );
@@ -148,7 +148,7 @@ try {
     "",
     `Ratio **${ratio.toFixed(2)}** (target ≥ 0.6); ≥ 1,000 emails/s sustained targeted; first email < 2,000 ms targeted.`,
     `Final stats: ${JSON.stringify(mailroom.stats)}. Distinct Message-IDs in the sink: ${distinctMessageIds} (${duplicates} repeated).`,
-    `CPU ms per email: ${Object.entries(cpuMsPerEmail).map(([s, v]) => `${s} ${v}`).join(", ")}; baseline: ${Object.entries(baseline.cpuMsPerEmail).map(([s, v]) => `${s} ${v}`).join(", ")}.`,
+    `CPU ms per email: ${formatCpu(cpuMsPerEmail)}; baseline: ${formatCpu(baseline.cpuMsPerEmail)}.`,
     "",
     "| service | peak RSS MB | RSS MB at 10,000 sent | RSS MB at the end | CPU s during the campaign |",
     "|---|---|---|---|---|",

@@ -110,7 +110,7 @@ export function leanPoster(baseUrl, key) {
 
 /**
  * CPU that processes spend over one measured run: `const m = cpuMeter({ gateway: pid, … });
- * … run …; m.perRequestUs(requests)` or `m.seconds()`. The NATS server of this machine is included
+ * … run …; m.perRequestUs(requests)`, `m.perItemMs(emails)` or `m.seconds()`. The NATS server of this machine is included
  * unless `nats: false`, every PostgreSQL process with `postgres: true`, and the bench process itself
  * as `selfName`. Tells where a ratio is lost, process by process.
  */
@@ -134,6 +134,8 @@ export function cpuMeter(pids, { nats = true, postgres = false, selfName = "load
   return {
     seconds,
     perRequestUs: (requests) => Object.fromEntries(Object.entries(seconds()).map(([k, v]) => [k, Math.round((v * 1e6) / requests)])),
+    /** CPU ms per item (an email), to two decimals. */
+    perItemMs: (items) => Object.fromEntries(Object.entries(seconds()).map(([k, v]) => [k, +((v * 1000) / items).toFixed(2)])),
   };
 }
 
