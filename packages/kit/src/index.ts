@@ -11,6 +11,8 @@ export * from "./outbox.js";
 export * from "./redis.js";
 export * from "./consumer.js";
 export * from "./batcher.js";
+export * from "./bounded-map.js";
+export * from "./liquid-bounds.js";
 export * from "./batch-consumer.js";
 export * from "./ops.js";
 export * from "./runtime.js";

@@ -1,3 +1,4 @@
+import { BoundedMap } from "@mailroom/kit";
 import type { KeyRecord } from "../db/keys-repo.js";
 import { hashKey, kindOf, parseBearer } from "./keys.js";
 
@@ -16,7 +17,7 @@ const MAX_ENTRIES = 50_000;
  * does not become a flood of queries.
  */
 export class Authenticator {
-  private readonly cache = new Map<string, { record: KeyRecord | null; at: number }>();
+  private readonly cache = new BoundedMap<string, { record: KeyRecord | null; at: number }>(MAX_ENTRIES);
 
   constructor(
     private readonly keys: KeyLookup,
@@ -36,7 +37,6 @@ export class Authenticator {
       record = hit.record;
     } else {
       record = await this.keys.findActiveByHash(hash);
-      if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(hash, { record, at: now });
     }
     if (!record) return null;

@@ -1,5 +1,6 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
 import type { SendMailOptions } from "nodemailer/lib/mailer/mail-message";
+import { BoundedMap } from "@mailroom/kit";
 
 /** What the delivery worker knows about one email record when it builds the message. */
 export interface OutgoingEmail {
@@ -30,7 +31,7 @@ export interface SigningKey {
   privateKey: string;
 }
 
-const parsedKeys = new Map<string, KeyObject>();
+const parsedKeys = new BoundedMap<string, KeyObject>(1000);
 
 /**
  * The PEM key parsed once. Signing with a PEM string parses it on every message, which costs three
@@ -39,7 +40,6 @@ const parsedKeys = new Map<string, KeyObject>();
 export function keyObject(pem: string): KeyObject {
   let key = parsedKeys.get(pem);
   if (!key) {
-    if (parsedKeys.size >= 1000) parsedKeys.delete(parsedKeys.keys().next().value!);
     key = createPrivateKey(pem);
     parsedKeys.set(pem, key);
   }

@@ -1,13 +1,10 @@
 import { Liquid, type Template as LiquidTemplate } from "liquidjs";
 import { AppError, type ErrorDetail } from "@mailroom/contracts";
+import { liquidBounds } from "@mailroom/kit";
 
-/** Bounds so that one template cannot stall a worker or eat its memory (loops over huge ranges). */
-const LIMITS = { parseLimit: 1_000_000, renderLimit: 2_000, memoryLimit: 64 * 1024 * 1024 };
-
-// `templates: {}` keeps {% include %} and {% render %} inside an empty in-memory map: a template can
-// never read a file of the server.
-const bodyEngine = new Liquid({ ...LIMITS, templates: {}, outputEscape: "escape", strictVariables: false, strictFilters: true });
-const subjectEngine = new Liquid({ ...LIMITS, templates: {}, strictVariables: false, strictFilters: true });
+// No file access and bounded work (kit `liquidBounds`): a template is written through the API.
+const bodyEngine = new Liquid({ ...liquidBounds(), outputEscape: "escape", strictVariables: false, strictFilters: true });
+const subjectEngine = new Liquid({ ...liquidBounds(), strictVariables: false, strictFilters: true });
 
 /**
  * `{{ name ?? "there" }}` is shorthand for `{{ name | default: "there" }}`. Only `??` outside quoted

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from "@mailroom/contracts";
-import { eventMessage, type Logger, type Sql } from "@mailroom/kit";
+import { BoundedMap, eventMessage, type Logger, type Sql } from "@mailroom/kit";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "./context.js";
 
@@ -27,7 +27,7 @@ const FLUSH_MS = 50;
  * most the last 50 ms of counts (README: Tracking).
  */
 export class EngagementRecorder {
-  private readonly links = new Map<string, string[]>();
+  private readonly links = new BoundedMap<string, string[]>(LINK_CACHE_SIZE);
   private pending = new Map<string, Pending>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
@@ -43,10 +43,7 @@ export class EngagementRecorder {
     const cached = this.links.get(key);
     if (cached) return cached;
     const links = await this.ctx.feedback.linksOf(this.ctx.sql, emailId, projectId);
-    if (links) {
-      if (this.links.size >= LINK_CACHE_SIZE) this.links.delete(this.links.keys().next().value!);
-      this.links.set(key, links);
-    }
+    if (links) this.links.set(key, links);
     return links;
   }
 

@@ -1,3 +1,4 @@
+import { BoundedMap } from "@mailroom/kit";
 import type { DomainCache, DomainDns } from "../domain/dns.js";
 
 /** The shared (Redis) cache, which also tells how long an entry has left. */
@@ -19,11 +20,10 @@ export interface NearCacheOptions {
  * reached the entry stored first goes.
  */
 export function withNearCache(shared: SharedDomainCache, opts: NearCacheOptions, now: () => number = Date.now): DomainCache {
-  const entries = new Map<string, { value: DomainDns; expires: number }>();
+  const entries = new BoundedMap<string, { value: DomainDns; expires: number }>(opts.maxEntries);
   const remember = (domain: string, value: DomainDns, ttlMs: number) => {
     if (ttlMs <= 0) return;
     entries.delete(domain);
-    if (entries.size >= opts.maxEntries) entries.delete(entries.keys().next().value!);
     entries.set(domain, { value, expires: now() + Math.min(ttlMs, opts.maxAgeMs) });
   };
   return {

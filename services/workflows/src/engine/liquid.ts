@@ -1,31 +1,20 @@
 import { Liquid, type Template } from "liquidjs";
+import { BoundedMap, liquidBounds } from "@mailroom/kit";
 
 /**
- * WEBHOOK urls and bodies are Liquid written through the API, so the engine is bounded like the
- * sending service's: `templates: {}` keeps {% include %} and {% render %} inside an empty in-memory
- * map (the default would read files of this service's working directory and send them to the URL),
- * and the limits keep one template from stalling the engine or eating its memory (a loop over a huge
- * range).
+ * WEBHOOK urls and bodies are Liquid written through the API, so the engine has the same bounds as
+ * the sending service's (kit `liquidBounds`): without them a `{% render "package.json" %}` read a
+ * file of this service and sent it to the URL, and a loop over a huge range stalled the engine.
  */
-const liquid = new Liquid({
-  templates: {},
-  ownPropertyOnly: true,
-  strictFilters: false,
-  strictVariables: false,
-  parseLimit: 1_000_000,
-  renderLimit: 2_000,
-  memoryLimit: 64 * 1024 * 1024,
-});
+const liquid = new Liquid({ ...liquidBounds(), ownPropertyOnly: true, strictFilters: false, strictVariables: false });
 
 /** Parsed templates by source: a step's strings are the same on every run, parsing them is not. */
-const parsed = new Map<string, Template[]>();
-const MAX_PARSED = 1000;
+const parsed = new BoundedMap<string, Template[]>(1000);
 
 function parse(source: string): Template[] {
   let templates = parsed.get(source);
   if (!templates) {
     templates = liquid.parse(source);
-    if (parsed.size >= MAX_PARSED) parsed.delete(parsed.keys().next().value!);
     parsed.set(source, templates);
   }
   return templates;

@@ -1,4 +1,4 @@
-import type { Sql } from "@mailroom/kit";
+import { BoundedMap, type Sql } from "@mailroom/kit";
 import { iso, type StepRow, type Ts, type WorkflowRow } from "../db/rows.js";
 import { type Graph, graphEdges, workflowsRepo } from "../db/workflows-repo.js";
 import type { GraphEdge } from "../domain/graph.js";
@@ -41,7 +41,7 @@ function planOf(workflow: WorkflowRow, graph: Graph): Plan {
  * the workflow again unless it changed. Concurrent runs of one workflow share one load.
  */
 export class Plans {
-  private readonly cache = new Map<string, { version: string; plan: Promise<Plan | null> }>();
+  private readonly cache = new BoundedMap<string, { version: string; plan: Promise<Plan | null> }>(MAX_PLANS);
 
   constructor(private readonly sql: Sql) {}
 
@@ -52,7 +52,6 @@ export class Plans {
     const plan = this.load(projectId, workflowId);
     if (key !== null) {
       this.cache.delete(workflowId);
-      if (this.cache.size >= MAX_PLANS) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(workflowId, { version: key, plan });
       // a failed load is not kept
       plan.catch(() => this.cache.get(workflowId)?.plan === plan && this.cache.delete(workflowId));
