@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { writeResult, BENCH_ENV, profiled, signingOptions } from "./lib.mjs";
+import { writeResult, BENCH_ENV, profiled, signingOptions, cpuMeter, formatCpu } from "./lib.mjs";
 import { startSinkProcess } from "./sink.mjs";
 import autocannon from "autocannon";
 import Fastify from "fastify";
@@ -88,7 +88,11 @@ async function main() {
     let n = 0;
     const body = () => JSON.stringify({ to: `r${n++}@bench.example`, from: `b@${domain}`, subject: "Bench {{ n }}", body: "<p>bench</p>", data: { n } });
     const headers = { "content-type": "application/json", authorization: `Bearer ${project.secretKey}` };
+    const pids = Object.fromEntries(["gateway", "contacts", "sending"].map((s) => [s, platform.procs.get(s)[0].child.pid]));
+    const acceptMeter = cpuMeter(pids, { postgres: true, selfName: "benchProcess" });
     results.gateway = summary(await cannon({ url: `${platform.url}/v1/send`, method: "POST", headers, connections, duration, setupClient: (c) => c.setBody(body()), requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }] }));
+    // CPU while the gateway run was measured, per accepted request (the workers deliver meanwhile).
+    results.acceptCpuMs = acceptMeter.perItemMs(results.gateway.rps * duration);
     results.bareRoute = summary(await cannon({ url: bare.url, method: "POST", headers, connections, duration, requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }] }));
 
     // Let the accepted backlog drain so the delivery measurement starts from an empty pipeline.
@@ -100,6 +104,7 @@ async function main() {
     await sink.reset();
     results.acceptedDelivered = accepted;
 
+    const deliveryMeter = cpuMeter({ ...pids, sink: sink.pid }, { postgres: true, selfName: "benchProcess" });
     const started = Date.now();
     const batches = Array.from({ length: Math.ceil(emailCount / 50) }, (_, b) =>
       Array.from({ length: Math.min(50, emailCount - b * 50) }, (_, i) => `e${b * 50 + i}@bench.example`),
@@ -110,7 +115,7 @@ async function main() {
     const queuedMs = Date.now() - started;
     await timeUntil(sink, emailCount, "end-to-end delivery");
     const mailroomMs = Date.now() - started;
-    results.delivery = { queuedMs, totalMs: mailroomMs, perSecond: emailCount / (mailroomMs / 1000) };
+    results.delivery = { queuedMs, totalMs: mailroomMs, perSecond: emailCount / (mailroomMs / 1000), cpuMsPerEmail: deliveryMeter.perItemMs(emailCount) };
 
     await sink.reset();
     // The same messages, DKIM-signed as the delivery worker signs them.
@@ -141,6 +146,9 @@ async function main() {
     "|---|---|---|",
     `| Mailroom (send → record → job → worker → sink) | ${(results.delivery.totalMs / 1000).toFixed(1)} | ${results.delivery.perSecond.toFixed(0)} |`,
     `| bare nodemailer pool (the same messages, DKIM-signed with the domain's key) | ${(results.bareNodemailer.totalMs / 1000).toFixed(1)} | ${results.bareNodemailer.perSecond.toFixed(0)} |`,
+    "",
+    `CPU ms per accepted request (delivery running alongside): ${formatCpu(results.acceptCpuMs)}.`,
+    `CPU ms per email delivered end to end: ${formatCpu(results.delivery.cpuMsPerEmail)}.`,
     "",
     `Ratios: accepted throughput ${(results.gateway.rps / results.bareRoute.rps).toFixed(2)} (target ≥ 0.4); delivery ${(results.delivery.perSecond / results.bareNodemailer.perSecond).toFixed(2)} (target ≥ 0.6).`,
   ].join("\n");

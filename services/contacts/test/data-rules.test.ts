@@ -37,6 +37,11 @@ const ENTRY_POINTS = {
     await p.api.post("/contacts", { email, data: START });
     return (await bus.rpc("contacts.upsert", { projectId: p.id, email, data: INPUT, entryPoint: "send" })).result.contact.data;
   },
+  "contacts.upsertMany (send)": async (email: string) => {
+    await p.api.post("/contacts", { email, data: START });
+    const reply = await bus.rpc("contacts.upsertMany", { projectId: p.id, emails: [uniqueEmail("beside"), email], data: INPUT, entryPoint: "send" });
+    return reply.result.results[1].contact.data;
+  },
 };
 
 describe.each(Object.entries(ENTRY_POINTS))("the data rules through %s", (entry, apply) => {
@@ -68,6 +73,51 @@ describe("contacts.upsert over NATS (the /v1/send path)", () => {
     expect((await bus.rpc("contacts.upsert", { projectId: "not-a-uuid", email: "a@b.co", entryPoint: "send" })).error).toMatchObject({ error: "VALIDATION_ERROR" });
     const deep = { a: { b: { c: { d: { e: { f: 1 } } } } } };
     expect((await bus.rpc("contacts.upsert", { projectId: p.id, email: "a@b.co", data: deep, entryPoint: "api" })).error).toMatchObject({ reason: "contact_data_limit" });
+  });
+});
+
+describe("contacts.upsertMany over NATS (a /v1/send's recipients)", () => {
+  it("answers one result per address in order: new, unchanged, changed, and a repeat in another case", async () => {
+    const [fresh, same, changing] = [uniqueEmail("new"), uniqueEmail("same"), uniqueEmail("changing")];
+    const { body: kept } = await p.api.post("/contacts", { email: same, subscribed: true, data: { plan: "pro" } });
+    const { body: old } = await p.api.post("/contacts", { email: changing, subscribed: true, data: { plan: "free" } });
+    const emails = [fresh, same, changing, fresh.toUpperCase()];
+    const reply = await bus.rpc("contacts.upsertMany", { projectId: p.id, emails, data: { plan: "pro", code: once("X") }, entryPoint: "send" });
+    expect(reply.ok, JSON.stringify(reply.error)).toBe(true);
+    const [a, b, c, d] = reply.result.results;
+    expect(a).toMatchObject({ isNew: true, changed: true, contact: { email: fresh, subscribed: false, data: { plan: "pro" } } });
+    expect(b).toMatchObject({ isNew: false, changed: false, contact: { id: kept.id, subscribed: true, data: { plan: "pro" } } });
+    expect(c).toMatchObject({ isNew: false, changed: true, contact: { id: old.id, subscribed: true, data: { plan: "pro" } } });
+    // the repeat names the contact the first created, and finds nothing left to change
+    expect(d).toMatchObject({ isNew: false, changed: false, contact: { id: a.contact.id, email: fresh } });
+    for (const r of [a, b, c, d]) expect(r.templateData).toEqual({ plan: "pro", code: "X" });
+    expect((await p.api.get(`/contacts?search=${encodeURIComponent(fresh.split("@")[0]!)}`)).body.data).toHaveLength(1);
+    expect((await p.api.get(`/contacts/${old.id}`)).body.data).toEqual({ plan: "pro" });
+  });
+
+  it("creates each new contact once when two calls race for the same addresses", async () => {
+    const emails = Array.from({ length: 20 }, () => uniqueEmail("race"));
+    const calls = await Promise.all([emails, [...emails].reverse()].map((list) => bus.rpc("contacts.upsertMany", { projectId: p.id, emails: list, data: { n: 1 }, entryPoint: "send" })));
+    for (const c of calls) expect(c.ok, JSON.stringify(c.error)).toBe(true);
+    const ids = (c: { result: { results: { contact: { id: string; email: string } }[] } }) => new Map(c.result.results.map((r) => [r.contact.email, r.contact.id]));
+    const [first, second] = calls.map((c) => ids(c as never));
+    for (const e of emails) expect(second!.get(e)).toBe(first!.get(e));
+    expect(calls.flatMap((c) => c.result.results).filter((r: { isNew: boolean }) => r.isNew)).toHaveLength(20);
+  });
+
+  it("refuses bad input as VALIDATION_ERROR and writes nothing", async () => {
+    const ok = uniqueEmail("untouched");
+    const bad = [
+      { projectId: p.id, emails: [], entryPoint: "send" },
+      { projectId: p.id, emails: [ok, "not-an-address"], entryPoint: "send" },
+      { projectId: p.id, emails: Array.from({ length: 101 }, () => uniqueEmail("many")), entryPoint: "send" },
+      { projectId: "not-a-uuid", emails: [ok], entryPoint: "send" },
+      { projectId: p.id, emails: [ok], entryPoint: "nowhere" },
+    ];
+    for (const req of bad) expect((await bus.rpc("contacts.upsertMany", req)).error, JSON.stringify(req).slice(0, 80)).toMatchObject({ error: "VALIDATION_ERROR" });
+    const deep = { a: { b: { c: { d: { e: { f: 1 } } } } } };
+    expect((await bus.rpc("contacts.upsertMany", { projectId: p.id, emails: [ok], data: deep, entryPoint: "api" })).error).toMatchObject({ reason: "contact_data_limit" });
+    expect((await bus.rpc("contacts.get", { projectId: p.id, email: ok })).result.contact).toBeNull();
   });
 });
 

@@ -53,7 +53,7 @@ describe("tracing", () => {
     const names = trace.map((s) => s.name);
     expect(names).toContain("POST /v1/send");
     expect(names).toContain("rpc sending.send");
-    expect(names).toContain("rpc contacts.upsert");
+    expect(names).toContain("rpc contacts.upsertMany");
     expect(names).toContain("consume sending-delivery");
     expect(names.some((n) => n.startsWith("db ContactsRepo."))).toBe(true);
     expect(names.some((n) => n.startsWith("db EmailsRepo."))).toBe(true);

@@ -204,4 +204,38 @@ describe("/v1/send", () => {
     expect((await other.api.get(`/emails/${page1.body.data[0].id}`)).status).toBe(404);
     expect((await other.api.get(`/emails?contactId=${contactId}`)).body.data).toEqual([]);
   });
+
+  it("gives an address repeated in another case one contact and an email per mention", async () => {
+    const a = uniqueAddress("twice");
+    const b = uniqueAddress("once");
+    const res = await p.api.post("/v1/send", { to: [a, b, a.toUpperCase()], from: `t@${domain}`, subject: "Hi", body: "<p>x</p>" });
+    expect(res.status).toBe(200);
+    const [first, other, again] = res.body.data.emails;
+    expect(again.contact).toEqual(first.contact);
+    expect(other.contact.id).not.toBe(first.contact.id);
+    expect(new Set(res.body.data.emails.map((e: any) => e.email)).size).toBe(3);
+    expect(await messagesTo(a, 2)).toHaveLength(2);
+    expect((await p.api.get(`/emails?contactId=${first.contact.id}`)).body.data).toHaveLength(2);
+  });
+
+  it("queues none of the recipients when one of them cannot be rendered", async () => {
+    const big = uniqueAddress("huge");
+    await p.api.post("/contacts", { email: big, data: { n: 100_000_000 } });
+    const fine = uniqueAddress("fine");
+    const res = await p.api.post("/v1/send", {
+      to: [fine, big],
+      from: `r@${domain}`,
+      subject: "Loop",
+      body: "{% for i in (1..contact.data.n) %}.{% endfor %}done",
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: "VALIDATION_ERROR", message: "The template could not be rendered" });
+    const { body: contact } = await p.api.get(`/contacts?search=${encodeURIComponent(fine)}`);
+    for (const c of contact.data) expect((await p.api.get(`/emails?contactId=${c.id}`)).body.data).toEqual([]);
+    // the next send to the same contact goes out: nothing of the refused one is left behind it
+    const ok = await p.api.post("/v1/send", { to: fine, from: `r@${domain}`, subject: "After", body: "ok" });
+    const [msg] = await messagesTo(fine);
+    expect(msg!.subject).toBe("After");
+    expect((await p.api.get(`/emails?contactId=${ok.body.data.emails[0].contact.id}`)).body.data).toHaveLength(1);
+  });
 });

@@ -29,6 +29,27 @@ export const UpsertContactRpcReply = z.object({
 });
 export type UpsertContactRpcReply = z.infer<typeof UpsertContactRpcReply>;
 
+/** Recipients of one upsertMany call: a /v1/send's whole `to` fits (MAX_RECIPIENTS is 50). */
+export const MAX_UPSERT_BATCH = 100;
+
+/**
+ * The upserts of one /v1/send's recipients in one call: each address as `upsert` would do it, in
+ * order, with the same `subscribed` and `data` for all (the request's). An address given twice
+ * (case-insensitively) names one contact, and the second sees the first's write.
+ */
+export const UpsertManyRpcRequest = z.object({
+  projectId: Id,
+  emails: z.array(EmailAddress).min(1).max(MAX_UPSERT_BATCH),
+  subscribed: z.boolean().optional(),
+  data: ContactDataInput.optional(),
+  entryPoint: UpsertEntryPoint,
+});
+export type UpsertManyRpcRequest = z.infer<typeof UpsertManyRpcRequest>;
+
+/** One result per address of the request, in its order. */
+export const UpsertManyRpcReply = z.object({ results: z.array(UpsertContactRpcReply) });
+export type UpsertManyRpcReply = z.infer<typeof UpsertManyRpcReply>;
+
 /**
  * Keyset page by id, for campaign audiences and scheduled workflows: `afterId` is the last id of the
  * previous page. `segmentId` narrows to the segment's members (a segment that is not the project's
@@ -97,6 +118,12 @@ export const contactsRpc = {
     operation: "contacts.upsert",
     request: UpsertContactRpcRequest,
     reply: UpsertContactRpcReply,
+  }),
+  upsertMany: defineRpc({
+    service: "contacts",
+    operation: "contacts.upsertMany",
+    request: UpsertManyRpcRequest,
+    reply: UpsertManyRpcReply,
   }),
   page: defineRpc({
     service: "contacts",

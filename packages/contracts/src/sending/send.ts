@@ -3,8 +3,9 @@ import { defineRoute } from "../route.js";
 import { DisplayName, EmailAddress, Id, Mailbox, SuccessEnvelope, Timestamp, singleLine } from "../common.js";
 import { ContactDataInput } from "../contacts/records.js";
 
-/** Recipients per /v1/send call. Each is processed on its own (upsert, render, email), so the cap
- * bounds the work of one request, not a batch. */
+/** Recipients per /v1/send call. Each gets its own upsert, render and email record; the cap bounds
+ * the work of one request (its upserts go to the contacts service in one call, its records commit
+ * in one transaction). */
 export const MAX_RECIPIENTS = 50;
 export const MAX_ATTACHMENTS = 10;
 /** Totals checked by the sending service (sizes of decoded content, not of the base64 text). */

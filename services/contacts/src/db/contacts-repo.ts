@@ -97,6 +97,33 @@ export const contactsRepo = traced("ContactsRepo", {
     return { row: contact, created };
   },
 
+  /**
+   * `createOrRead` for several addresses (distinct, case-insensitively) in one statement: each new one
+   * is created along with its outbox rows (those whose payload names it, `contactId`), each existing
+   * one comes back as it is. An address missing from the answer was created concurrently after this
+   * statement's snapshot.
+   */
+  async createOrReadMany(q: Q, rows: ContactRow[], outbox: string): Promise<Array<{ row: ContactRow; created: boolean }>> {
+    const given = json(rows.map((r) => ({ ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) })));
+    const read = await q<Array<ContactRow & { created: boolean }>>`
+      with v as (
+        select * from jsonb_to_recordset(${given}::jsonb)
+          as v(id uuid, project_id uuid, email text, subscribed boolean, data jsonb, created_at timestamptz, updated_at timestamptz)),
+      c as (
+        insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
+        select id, project_id, email, subscribed, data, created_at, updated_at from v
+        -- in address order: two calls inserting the same addresses wait on each other, never deadlock
+        order by lower(email)
+        on conflict (project_id, lower(email)) do nothing
+        returning *),
+      o as (${outboxInsert(q, outbox)} where (m.payload->>'contactId')::uuid in (select id from c))
+      select c.*, true as created from c
+      union all
+      select x.*, false from v join contacts x on x.project_id = v.project_id and lower(x.email) = lower(v.email)
+      where v.id not in (select id from c)`;
+    return read.map(({ created, ...row }) => ({ row, created }));
+  },
+
   async update(q: Q, row: ContactRow): Promise<ContactRow> {
     const [updated] = await q<ContactRow[]>`
       update contacts set email = ${row.email}, subscribed = ${row.subscribed}, data = ${json(row.data)}::jsonb,

@@ -18,6 +18,11 @@ export function registerRpcs(server: RpcServer, service: ContactsService, querie
       const r = await service.upsert(project(req.projectId), req, req.entryPoint);
       return { contact: toContact(r.row), isNew: r.isNew, changed: r.isNew || r.changed.length > 0, templateData: r.outcome.templateData };
     })
+    .rpc(contactsRpc.upsertMany, async (req) => {
+      const { projectId, emails, entryPoint, ...input } = req;
+      const results = await service.upsertMany(project(projectId), emails, input, entryPoint);
+      return { results: results.map((r) => ({ contact: toContact(r.row), isNew: r.isNew, changed: r.isNew || r.changed.length > 0, templateData: r.outcome.templateData })) };
+    })
     .rpc(contactsRpc.page, async (req) => segments.page({ ...req, projectId: project(req.projectId) }))
     .rpc(contactsRpc.validateFilter, async (req) => segments.validate({ ...req, projectId: project(req.projectId) }))
     .rpc(contactsRpc.get, async (req) => {

@@ -39,6 +39,62 @@ export class ContactsService {
   }
 
   /**
+   * `upsert` for several addresses with the same input (a /v1/send's recipients), in the order given.
+   * The addresses are created or read in one statement; only contacts the input changes, and
+   * addresses created concurrently, take a transaction (one for all of them). An address given twice
+   * names one contact: the second sees the first's write, which leaves nothing to change.
+   */
+  async upsertMany(projectId: string, emails: string[], input: Omit<UpsertInput, "email">, entry: EntryPoint): Promise<WriteResult[]> {
+    const now = this.clock();
+    const byAddress = new Map<string, WriteResult>();
+    for (const email of emails) {
+      const key = email.toLowerCase();
+      if (!byAddress.has(key)) byAddress.set(key, freshContact(projectId, { ...input, email }, entry, now));
+    }
+    const fresh = new Map([...byAddress.values()].map((f) => [f.row.id, f]));
+    const { value: read } = await this.writer.singleMany(
+      [...fresh.keys()],
+      (out, id) => {
+        const f = fresh.get(id)!;
+        out.change(f.row, "created", f.changed, now);
+      },
+      async (sql, outbox) => {
+        const value = await contactsRepo.createOrReadMany(sql, [...fresh.values()].map((f) => f.row), outbox);
+        return { wrote: new Set(value.filter((r) => r.created).map((r) => r.row.id)), value };
+      },
+    );
+    const found = new Map(read.map((r) => [r.row.email.toLowerCase(), r]));
+    const pending: string[] = [];
+    for (const [key, f] of byAddress) {
+      const r = found.get(key);
+      if (!r) {
+        pending.push(key); // created concurrently after the statement's snapshot: the transaction reads it
+      } else if (r.created) {
+        byAddress.set(key, { ...f, row: r.row });
+      } else {
+        const { outcome, changed } = contactChanges(r.row, input, entry);
+        if (changed.length > 0) pending.push(key);
+        else byAddress.set(key, { row: r.row, isNew: false, changed, outcome });
+      }
+    }
+    if (pending.length > 0) {
+      // in address order, so two calls that share addresses lock them in the same order
+      pending.sort();
+      await this.writer.run(async (tx, out) => {
+        for (const key of pending) byAddress.set(key, await upsertContact(tx, out, projectId, { ...input, email: byAddress.get(key)!.row.email }, entry, now));
+      });
+    }
+    const seen = new Set<string>();
+    return emails.map((email) => {
+      const key = email.toLowerCase();
+      const result = byAddress.get(key)!;
+      if (seen.has(key)) return { ...result, isNew: false, changed: [] };
+      seen.add(key);
+      return result;
+    });
+  }
+
+  /**
    * The one-statement attempt of `upsert` and `track`: a new address is created with its messages
    * (and, when tracking, the event's record and messages); an existing contact comes back unlocked,
    * with what the call would change on it. Null after a lost race.

@@ -23,9 +23,10 @@ export class SuppressionsRepo {
   }
 
   /** A resubscription at `at` lifts what happened before it (a later bounce suppresses again). */
-  async lift(projectId: string, email: string, at: Date): Promise<void> {
+  async lift(projectId: string, email: string | string[], at: Date): Promise<void> {
+    const emails = (Array.isArray(email) ? email : [email]).map((e) => e.toLowerCase());
     await this.sql`
-      delete from suppressions where project_id = ${projectId} and email = ${email.toLowerCase()}
+      delete from suppressions where project_id = ${projectId} and email = any(${emails}::text[])
         and created_at <= ${at.toISOString()}::timestamptz`;
   }
 

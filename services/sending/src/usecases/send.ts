@@ -3,7 +3,8 @@ import { newId } from "@mailroom/kit";
 import { RESERVED_HEADERS, messageIdFor, type StoredAttachment } from "../domain/compose.js";
 import { parseTemplate, type ParsedTemplate } from "../domain/render.js";
 import type { Ctx } from "./context.js";
-import { assertSenderVerified, queueEmail } from "./queue-email.js";
+import { assertSenderVerified, queueEmails } from "./queue-email.js";
+import type { NewEmail } from "../db/emails-repo.js";
 import { renderEmail, trackingOn } from "./render-email.js";
 
 interface Address {
@@ -85,31 +86,30 @@ export async function planSend(ctx: Ctx, projectId: string, req: SendEmailReques
 }
 
 /**
- * Each recipient on its own, one after another: contact upsert (one-shot data comes back as
- * template variables), render, then the email record and its job in one transaction.
+ * Each recipient gets its own contact upsert (one-shot data comes back as template variables), its
+ * own render and its own email record, in the order given. The upserts go to the contacts service in
+ * one call and the records and jobs commit in one transaction: every recipient's email is queued, or
+ * (on a failure) none is.
  */
 export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailRequest, plan: SendPlan): Promise<SendEmailResult> {
   const attachmentIds = plan.files.map(() => newId());
   await ctx.emails.insertAttachments(projectId, attachmentIds, plan.files);
-  const emails: SendEmailResult["emails"] = [];
-  for (const to of plan.recipients) {
-    const upsert = await ctx.rpc.call(contactsRpc.upsert, {
-      projectId,
-      email: to.email,
-      entryPoint: "send",
-      ...(req.subscribed !== undefined ? { subscribed: req.subscribed } : {}),
-      ...(req.data !== undefined ? { data: req.data } : {}),
-    });
-    const { contact } = upsert;
-    // An explicit resubscription lifts a bounce suppression now, not when its event comes back.
-    if (req.subscribed === true) await ctx.suppressions.lift(projectId, contact.email, new Date());
+  const { results } = await ctx.rpc.call(contactsRpc.upsertMany, {
+    projectId,
+    emails: plan.recipients.map((to) => to.email),
+    entryPoint: "send",
+    ...(req.subscribed !== undefined ? { subscribed: req.subscribed } : {}),
+    ...(req.data !== undefined ? { data: req.data } : {}),
+  });
+  // An explicit resubscription lifts a bounce suppression now, not when its event comes back.
+  if (req.subscribed === true) await ctx.suppressions.lift(projectId, results.map((r) => r.contact.email), new Date());
+  const emails: NewEmail[] = [];
+  for (const [i, to] of plan.recipients.entries()) {
+    const { contact, templateData } = results[i]!;
     const id = newId();
-    const vars = {
-      ...upsert.templateData,
-      contact: { id: contact.id, email: contact.email, subscribed: contact.subscribed, data: contact.data },
-    };
+    const vars = { ...templateData, contact: { id: contact.id, email: contact.email, subscribed: contact.subscribed, data: contact.data } };
     const rendered = await renderEmail(ctx, { parsed: plan.parsed, vars, emailId: id, projectId, tracking: plan.tracking });
-    await queueEmail(ctx, {
+    emails.push({
       id,
       projectId,
       contactId: contact.id,
@@ -132,7 +132,10 @@ export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailReq
       messageId: messageIdFor(id, ctx.returnPathDomain),
       links: rendered.links,
     });
-    emails.push({ contact: { id: contact.id, email: contact.email }, email: id });
   }
-  return { emails, timestamp: new Date().toISOString() };
+  await queueEmails(ctx, emails);
+  return {
+    emails: emails.map((e, i) => ({ contact: { id: results[i]!.contact.id, email: results[i]!.contact.email }, email: e.id })),
+    timestamp: new Date().toISOString(),
+  };
 }
