@@ -9,19 +9,30 @@ export class Batcher<I, O> {
   private pending: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
   private inFlight = 0;
   private turnScheduled = false;
+  private lingering: NodeJS.Timeout | undefined;
 
   /**
    * `startNextTurn`: a batch starts in the event loop's next check phase instead of at once, so the
    * calls made by every I/O callback of this turn (the messages of one fetch, say) share it.
+   * `lingerMs`: a call that finds nothing in flight waits this long for company before its batch
+   * starts (a full batch starts at once). For work whose caller can wait a little, it makes batches
+   * of a steady trickle, which group commit alone answers one by one.
    */
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
-    private readonly opts: { maxBatch: number; maxInFlight?: number; startNextTurn?: boolean } = { maxBatch: 256 },
+    private readonly opts: { maxBatch: number; maxInFlight?: number; startNextTurn?: boolean; lingerMs?: number } = { maxBatch: 256 },
   ) {}
 
   add(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
+      if (this.opts.lingerMs && this.pending.length < this.opts.maxBatch) {
+        this.lingering ??= setTimeout(() => {
+          this.lingering = undefined;
+          this.flush();
+        }, this.opts.lingerMs);
+        return;
+      }
       if (!this.opts.startNextTurn) return this.flush();
       if (this.turnScheduled) return;
       this.turnScheduled = true;

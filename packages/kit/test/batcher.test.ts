@@ -53,13 +53,32 @@ describe("Batcher (group commit)", () => {
       batches.push(items);
       return items.map((i) => i + 1);
     }, { maxBatch: 10, startNextTurn: true });
-    // three timers due at once run in one timers phase, each followed by a microtask checkpoint
+    // three immediates run in one check phase, each followed by a microtask checkpoint (three timers
+    // of 1 ms were not always due in the same timers phase on a loaded machine)
     const got = await new Promise<number[]>((resolve) => {
       const calls: Promise<number>[] = [];
-      for (const i of [1, 2, 3]) setTimeout(() => void calls.push(b.add(i)), 1);
+      for (const i of [1, 2, 3]) setImmediate(() => void calls.push(b.add(i)));
       setTimeout(() => void Promise.all(calls).then(resolve), 20);
     });
     expect(got).toEqual([2, 3, 4]);
     expect(batches).toEqual([[1, 2, 3]]);
+  });
+
+  it("with lingerMs, gathers a trickle of calls into one batch, and starts a full batch at once", async () => {
+    const batches: number[][] = [];
+    const b = new Batcher<number, number>(async (items) => {
+      batches.push(items);
+      return items;
+    }, { maxBatch: 4, lingerMs: 60 });
+    const trickle = [1, 2, 3].map((i) => new Promise<number>((r) => setTimeout(() => void b.add(i).then(r), i * 10)));
+    const started = Date.now();
+    expect(await Promise.all(trickle)).toEqual([1, 2, 3]);
+    expect(batches).toEqual([[1, 2, 3]]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(55);
+
+    const full = Date.now();
+    expect(await Promise.all([4, 5, 6, 7].map((i) => b.add(i)))).toEqual([4, 5, 6, 7]);
+    expect(batches.at(-1)).toEqual([4, 5, 6, 7]);
+    expect(Date.now() - full).toBeLessThan(50);
   });
 });

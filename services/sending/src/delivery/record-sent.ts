@@ -22,7 +22,7 @@ export class SentRecorder {
   private readonly batcher: Batcher<SentRecord, void>;
 
   constructor(private readonly ctx: Ctx) {
-    this.batcher = new Batcher((items) => this.recordMany(items), { maxBatch: 256, maxInFlight: 2 });
+    this.batcher = new Batcher((items) => this.recordMany(items), { maxBatch: 256, maxInFlight: 1 });
   }
 
   /**

@@ -32,7 +32,7 @@ export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions):
   // Concurrent jobs share their database round trips: claims (with their keys) and sent records each go
   // in one statement per batch (group commit), which is most of what a delivery costs.
   const batches: Batches = {
-    claims: new Batcher((ids: string[]) => ctx.emails.claimMany(ids, LEASE_MS), { maxBatch: 256, maxInFlight: 2 }),
+    claims: new Batcher((ids: string[]) => ctx.emails.claimMany(ids, LEASE_MS), { maxBatch: 256, maxInFlight: 2, lingerMs: 5 }),
     sent: new SentRecorder(ctx),
   };
   return {
