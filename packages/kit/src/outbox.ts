@@ -65,15 +65,16 @@ export async function enqueue(tx: postgres.ISql, messages: OutboxMessage[]): Pro
  * one parameter for `outboxInsert`, which that statement runs in a CTE guarded by its own write, so
  * the rows exist if and only if the write does. After it, hand `stored` to `OutboxRelay.kick`.
  */
-export function outboxRows(messages: OutboxMessage[]): { json: string; stored: StoredMessage[] } {
+export function outboxRows(messages: OutboxMessage[], owners?: string[]): { json: string; stored: StoredMessage[] } {
   const headers = traceHeaders();
   const trace = JSON.stringify(headers);
   const stored: StoredMessage[] = [];
-  const parts = messages.map((m) => {
+  const parts = messages.map((m, i) => {
     const data = JSON.stringify(m.payload);
     stored.push({ id: m.id, subject: m.subject, data, headers });
+    const owner = owners ? `,"owner":${JSON.stringify(owners[i])}` : "";
     // payload is spliced in as serialised: the JSON document carries it as an object, not a string
-    return `{"id":${JSON.stringify(m.id)},"subject":${JSON.stringify(m.subject)},"payload":${data},"headers":${trace}}`;
+    return `{"id":${JSON.stringify(m.id)},"subject":${JSON.stringify(m.subject)},"payload":${data},"headers":${trace}${owner}}`;
   });
   return { json: `[${parts.join(",")}]`, stored };
 }
@@ -82,6 +83,19 @@ export function outboxRows(messages: OutboxMessage[]): { json: string; stored: S
 export function outboxInsert(q: postgres.ISql, json: string) {
   return q`insert into outbox (id, subject, payload, headers)
     select m.id, m.subject, m.payload, m.headers from jsonb_to_recordset(${json}::jsonb) as m(id uuid, subject text, payload jsonb, headers jsonb)`;
+}
+
+/**
+ * For a statement that writes several records at once: the rows of `outboxRows(messages, owners)`
+ * (each message naming the record it belongs to) whose owner is among the ids `written` selects,
+ * so each record's messages exist if and only if that record was written. `param` is the JSON's
+ * placeholder (`$7`) in a statement built as text.
+ */
+export function outboxInsertOwnedSql(param: string, written: string): string {
+  return `insert into outbox (id, subject, payload, headers)
+    select m.id, m.subject, m.payload, m.headers
+    from jsonb_to_recordset(${param}::jsonb) as m(id uuid, subject text, payload jsonb, headers jsonb, owner uuid)
+    where m.owner in (${written})`;
 }
 
 /** An event envelope as an outbox message on the EVENTS stream. */

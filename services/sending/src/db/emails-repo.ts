@@ -1,5 +1,5 @@
 import type { Email, EmailSourceType, EmailStatus, ListEmailsQuery } from "@mailroom/contracts";
-import type { Sql } from "@mailroom/kit";
+import { outboxInsertOwnedSql, type Sql } from "@mailroom/kit";
 import type { OutgoingEmail, SigningKey, StoredAttachment } from "../domain/compose.js";
 import { iso, isoNotNull } from "./values.js";
 
@@ -54,7 +54,11 @@ export class EmailsRepo {
    * transaction; returns the ids that were inserted (a record whose idempotency key exists already,
    * or repeats one earlier in `emails`, is not).
    */
-  async insertQueuedMany(tx: Tx, emails: NewEmail[]): Promise<Set<string>> {
+  /**
+   * The records and their outbox rows (`outboxRows(messages, owners)`, each owned by its email) in one
+   * statement: a record whose idempotency key already has one is not written, nor are its rows.
+   */
+  async insertQueuedMany(emails: NewEmail[], outbox: string): Promise<Set<string>> {
     if (emails.length === 0) return new Set();
     const values: unknown[] = [];
     const rows = emails.map((e) => {
@@ -69,13 +73,17 @@ export class EmailsRepo {
         ${p(11, "::jsonb")}, ${p(12, "::uuid[]")}, ${p(13, "::uuid")}, ${p(14, "::uuid")}, ${p(15, "::uuid")}, ${p(16, "::uuid")},
         ${p(17)}, ${p(18, "::boolean")}, ${p(19)}, ${p(20)}, ${p(21)}, ${p(22, "::text[]")}, ${p(23)})`;
     });
-    const inserted = await tx.unsafe<{ id: string }[]>(
-      `insert into emails (id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html,
-        headers, attachment_ids, template_id, campaign_id, workflow_id, execution_id, source_type, marketing,
-        idempotency_key, status, message_id, links, last_error)
-      values ${rows.join(", ")}
-      on conflict (project_id, idempotency_key) do nothing
-      returning id`,
+    values.push(outbox);
+    const inserted = await this.sql.unsafe<{ id: string }[]>(
+      `with e as (
+        insert into emails (id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html,
+          headers, attachment_ids, template_id, campaign_id, workflow_id, execution_id, source_type, marketing,
+          idempotency_key, status, message_id, links, last_error)
+        values ${rows.join(", ")}
+        on conflict (project_id, idempotency_key) do nothing
+        returning id),
+      o as (${outboxInsertOwnedSql(`$${values.length}`, "select id from e")})
+      select id from e`,
       values as never[],
     );
     return new Set(inserted.map((r) => r.id));

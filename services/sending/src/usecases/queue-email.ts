@@ -1,5 +1,5 @@
 import { AppError } from "@mailroom/contracts";
-import { eventMessage } from "@mailroom/kit";
+import { eventMessage, outboxRows } from "@mailroom/kit";
 import { emailEvent } from "../domain/events.js";
 import type { NewEmail } from "../db/emails-repo.js";
 import type { Suppression } from "../db/suppressions-repo.js";
@@ -16,35 +16,26 @@ export interface SendJob {
 }
 
 /**
- * Makes an email durable: its record and its job in one transaction (the job leaves through the
- * outbox with msgID = email id, so a second publish of it is dropped by JetStream). False when the
- * idempotency key already had a record: nothing is queued then.
- */
-export async function queueEmail(ctx: Ctx, given: NewEmail): Promise<boolean> {
-  return (await queueEmails(ctx, [given])).has(given.id);
-}
-
-/**
- * `queueEmail` for many emails of one project at once: one suppression lookup, one transaction with
- * one insert for the records and one for their jobs. Returns the ids that were queued (the others'
- * idempotency keys had a record already).
+ * Makes emails of one project durable: one suppression lookup, then every record with its job (or,
+ * suppressed, its terminal event) in one statement. The jobs leave through the outbox with msgID =
+ * email id, so a second publish of one is dropped by JetStream. Returns the ids that were queued
+ * (the others' idempotency keys had a record already).
  */
 export async function queueEmails(ctx: Ctx, given: NewEmail[]): Promise<Set<string>> {
   const emails = await withSuppressions(ctx, given);
-  return ctx.outbox.transaction(async (tx, emit) => {
-    const ids = await ctx.emails.insertQueuedMany(tx as never, emails);
-    const messages = emails.filter((e) => ids.has(e.id)).map((email) => {
-      if (!email.failure) {
-        const job: SendJob = { emailId: email.id, projectId: email.projectId };
-        return { id: email.id, subject: ctx.names.subjects.sendJob(email.projectId), payload: job };
-      }
-      // A suppressed email ends here: its terminal event goes out with the record.
-      const at = new Date();
-      return eventMessage(ctx.names, emailEvent(email, "email.failed", { failedAt: at.toISOString(), reason: email.failure }, at));
-    });
-    await emit(messages);
-    return ids;
+  const messages = emails.map((email) => {
+    if (!email.failure) {
+      const job: SendJob = { emailId: email.id, projectId: email.projectId };
+      return { id: email.id, subject: ctx.names.subjects.sendJob(email.projectId), payload: job };
+    }
+    // A suppressed email ends here: its terminal event goes out with the record.
+    const at = new Date();
+    return eventMessage(ctx.names, emailEvent(email, "email.failed", { failedAt: at.toISOString(), reason: email.failure }, at));
   });
+  const { json, stored } = outboxRows(messages, emails.map((e) => e.id));
+  const ids = await ctx.emails.insertQueuedMany(emails, json);
+  ctx.outbox.kick(stored.filter((_, i) => ids.has(emails[i]!.id)));
+  return ids;
 }
 
 /**

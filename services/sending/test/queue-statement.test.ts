@@ -1,0 +1,71 @@
+// EmailsRepo.insertQueuedMany: the records of a /v1/send (or a campaign page) and their outbox rows in
+// one statement, which must write each email's job or event if and only if it writes that email.
+import { afterAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { openDatabase, outboxRows } from "@mailroom/kit";
+import { sharedPlatform } from "@mailroom/testkit/shared";
+import { EmailsRepo, type NewEmail } from "../src/db/emails-repo.js";
+
+const url = new URL(sharedPlatform().env.DATABASE_URL!);
+url.pathname = `/${sharedPlatform().prefix}_sending`;
+const db = openDatabase(url.toString(), { max: 1 }).sql;
+afterAll(() => db.end());
+const repo = new EmailsRepo(db);
+
+const projectId = randomUUID();
+const email = (idempotencyKey: string | null): NewEmail => {
+  const id = randomUUID();
+  return {
+    id,
+    projectId,
+    contactId: randomUUID(),
+    to: `${id.slice(0, 8)}@example.com`,
+    toName: null,
+    from: "a@mailroom.test",
+    fromName: null,
+    replyTo: null,
+    subject: "s",
+    html: "<p>it's \"quoted\" \\ ünïcode</p>",
+    headers: {},
+    marketing: false,
+    messageId: `<${id}@bounces.mailroom.test>`,
+    attachmentIds: [],
+    templateId: null,
+    campaignId: null,
+    workflowId: null,
+    executionId: null,
+    sourceType: "CAMPAIGN",
+    idempotencyKey,
+    links: [],
+  };
+};
+/** Two messages per email, as a suppressed email has its event and a queued one its job. */
+const outboxOf = (emails: NewEmail[]) => {
+  const messages = emails.flatMap((e) => [0, 1].map((i) => ({ id: randomUUID(), subject: `test.queue.${i}`, payload: { emailId: e.id } })));
+  return { messages, json: outboxRows(messages, emails.flatMap((e) => [e.id, e.id])).json };
+};
+const outboxIds = async (ids: string[]) => (await db`select id from outbox where id = any(${ids}::uuid[])`).map((r) => r.id as string);
+
+describe("EmailsRepo.insertQueuedMany", () => {
+  it("writes every record with its outbox rows, and skips a record whose key has one, with its rows", async () => {
+    const first = [email("k1"), email("k2")];
+    const one = outboxOf(first);
+    expect(await repo.insertQueuedMany(first, one.json)).toEqual(new Set(first.map((e) => e.id)));
+    expect((await outboxIds(one.messages.map((m) => m.id))).sort()).toEqual(one.messages.map((m) => m.id).sort());
+
+    const again = [email("k2"), email("k3"), email(null)];
+    const two = outboxOf(again);
+    expect(await repo.insertQueuedMany(again, two.json)).toEqual(new Set([again[1]!.id, again[2]!.id]));
+    expect((await outboxIds(two.messages.map((m) => m.id))).sort()).toEqual(two.messages.slice(2).map((m) => m.id).sort());
+    expect(await db`select 1 from emails where id = ${again[0]!.id}`).toHaveLength(0);
+    await db`delete from outbox where id = any(${[...one.messages, ...two.messages].map((m) => m.id)}::uuid[])`;
+  });
+
+  it("writes nothing when a part fails: the statement is one transaction", async () => {
+    const emails = [email(null), email(null)];
+    const { json } = outboxOf(emails);
+    const bad = json.replace(/"id":"[^"]+"/, '"id":"not-a-uuid"');
+    await expect(repo.insertQueuedMany(emails, bad)).rejects.toThrow(/uuid/);
+    expect(await db`select 1 from emails where id = any(${emails.map((e) => e.id)}::uuid[])`).toHaveLength(0);
+  });
+});
