@@ -14,9 +14,10 @@ export class Batcher<I, O> {
   /**
    * `startNextTurn`: a batch starts in the event loop's next check phase instead of at once, so the
    * calls made by every I/O callback of this turn (the messages of one fetch, say) share it.
-   * `lingerMs`: a call that finds nothing in flight waits this long for company before its batch
-   * starts (a full batch starts at once). For work whose caller can wait a little, it makes batches
-   * of a steady trickle, which group commit alone answers one by one.
+   * `lingerMs`: a batch short of `maxBatch` starts this long after the call that opened it (or as soon
+   * as the batch in flight ends, whichever comes first), not at once; a full batch starts at once. For
+   * work whose caller can wait a little, it makes batches of a steady trickle, which group commit
+   * alone answers one by one.
    */
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,

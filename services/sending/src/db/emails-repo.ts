@@ -50,13 +50,10 @@ export class EmailsRepo {
   constructor(private readonly sql: Sql) {}
 
   /**
-   * Inserts QUEUED records (FAILED when `failure` is set) in one statement inside the caller's
-   * transaction; returns the ids that were inserted (a record whose idempotency key exists already,
-   * or repeats one earlier in `emails`, is not).
-   */
-  /**
-   * The records and their outbox rows (`outboxRows(messages, owners)`, each owned by its email) in one
-   * statement: a record whose idempotency key already has one is not written, nor are its rows.
+   * Inserts QUEUED records (FAILED when `failure` is set) and their outbox rows (`outboxRows(messages,
+   * owners)`, each owned by its email) in one statement, with no transaction around it. Returns the
+   * ids inserted: a record whose idempotency key exists already, or repeats one earlier in `emails`,
+   * is not written, and neither are its rows.
    */
   async insertQueuedMany(emails: NewEmail[], outbox: string): Promise<Set<string>> {
     if (emails.length === 0) return new Set();
