@@ -79,17 +79,21 @@ export function outboxRows(messages: OutboxMessage[], owners?: string[]): { json
   return { json: `[${parts.join(",")}]`, stored };
 }
 
-/** `insert into outbox … select …` of `outboxRows(…).json`, as a fragment for a CTE; add its guard. */
+/**
+ * `insert into outbox … select …` of `outboxRows(…).json`, as a fragment for a CTE; add its guard
+ * (`where exists (…)` for one record, `where m.owner in (…)` for rows given owners).
+ */
 export function outboxInsert(q: postgres.ISql, json: string) {
   return q`insert into outbox (id, subject, payload, headers)
-    select m.id, m.subject, m.payload, m.headers from jsonb_to_recordset(${json}::jsonb) as m(id uuid, subject text, payload jsonb, headers jsonb)`;
+    select m.id, m.subject, m.payload, m.headers
+    from jsonb_to_recordset(${json}::jsonb) as m(id uuid, subject text, payload jsonb, headers jsonb, owner uuid)`;
 }
 
 /**
- * For a statement that writes several records at once: the rows of `outboxRows(messages, owners)`
- * (each message naming the record it belongs to) whose owner is among the ids `written` selects,
+ * `outboxInsert` guarded by owner, for a statement built as text that writes several records at
+ * once: the rows of `outboxRows(messages, owners)` whose owner is among the ids `written` selects,
  * so each record's messages exist if and only if that record was written. `param` is the JSON's
- * placeholder (`$7`) in a statement built as text.
+ * placeholder (`$7`).
  */
 export function outboxInsertOwnedSql(param: string, written: string): string {
   return `insert into outbox (id, subject, payload, headers)

@@ -59,16 +59,18 @@ describe("contactsRepo.createOrRead", () => {
 });
 
 describe("contactsRepo.createOrReadMany", () => {
-  /** A created-change message of `row`, as the service emits one per new contact. */
-  const changeOf = (row: ContactRow) => ({ id: randomUUID(), subject: "test.create-many", payload: { contactId: row.id, kind: "created" } });
+  /** A created-change message of `row`, as the service emits one per new contact, owned by it. */
+  const changeOf = (row: ContactRow) => ({ id: randomUUID(), subject: "test.create-many", payload: { kind: "created", n: row.email } });
+  const owned = (rows: ContactRow[]) => outboxRows(rows.map(changeOf), rows.map((r) => r.id));
 
   it("creates the new addresses with their outbox rows, and reads the existing ones without writing theirs", async () => {
     const existing = contact(uniqueEmail("there"));
     await contactsRepo.createOrRead(db, existing, null, outboxRows([]).json);
     const newcomers = [contact(uniqueEmail("n1")), contact(uniqueEmail("n2"))];
     const again = contact(existing.email.toUpperCase());
-    const out = [...newcomers, again].map(changeOf);
-    const read = await contactsRepo.createOrReadMany(db, [newcomers[0]!, again, newcomers[1]!], outboxRows(out).json);
+    const given = owned([...newcomers, again]);
+    const out = JSON.parse(given.json) as { id: string }[];
+    const read = await contactsRepo.createOrReadMany(db, [newcomers[0]!, again, newcomers[1]!], given.json);
     expect(read.filter((r) => r.created).map((r) => r.row.id).sort()).toEqual(newcomers.map((n) => n.id).sort());
     expect(read.find((r) => !r.created)).toMatchObject({ row: { id: existing.id, email: existing.email } });
     expect(await db`select 1 from contacts where id = ${again.id}`).toHaveLength(0);
@@ -79,7 +81,7 @@ describe("contactsRepo.createOrReadMany", () => {
 
   it("writes nothing when a part fails", async () => {
     const rows = [contact(uniqueEmail("m1")), contact(uniqueEmail("m2"))];
-    const bad = outboxRows(rows.map(changeOf)).json.replace(/"id":"[^"]+"/, '"id":"not-a-uuid"');
+    const bad = owned(rows).json.replace(/"id":"[^"]+"/, '"id":"not-a-uuid"');
     await expect(contactsRepo.createOrReadMany(db, rows, bad)).rejects.toThrow(/uuid/);
     expect(await db`select 1 from contacts where id = any(${rows.map((r) => r.id)}::uuid[])`).toHaveLength(0);
   });

@@ -99,8 +99,8 @@ export const contactsRepo = traced("ContactsRepo", {
 
   /**
    * `createOrRead` for several addresses (distinct, case-insensitively) in one statement: each new one
-   * is created along with its outbox rows (those whose payload names it, `contactId`), each existing
-   * one comes back as it is. An address missing from the answer was created concurrently after this
+   * is created along with its outbox rows (those `outboxRows` gave it as owner), each existing one
+   * comes back as it is. An address missing from the answer was created concurrently after this
    * statement's snapshot.
    */
   async createOrReadMany(q: Q, rows: ContactRow[], outbox: string): Promise<Array<{ row: ContactRow; created: boolean }>> {
@@ -116,7 +116,7 @@ export const contactsRepo = traced("ContactsRepo", {
         order by lower(email)
         on conflict (project_id, lower(email)) do nothing
         returning *),
-      o as (${outboxInsert(q, outbox)} where (m.payload->>'contactId')::uuid in (select id from c))
+      o as (${outboxInsert(q, outbox)} where m.owner in (select id from c))
       select c.*, true as created from c
       union all
       select x.*, false from v join contacts x on x.project_id = v.project_id and lower(x.email) = lower(v.email)

@@ -50,7 +50,7 @@ export class Writer {
       emit(out, id);
       while (owners.length < out.messages.length) owners.push(id);
     }
-    const { json, stored } = outboxRows(out.messages);
+    const { json, stored } = outboxRows(out.messages, owners);
     const result = await statement(this.sql, json);
     const published = stored.filter((_, i) => result.wrote.has(owners[i]!));
     if (published.length) this.outbox.kick(published);
