@@ -23,10 +23,9 @@ export class SuppressionsRepo {
   }
 
   /** A resubscription at `at` lifts what happened before it (a later bounce suppresses again). */
-  async lift(projectId: string, email: string | string[], at: Date): Promise<void> {
-    const emails = (Array.isArray(email) ? email : [email]).map((e) => e.toLowerCase());
+  async lift(projectId: string, emails: string[], at: Date): Promise<void> {
     await this.sql`
-      delete from suppressions where project_id = ${projectId} and email = any(${emails}::text[])
+      delete from suppressions where project_id = ${projectId} and email = any(${emails.map((e) => e.toLowerCase())}::text[])
         and created_at <= ${at.toISOString()}::timestamptz`;
   }
 

@@ -17,7 +17,7 @@ export function suppressionConsumer(ctx: Ctx): ConsumerSpec {
       if (!parsed.success) throw new PoisonMessage("not an event envelope");
       const e = parsed.data;
       if (e.name !== "contact.subscribed" || !e.email) return;
-      await ctx.suppressions.lift(e.projectId, e.email, new Date(e.occurredAt));
+      await ctx.suppressions.lift(e.projectId, [e.email], new Date(e.occurredAt));
     },
   };
 }

@@ -88,12 +88,12 @@ export async function planSend(ctx: Ctx, projectId: string, req: SendEmailReques
 /**
  * Each recipient gets its own contact upsert (one-shot data comes back as template variables), its
  * own render and its own email record, in the order given. The upserts go to the contacts service in
- * one call and the records and jobs commit in one transaction: every recipient's email is queued, or
- * (on a failure) none is.
+ * one call and the records and jobs are written in one statement: every recipient's email is queued,
+ * or (on a failure) none is. The attachments are stored once every recipient has rendered, so a
+ * refused request leaves none behind.
  */
 export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailRequest, plan: SendPlan): Promise<SendEmailResult> {
   const attachmentIds = plan.files.map(() => newId());
-  await ctx.emails.insertAttachments(projectId, attachmentIds, plan.files);
   const { results } = await ctx.rpc.call(contactsRpc.upsertMany, {
     projectId,
     emails: plan.recipients.map((to) => to.email),
@@ -133,6 +133,7 @@ export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailReq
       links: rendered.links,
     });
   }
+  await ctx.emails.insertAttachments(projectId, attachmentIds, plan.files);
   await queueEmails(ctx, emails);
   return {
     emails: emails.map((e, i) => ({ contact: { id: results[i]!.contact.id, email: results[i]!.contact.email }, email: e.id })),

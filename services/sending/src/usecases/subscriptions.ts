@@ -32,7 +32,7 @@ async function setSubscribed(ctx: Ctx, r: Recipient, value: boolean): Promise<bo
     throw err;
   }
   // Asking for mail again lifts a bounce or complaint suppression at once (the event lifts it too).
-  if (value) await ctx.suppressions.lift(r.projectId, r.to, new Date());
+  if (value) await ctx.suppressions.lift(r.projectId, [r.to], new Date());
   return true;
 }
 
