@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { SpanKind, SpanStatusCode, context, propagation, trace } from "@opentelemetry/api";
 import { HttpReply, zodDetails, type ErrorDetail, type HttpRequest, type RouteDef } from "@mailroom/contracts";
-import type { Logger, RpcClient } from "@mailroom/kit";
+import { tracingEnabled, type Logger, type RpcClient } from "@mailroom/kit";
 import type { Authenticator, Principal } from "../domain/authenticator.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
 import type { IdempotencyRepo } from "../db/idempotency-repo.js";
@@ -23,16 +23,19 @@ function validate(route: RouteDef, req: FastifyRequest): ErrorDetail[] {
   // zod validates recursively: a body nested thousands deep would overflow its stack (a 500)
   if (nestsDeeperThan(req.body)) return [{ path: "", message: `must not nest deeper than ${MAX_NESTING} levels` }];
   const details: ErrorDetail[] = [];
-  const check = (schema: RouteDef["params"] | RouteDef["body"], value: unknown, where?: string) => {
-    if (!schema) return;
-    const r = schema.safeParse(value);
-    if (!r.success) details.push(...zodDetails(r.error, where));
-  };
-  check(route.params, req.params ?? {}, "params");
-  check(route.query, req.query ?? {}, "query");
-  check(route.body, req.body ?? {});
+  schemaDetails(route.params, req.params ?? {}, "params", details);
+  schemaDetails(route.query, req.query ?? {}, "query", details);
+  schemaDetails(route.body, req.body ?? {}, undefined, details);
   if (details.length) return details;
-  return [...unstorableText(req.params, "params"), ...unstorableText(req.query, "query"), ...unstorableText(req.body, undefined)];
+  unstorableText(req.params, "params", details);
+  unstorableText(req.query, "query", details);
+  return unstorableText(req.body, undefined, details);
+}
+
+function schemaDetails(schema: RouteDef["body"], value: unknown, where: string | undefined, into: ErrorDetail[]): void {
+  if (!schema) return;
+  const r = schema.safeParse(value);
+  if (!r.success) into.push(...zodDetails(r.error, where));
 }
 
 function rateHeaders(reply: FastifyReply, d: { limit: number; remaining: number; resetSeconds: number }) {
@@ -58,6 +61,7 @@ const tracer = trace.getTracer("mailroom-gateway");
  */
 export function forwardHandler(route: RouteDef, deps: ForwardDeps) {
   const handle = handler(route, deps);
+  if (!tracingEnabled()) return handle;
   const name = `${route.method} ${route.path}`;
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const parent = propagation.extract(context.active(), req.headers);
