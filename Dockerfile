@@ -57,4 +57,4 @@ USER 10001:10001
 EXPOSE 8080 2525 9100-9105
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # the node flags of packages/kit/node-flags.json (the file says why)
-CMD ["node", "--min-semi-space-size=16", "--max-semi-space-size=16", "--max-old-space-size=256", "services/gateway/dist/main.js"]
+CMD ["node", "--min-semi-space-size=16", "--max-semi-space-size=16", "--max-old-space-size=256", "--heap-growing-percent=100", "services/gateway/dist/main.js"]
