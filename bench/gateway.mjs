@@ -4,7 +4,7 @@
 import Fastify from "fastify";
 import { spawn } from "node:child_process";
 import { Platform } from "@mailroom/testkit";
-import { cpuMeter, formatCpu, load, peakRssMb, profiled, writeResult, BENCH_ENV } from "./lib.mjs";
+import { cpuMeter, formatCpu, instructionMeter, load, peakRssMb, profiled, writeResult, BENCH_ENV } from "./lib.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -17,6 +17,10 @@ try {
   const responder = spawn(process.execPath, ["bench/responder.mjs"], { env: { ...process.env, ...platform.env }, stdio: ["ignore", "pipe", "inherit"] });
   await new Promise((resolve) => responder.stdout.once("data", resolve));
 
+  const hop = spawn(process.execPath, ["bench/hop.mjs"], { env: { ...process.env, ...platform.env, ...profiled().hop, HOP_PROJECT_ID: project.id }, stdio: ["ignore", "pipe", "inherit"] });
+  const hopPort = String(await new Promise((resolve) => hop.stdout.once("data", resolve))).trim();
+  const hopUrl = `http://127.0.0.1:${hopPort}/contacts`;
+
   const bare = Fastify({ logger: false });
   bare.get("/contacts", async () => ({ data: [], cursor: null, hasMore: false, total: 0 }));
   await bare.listen({ port: 0, host: "127.0.0.1" });
@@ -25,14 +29,23 @@ try {
   const opts = { connections: CONNECTIONS, duration: DURATION };
   await load({ url: bareUrl, ...opts, duration: 2, title: "warm-up bare" });
   await load({ url: `${platform.url}/contacts`, headers: { authorization: `Bearer ${key}` }, ...opts, duration: 2, title: "warm-up" });
+  await load({ url: hopUrl, ...opts, duration: 2, title: "warm-up hop" });
   const baseline = await load({ url: bareUrl, ...opts, title: "bare fastify" });
+  const hopMeter = cpuMeter({ hop: hop.pid, responder: responder.pid });
+  const hopInstructions = instructionMeter({ hop: hop.pid });
+  const bareHop = await load({ url: hopUrl, ...opts, title: "bare hop" });
+  const hopCpuUsPerRequest = hopMeter.perRequestUs(bareHop.requestsPerSec * DURATION);
+  const hopKiloInstructions = (await hopInstructions.perRequest(bareHop.requestsPerSec * DURATION)).hop;
   const gatewayPid = platform.procs.get("gateway")[0].child.pid;
   const meter = cpuMeter({ gateway: gatewayPid, responder: responder.pid });
+  const instructions = instructionMeter({ gateway: gatewayPid });
   const gateway = await load({ url: `${platform.url}/contacts`, headers: { authorization: `Bearer ${key}` }, ...opts, title: "gateway" });
   const cpuUsPerRequest = meter.perRequestUs(gateway.requestsPerSec * DURATION);
+  const kiloInstructions = (await instructions.perRequest(gateway.requestsPerSec * DURATION)).gateway;
 
   const rss = { gatewayMb: peakRssMb(gatewayPid), responderMb: peakRssMb(responder.pid), benchProcessMb: peakRssMb(process.pid) };
   responder.kill("SIGTERM");
+  hop.kill("SIGTERM");
   await bare.close();
 
   const ratio = gateway.requestsPerSec / baseline.requestsPerSec;
@@ -43,12 +56,18 @@ try {
     "| path | req/s | p50 ms | p99 ms | non-2xx |",
     "|---|---|---|---|---|",
     `| bare fastify (baseline) | ${baseline.requestsPerSec} | ${baseline.p50Ms} | ${baseline.p99Ms} | ${baseline.non2xx} |`,
+    `| bare fastify → NATS → service, no key (reference) | ${bareHop.requestsPerSec} | ${bareHop.p50Ms} | ${bareHop.p99Ms} | ${bareHop.non2xx} |`,
     `| gateway → NATS → service | ${gateway.requestsPerSec} | ${gateway.p50Ms} | ${gateway.p99Ms} | ${gateway.non2xx} |`,
     "",
     `Throughput ratio **${ratio.toFixed(2)}** (target ≥ 0.6); added p50 **${addedP50.toFixed(2)} ms** (target ≤ 1 ms).`,
     `Peak RSS: gateway ${rss.gatewayMb} MB, responder ${rss.responderMb} MB, bench process (bare fastify + load generator) ${rss.benchProcessMb} MB.`,
   ].join("\n");
-  writeResult("gateway", { baseline, gateway, ratio, addedP50Ms: addedP50, rss, cpuUsPerRequest }, `${md}\nCPU per gateway request (µs): ${formatCpu(cpuUsPerRequest)}.`);
+  const kilo = kiloInstructions === null ? "" : `\nThousands of instructions per request (perf stat): gateway ${kiloInstructions}, bare hop ${hopKiloInstructions}.`;
+  writeResult(
+    "gateway",
+    { baseline, gateway, ratio, addedP50Ms: addedP50, rss, cpuUsPerRequest, bareHop, hopCpuUsPerRequest, kiloInstructions: { gateway: kiloInstructions, hop: hopKiloInstructions } },
+    `${md}\nCPU per gateway request (µs): ${formatCpu(cpuUsPerRequest)}.\nCPU per bare hop request (µs): ${formatCpu(hopCpuUsPerRequest)}.${kilo}`,
+  );
 } finally {
   await platform.destroy();
 }

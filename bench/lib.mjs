@@ -4,7 +4,7 @@ import autocannon from "autocannon";
 import http from "node:http";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createPrivateKey } from "node:crypto";
 import postgres from "postgres";
 import { DATABASE_URL } from "@mailroom/testkit";
@@ -46,13 +46,14 @@ export function writeResult(name, result, markdown) {
 
 /**
  * `serviceEnv` with BENCH_PROFILE's services (a comma list) profiled: each writes a V8 CPU profile to
- * .mailroom/profiles when it exits (read one with `node scripts/profile-summary.mjs <file>`).
+ * .mailroom/profiles when it exits (read one with `node scripts/profile-summary.mjs <file>`);
+ * BENCH_PROFILE_KIND=heap|promoted|gc profiles allocations or counts collections instead (cpu-profile.cjs).
  */
 export function profiled(serviceEnv = {}) {
   const out = { ...serviceEnv };
   const preload = new URL("./cpu-profile.cjs", import.meta.url).pathname;
   for (const name of (process.env.BENCH_PROFILE ?? "").split(",").filter(Boolean)) {
-    out[name] = { ...out[name], NODE_OPTIONS: `--require ${preload}`, MAILROOM_SERVICE: name };
+    out[name] = { ...out[name], NODE_OPTIONS: `--require ${preload}`, MAILROOM_SERVICE: name, BENCH_PROFILE_KIND: process.env.BENCH_PROFILE_KIND ?? "" };
   }
   // BENCH_PERF=<services>: JIT symbol maps (/tmp/perf-<pid>.map) for `perf record -p <pid>`, whose
   // samples are on-CPU only; the V8 profile above counts a process preempted mid-write as writing.
@@ -136,6 +137,36 @@ export function cpuMeter(pids, { nats = true, postgres = false, selfName = "load
     perRequestUs: (requests) => Object.fromEntries(Object.entries(seconds()).map(([k, v]) => [k, Math.round((v * 1e6) / requests)])),
     /** CPU ms per item (an email), to two decimals. */
     perItemMs: (items) => Object.fromEntries(Object.entries(seconds()).map(([k, v]) => [k, +((v * 1000) / items).toFixed(2)])),
+  };
+}
+
+/**
+ * Instructions that processes retire over one measured run, counted by `perf stat` where the machine
+ * has it (null where not): `const m = instructionMeter({ gateway: pid }); … run …; await
+ * m.perRequest(requests)`. Unlike CPU time, an instruction count does not grow when a neighbour on
+ * a shared machine slows the cores down, so it compares two paths of one run more steadily.
+ */
+export function instructionMeter(pids) {
+  const counters = Object.entries(pids).map(([name, pid]) => {
+    let out = "";
+    const child = spawn("perf", ["stat", "-x", ",", "-e", "instructions", "-p", String(pid)], { stdio: ["ignore", "ignore", "pipe"] });
+    child.stderr.on("data", (d) => (out += d));
+    const done = new Promise((resolve) => {
+      child.on("error", () => resolve(null));
+      child.on("close", () => {
+        const n = Number(out.split("\n").find((l) => l.includes("instructions"))?.split(",")[0]);
+        resolve(Number.isFinite(n) && n > 0 ? n : null);
+      });
+    });
+    return { name, child, done };
+  });
+  return {
+    /** Thousands of instructions per request, per process. */
+    async perRequest(requests) {
+      for (const c of counters) c.child.kill("SIGINT");
+      const counts = await Promise.all(counters.map((c) => c.done));
+      return Object.fromEntries(counters.map((c, i) => [c.name, counts[i] === null ? null : Math.round(counts[i] / requests / 1000)]));
+    },
   };
 }
 
