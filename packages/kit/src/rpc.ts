@@ -54,8 +54,8 @@ export function toWireError(err: unknown, log: Logger, operation: string): WireE
 }
 
 /**
- * A payload as bytes, or, past the blob threshold, as a blob's name and no bytes. Kept synchronous
- * for the common small payload (an await is a microtask per message even when nothing is pending).
+ * A payload's bytes, and whether they are past the blob threshold (then they travel as a blob and
+ * the message carries its name). Synchronous, so a small payload, the common case, costs no await.
  */
 function encodePayload(blobs: Blobs, value: unknown): { data: Uint8Array; large: boolean } {
   const data = encoder.encode(JSON.stringify(value));
@@ -218,16 +218,16 @@ export class RpcClient {
 
   /** One request and its reply; a bus failure (marked on the span, when there is one) answers 503. */
   private async exchange(operation: string, payload: unknown, timeoutMs: number, span?: Span): Promise<RpcReply> {
+    if (this.disconnected) {
+      span?.setStatus({ code: SpanStatusCode.ERROR });
+      return { ok: false, error: { error: "SERVICE_UNAVAILABLE", message: "The message bus is unavailable, try again" } };
+    }
     const encoded = encodePayload(this.blobs, payload);
     let data = encoded.data;
     let h = span ? traceRequestHeaders() : undefined;
     if (encoded.large) {
       (h ??= natsHeaders()).set(BLOB_HEADER, await this.blobs.put(data));
       data = new Uint8Array(0);
-    }
-    if (this.disconnected) {
-      span?.setStatus({ code: SpanStatusCode.ERROR });
-      return { ok: false, error: { error: "SERVICE_UNAVAILABLE", message: "The message bus is unavailable, try again" } };
     }
     let msg: Msg;
     try {

@@ -37,6 +37,7 @@ export function unstorableText(value: unknown, where: string | undefined, detail
     const frame = stack.pop()!;
     const obj = frame.value as Record<string, unknown>;
     for (const k of Object.keys(obj)) {
+      if (details.length >= MAX_DETAILS) break; // an object of a million bad strings gets 20 details
       if (UNSTORABLE.test(k)) details.push({ path: pathOf(frame, k.replace(UNSTORABLE, "?")), message: KEYS });
       const child = obj[k];
       if (typeof child === "string") {
@@ -46,6 +47,7 @@ export function unstorableText(value: unknown, where: string | undefined, detail
       }
     }
   }
+  if (details.length > MAX_DETAILS) details.length = MAX_DETAILS; // a bad key with a bad value adds two
   return details;
 }
 
