@@ -11,13 +11,17 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 
 const platform = new Platform({ services: ["gateway"], env: { ...BENCH_ENV }, serviceEnv: profiled() });
 await platform.start();
+/** The bench's own processes (responder, bare hop), stopped however the run ends. */
+const children = [];
 try {
   const project = await platform.createProject("bench");
   const key = JSON.parse(await platform.cli(["keys", "create", "--project", project.id, "--kind", "secret", "--rate-limit", "1000000", "--json"])).key;
   const responder = spawn(process.execPath, ["bench/responder.mjs"], { env: { ...process.env, ...platform.env }, stdio: ["ignore", "pipe", "inherit"] });
+  children.push(responder);
   await new Promise((resolve) => responder.stdout.once("data", resolve));
 
   const hop = spawn(process.execPath, ["bench/hop.mjs"], { env: { ...process.env, ...platform.env, ...profiled().hop, HOP_PROJECT_ID: project.id }, stdio: ["ignore", "pipe", "inherit"] });
+  children.push(hop);
   const hopPort = String(await new Promise((resolve) => hop.stdout.once("data", resolve))).trim();
   const hopUrl = `http://127.0.0.1:${hopPort}/contacts`;
 
@@ -44,8 +48,6 @@ try {
   const kiloInstructions = (await instructions.perRequest(gateway.requestsPerSec * DURATION)).gateway;
 
   const rss = { gatewayMb: peakRssMb(gatewayPid), responderMb: peakRssMb(responder.pid), benchProcessMb: peakRssMb(process.pid) };
-  responder.kill("SIGTERM");
-  hop.kill("SIGTERM");
   await bare.close();
 
   const ratio = gateway.requestsPerSec / baseline.requestsPerSec;
@@ -69,5 +71,6 @@ try {
     `${md}\nCPU per gateway request (µs): ${formatCpu(cpuUsPerRequest)}.\nCPU per bare hop request (µs): ${formatCpu(hopCpuUsPerRequest)}.${kilo}`,
   );
 } finally {
+  for (const child of children) child.kill("SIGTERM");
   await platform.destroy();
 }
