@@ -113,7 +113,7 @@ export function composeMessage(
       privateKey: keyObject(key.privateKey) as unknown as string,
       headerFieldNames: DKIM_HEADERS,
       signOnThreadPool: true,
-    } as NonNullable<SendMailOptions["dkim"]>,
+    },
     disableFileAccess: true,
     disableUrlAccess: true,
   };
