@@ -67,7 +67,12 @@ export function profiled(serviceEnv = {}) {
  * What every benchmark's platform runs with: the services' own default pool of 10 connections (the
  * testkit's 4 exists for test runs that start many platforms against one PostgreSQL), quiet logs.
  */
-export const BENCH_ENV = { LOG_LEVEL: "warn", DB_POOL_MAX: process.env.BENCH_DB_POOL ?? "10" };
+export const BENCH_ENV = {
+  LOG_LEVEL: "warn",
+  DB_POOL_MAX: process.env.BENCH_DB_POOL ?? "10",
+  // RPC_COALESCE=false runs the platform with one NATS message per request, for comparing.
+  ...(process.env.RPC_COALESCE ? { RPC_COALESCE: process.env.RPC_COALESCE } : {}),
+};
 
 /** CPU seconds (user + system) a process has used so far; null once it is gone. */
 export function cpuSeconds(pid) {

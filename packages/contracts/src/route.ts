@@ -90,3 +90,21 @@ export const RpcReply = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(false), error: WireError }),
 ]);
 export type RpcReply = z.infer<typeof RpcReply>;
+
+/**
+ * Requests of one operation coalesced into one message on `rpcBatch(operation)`: each item is what
+ * the operation's own subject would carry; `traces[i]` holds item i's trace headers (traceparent).
+ */
+export const RpcBatchRequest = z.object({
+  items: z.array(z.unknown()).min(1),
+  traces: z.array(z.record(z.string(), z.string())).optional(),
+});
+export type RpcBatchRequest = z.infer<typeof RpcBatchRequest>;
+
+/**
+ * Replies to a batch, possibly over several messages as items finish: `[index, reply]`, or
+ * `[index, null, blob]` when the reply was too big for a message and waits in the blob store.
+ * The reply itself is an RpcReply, checked by the caller that receives it.
+ */
+export const RpcBatchReply = z.array(z.tuple([z.number().int().min(0), z.unknown(), z.string().optional()]));
+export type RpcBatchReply = z.infer<typeof RpcBatchReply>;

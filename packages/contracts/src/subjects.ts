@@ -39,6 +39,8 @@ export function wireNames(prefixInput: string) {
     prefix: p,
     /** Request-reply subject of an operation such as "contacts.list". */
     rpc: (operation: string) => `${p}.rpc.${operation}`,
+    /** Several requests of an operation in one message (RpcBatchRequest); replies are RpcBatchReply. */
+    rpcBatch: (operation: string) => `${p}.rpcb.${operation}`,
     /** Queue group shared by all replicas of a service, so each request goes to one of them. */
     queueGroup: (service: ServiceName) => `${p}-${service}`,
     /** Broadcast (not queue) subjects: every replica hears them. */

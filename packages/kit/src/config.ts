@@ -22,6 +22,11 @@ export const BaseEnv = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Bound on every request-reply call; past it the caller gets SERVICE_UNAVAILABLE. */
   RPC_TIMEOUT_MS: z.coerce.number().int().min(50).max(120_000).default(5000),
+  /**
+   * Requests of one operation made in the same event-loop turn travel as one NATS message
+   * (rpc-batch.ts). On by default; "false" sends each on its own (for comparing, or to rule it out).
+   */
+  RPC_COALESCE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(9000),
 });
 export type BaseEnv = z.infer<typeof BaseEnv>;

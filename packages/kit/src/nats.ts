@@ -53,6 +53,11 @@ export function extractTrace(h: MsgHdrs | undefined): Context {
   });
 }
 
+/** The trace context in a plain-object carrier (traceHeaders()'s form), as in a batch item. */
+export function extractTraceObject(carrier: Record<string, string> | undefined): Context {
+  return carrier ? propagation.extract(context.active(), carrier) : context.active();
+}
+
 /** Plain-object form of trace headers, for storing in an outbox row. */
 export function traceHeaders(): Record<string, string> {
   const out: Record<string, string> = {};

@@ -1,6 +1,6 @@
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import { headers as natsHeaders } from "@nats-io/transport-node";
-import { SpanKind, SpanStatusCode, context, trace, type Span } from "@opentelemetry/api";
+import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from "@opentelemetry/api";
 import { z } from "zod";
 import {
   AppError,
@@ -15,7 +15,8 @@ import {
   type WireNames,
 } from "@mailroom/contracts";
 import { BLOB_HEADER, type Blobs } from "./blobs.js";
-import { extractTrace, traceRequestHeaders } from "./nats.js";
+import { extractTrace, extractTraceObject, traceHeaders } from "./nats.js";
+import { BatchReplies, RpcCoalescer, parseBatch } from "./rpc-batch.js";
 import { isConnectionError } from "./db.js";
 import { tracingEnabled } from "./telemetry.js";
 import type { Logger } from "./logger.js";
@@ -72,12 +73,14 @@ function decodePayload(blobs: Blobs, msg: Msg): unknown | Promise<unknown> {
   return blob ? blobs.take(blob).then(parsePayload) : parsePayload(msg.data);
 }
 
+type Handler = (payload: unknown) => Promise<unknown>;
+
 /**
  * Serves request-reply operations with a queue group, so N replicas share the load. Every handler
  * validates its input against the contract and answers a RpcReply; nothing thrown escapes.
  */
 export class RpcServer {
-  private readonly handlers = new Map<string, (payload: unknown, msg: Msg) => Promise<unknown>>();
+  private readonly handlers = new Map<string, Handler>();
   private readonly subs: Subscription[] = [];
   private readonly inflight = new Set<Promise<void>>();
 
@@ -115,44 +118,20 @@ export class RpcServer {
 
   start(): void {
     for (const [operation, handler] of this.handlers) {
-      const sub = this.nc.subscribe(this.names.rpc(operation), {
-        queue: this.names.queueGroup(this.service),
-        callback: (err, msg) => {
-          if (err) return;
-          const p = this.handle(operation, handler, msg).finally(() => this.inflight.delete(p));
-          this.inflight.add(p);
-        },
-      });
-      this.subs.push(sub);
+      const queue = this.names.queueGroup(this.service);
+      const track = (p: Promise<void>) => {
+        this.inflight.add(p);
+        p.finally(() => this.inflight.delete(p)).catch((err) => this.log.error({ err, operation }, "request handling failed"));
+      };
+      this.subs.push(
+        this.nc.subscribe(this.names.rpc(operation), { queue, callback: (err, msg) => void (err || track(this.handle(operation, handler, msg))) }),
+        this.nc.subscribe(this.names.rpcBatch(operation), { queue, callback: (err, msg) => void (err || track(this.handleBatch(operation, handler, msg))) }),
+      );
     }
   }
 
-  private async handle(operation: string, handler: (p: unknown, m: Msg) => Promise<unknown>, msg: Msg) {
-    const started = performance.now();
-    let reply: RpcReply;
-    if (tracingEnabled()) {
-      const ctx = extractTrace(msg.headers);
-      const span = tracer.startSpan(`rpc ${operation}`, { kind: SpanKind.SERVER }, ctx);
-      reply = await context.with(trace.setSpan(ctx, span), () => this.answer(operation, handler, msg));
-      if (!reply.ok && reply.error.error === "INTERNAL_ERROR") span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-    } else {
-      reply = await this.answer(operation, handler, msg);
-    }
-    const outcome = reply.ok ? "ok" : reply.error.error;
-    this.metrics.rpcRequests.inc({ operation, outcome });
-    this.metrics.rpcDuration.observe({ operation }, (performance.now() - started) / 1000);
-  }
-
-  /** Runs the handler and responds; returns what was answered. */
-  private async answer(operation: string, handler: (p: unknown, m: Msg) => Promise<unknown>, msg: Msg): Promise<RpcReply> {
-    let reply: RpcReply;
-    try {
-      const payload = decodePayload(this.blobs, msg);
-      reply = { ok: true, result: await handler(payload instanceof Promise ? await payload : payload, msg) };
-    } catch (err) {
-      reply = { ok: false, error: toWireError(err, this.log, operation) };
-    }
+  private async handle(operation: string, handler: Handler, msg: Msg) {
+    const reply = await this.traced(operation, extractTrace, msg.headers, () => this.answer(operation, handler, () => decodePayload(this.blobs, msg)));
     try {
       const { data, large } = encodePayload(this.blobs, reply);
       if (large) {
@@ -165,7 +144,48 @@ export class RpcServer {
     } catch (err) {
       this.log.error({ err, operation }, "could not send reply");
     }
+  }
+
+  /** A coalesced batch (rpc-batch.ts): every item answered on its own, as it finishes. */
+  private async handleBatch(operation: string, handler: Handler, msg: Msg) {
+    const batch = parseBatch(msg);
+    if (!batch || !msg.reply) return this.log.error({ operation }, "malformed batch request");
+    const replies = new BatchReplies(this.nc, msg.reply, this.blobs);
+    await Promise.all(
+      batch.items.map(async (payload, i) => {
+        const reply = await this.traced(operation, extractTraceObject, batch.traces?.[i], () => this.answer(operation, handler, () => payload));
+        replies.add(i, reply);
+      }),
+    );
+    await replies.done().catch((err) => this.log.error({ err, operation }, "could not send reply"));
+  }
+
+  /** Runs one request under its server span (when tracing is on) and counts it. */
+  private async traced<C>(operation: string, extract: (carrier: C | undefined) => Context, carrier: C | undefined, run: () => Promise<RpcReply>): Promise<RpcReply> {
+    const started = performance.now();
+    let reply: RpcReply;
+    if (tracingEnabled()) {
+      const ctx = extract(carrier);
+      const span = tracer.startSpan(`rpc ${operation}`, { kind: SpanKind.SERVER }, ctx);
+      reply = await context.with(trace.setSpan(ctx, span), run);
+      if (!reply.ok && reply.error.error === "INTERNAL_ERROR") span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    } else {
+      reply = await run();
+    }
+    this.metrics.rpcRequests.inc({ operation, outcome: reply.ok ? "ok" : reply.error.error });
+    this.metrics.rpcDuration.observe({ operation }, (performance.now() - started) / 1000);
     return reply;
+  }
+
+  /** Reads the payload and runs the handler; nothing either throws escapes. */
+  private async answer(operation: string, handler: Handler, payloadOf: () => unknown): Promise<RpcReply> {
+    try {
+      const payload = payloadOf();
+      return { ok: true, result: await handler(payload instanceof Promise ? await payload : payload) };
+    } catch (err) {
+      return { ok: false, error: toWireError(err, this.log, operation) };
+    }
   }
 
   /** Stops taking requests (other replicas get them) and waits for the ones in flight. */
@@ -191,12 +211,17 @@ export class RpcClient {
    */
   private disconnected = false;
 
+  /** Null when coalescing is off (RPC_COALESCE=false): every request is a message of its own. */
+  private readonly coalescer: RpcCoalescer | null;
+
   constructor(
     private readonly nc: NatsConnection,
     private readonly names: WireNames,
     private readonly blobs: Blobs,
     private readonly timeoutMs: number,
+    opts: { coalesce?: boolean } = {},
   ) {
+    this.coalescer = opts.coalesce === false ? null : new RpcCoalescer(nc, names, blobs, (op, data, ms, t) => this.requestOne(op, data, ms, t));
     (async () => {
       for await (const s of nc.status()) {
         if (s.type === "disconnect") this.disconnected = true;
@@ -222,10 +247,22 @@ export class RpcClient {
       span?.setStatus({ code: SpanStatusCode.ERROR });
       return { ok: false, error: { error: "SERVICE_UNAVAILABLE", message: "The message bus is unavailable, try again" } };
     }
-    const encoded = encodePayload(this.blobs, payload);
-    let data = encoded.data;
-    let h = span ? traceRequestHeaders() : undefined;
-    if (encoded.large) {
+    const json = JSON.stringify(payload);
+    const trace = span ? traceHeaders() : undefined;
+    const body = this.coalescer?.accepts(operation, json.length)
+      ? this.coalescer.request(operation, json, trace, timeoutMs)
+      : this.requestOne(operation, encoder.encode(json), timeoutMs, trace);
+    const reply = RpcReply.parse(await body);
+    if (!reply.ok && reply.error.error === "SERVICE_UNAVAILABLE") span?.setStatus({ code: SpanStatusCode.ERROR });
+    return reply;
+  }
+
+  /** One request on the operation's own subject: its reply body, or the 503 envelope when none came. */
+  private async requestOne(operation: string, payload: Uint8Array, timeoutMs: number, trace: Record<string, string> | undefined): Promise<unknown> {
+    let data = payload;
+    let h = trace && Object.keys(trace).length ? natsHeaders() : undefined;
+    for (const [k, v] of Object.entries(trace ?? {})) h!.set(k, v);
+    if (data.byteLength > this.blobs.threshold) {
       (h ??= natsHeaders()).set(BLOB_HEADER, await this.blobs.put(data));
       data = new Uint8Array(0);
     }
@@ -233,7 +270,6 @@ export class RpcClient {
     try {
       msg = await this.nc.request(this.names.rpc(operation), data, { timeout: timeoutMs, headers: h });
     } catch (err) {
-      span?.setStatus({ code: SpanStatusCode.ERROR });
       const noResponders = /no responders|503/i.test(String((err as Error)?.message));
       return {
         ok: false,
@@ -243,8 +279,7 @@ export class RpcClient {
         },
       };
     }
-    const body = decodePayload(this.blobs, msg);
-    return RpcReply.parse(body instanceof Promise ? await body : body);
+    return decodePayload(this.blobs, msg);
   }
 
   /** Typed call of an internal operation: returns the parsed result or throws the AppError. */
