@@ -28,6 +28,8 @@ const FLUSH_MS = 50;
  */
 export class EngagementRecorder {
   private readonly links = new BoundedMap<string, string[]>(LINK_CACHE_SIZE);
+  /** Lookups under way: the clicks that miss the cache together share one query (a burst on a fresh email). */
+  private readonly lookups = new Map<string, Promise<string[] | null>>();
   private pending = new Map<string, Pending>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
@@ -42,9 +44,16 @@ export class EngagementRecorder {
     const key = `${projectId}:${emailId}`;
     const cached = this.links.get(key);
     if (cached) return cached;
-    const links = await this.ctx.feedback.linksOf(this.ctx.sql, emailId, projectId);
-    if (links) this.links.set(key, links);
-    return links;
+    let lookup = this.lookups.get(key);
+    if (!lookup) {
+      lookup = this.ctx.feedback.linksOf(this.ctx.sql, emailId, projectId).then((links) => {
+        if (links) this.links.set(key, links);
+        return links;
+      });
+      this.lookups.set(key, lookup);
+      lookup.finally(() => this.lookups.delete(key)).catch(() => undefined);
+    }
+    return lookup;
   }
 
   open(emailId: string, projectId: string, at = new Date()): void {
