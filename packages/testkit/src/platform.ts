@@ -85,7 +85,13 @@ export class Platform {
       this.env.PUBLIC_URL ??= `http://127.0.0.1:${this.gatewayPort}`;
     }
     // Services with databases migrate under a lock, so starting them together is safe.
-    await Promise.all(services.map((s) => this.startService(s)));
+    const started = await Promise.allSettled(services.map((s) => this.startService(s)));
+    const failed = started.find((r) => r.status === "rejected");
+    if (failed) {
+      // Callers clean up in a finally that a failed start never reaches: leave no databases or streams.
+      await this.destroy();
+      throw failed.reason;
+    }
     return this;
   }
 
