@@ -175,6 +175,50 @@ export function instructionMeter(pids) {
   };
 }
 
+/**
+ * Loads each path in turn, `rounds` times over (A B C A B C …), so a neighbour that slows this shared
+ * machine for a while weighs on every path instead of on the one that happened to run then. A path's
+ * figures are its median round (by req/s), and every round's req/s is kept; its ratio to the first
+ * path (the baseline) is the median of the rounds' ratios. `cpu` and `instructions` (process name →
+ * pid) are measured during the path's own rounds only and reported per request.
+ */
+export async function alternate(paths, { rounds = 3, duration }) {
+  const runs = paths.map(() => []);
+  const cpu = paths.map(() => ({}));
+  const instr = paths.map(() => ({}));
+  const ratios = paths.map(() => []);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [i, path] of paths.entries()) {
+      const meter = path.cpu ? cpuMeter(path.cpu) : null;
+      const counter = path.instructions ? instructionMeter(path.instructions) : null;
+      const result = await path.run(duration);
+      runs[i].push(result);
+      const requests = result.requestsPerSec * duration;
+      for (const [k, v] of Object.entries(meter?.seconds() ?? {})) cpu[i][k] = (cpu[i][k] ?? 0) + v;
+      for (const [k, v] of Object.entries((await counter?.perRequest(1)) ?? {})) instr[i][k] = v === null || instr[i][k] === null ? null : (instr[i][k] ?? 0) + v * 1000;
+      cpu[i].requests = (cpu[i].requests ?? 0) + requests;
+      ratios[i].push(result.requestsPerSec / runs[0][round].requestsPerSec);
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return paths.map((path, i) => {
+    const byRate = [...runs[i]].sort((a, b) => a.requestsPerSec - b.requestsPerSec);
+    const mid = byRate[Math.floor(byRate.length / 2)];
+    const { requests, ...seconds } = cpu[i];
+    return {
+      ...mid,
+      title: path.name,
+      rounds: runs[i].map((r) => r.requestsPerSec),
+      non2xx: runs[i].reduce((a, r) => a + r.non2xx, 0),
+      errors: runs[i].reduce((a, r) => a + r.errors, 0),
+      ratio: +median(ratios[i]).toFixed(2),
+      roundRatios: ratios[i].map((r) => +r.toFixed(2)),
+      cpuUsPerRequest: path.cpu ? Object.fromEntries(Object.entries(seconds).map(([k, v]) => [k, Math.round((v * 1e6) / requests)])) : null,
+      kiloInstructions: path.instructions ? Object.fromEntries(Object.entries(instr[i]).map(([k, v]) => [k, v === null ? null : Math.round(v / requests / 1000)])) : null,
+    };
+  });
+}
+
 export const formatCpu = (perRequest) => Object.entries(perRequest).map(([k, v]) => `${k} ${v}`).join(", ");
 
 /** CPU seconds used so far by every PostgreSQL process of this machine (the server and its backends). */
