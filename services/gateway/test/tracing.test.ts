@@ -68,6 +68,26 @@ describe("tracing", () => {
     expect(orphans()).toEqual(["POST /v1/send"]);
   });
 
+  it("keeps each request's trace when concurrent requests share a NATS message", async () => {
+    const project = await platform.createProject("trace-batch");
+    const api = apiClient(platform.url, project.secretKey);
+    const traceIds = Array.from({ length: 12 }, () => randomBytes(16).toString("hex"));
+    const answers = await Promise.all(
+      traceIds.map((t) => api.get("/contacts", { traceparent: `00-${t}-${randomBytes(8).toString("hex")}-01` })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200));
+    const served = (t: string) => spans().some((s) => s.traceId === t && s.name === "rpc contacts.list" && s.service === "mailroom-contacts");
+    await waitFor(() => traceIds.every(served), { timeoutMs: 10_000, what: "a contacts span in every trace" });
+    for (const t of traceIds) {
+      const trace = spans().filter((s) => s.traceId === t);
+      const ids = new Set(trace.map((s) => s.spanId));
+      const server = trace.find((s) => s.name === "rpc contacts.list" && s.service === "mailroom-contacts")!;
+      // its parent is the gateway's client span of this very request
+      expect(ids.has(server.parentSpanId!)).toBe(true);
+      expect(trace.find((s) => s.spanId === server.parentSpanId)?.service).toBe("mailroom-gateway");
+    }
+  });
+
   it("serves Prometheus metrics on every service's ops port", async () => {
     for (const [name, replicas] of platform.procs) {
       const text = await (await fetch(`http://127.0.0.1:${replicas[0]!.opsPort}/metrics`)).text();
