@@ -248,11 +248,12 @@ export class RpcClient {
       span?.setStatus({ code: SpanStatusCode.ERROR });
       return { ok: false, error: { error: "SERVICE_UNAVAILABLE", message: "The message bus is unavailable, try again" } };
     }
-    const json = JSON.stringify(payload);
+    // undefined (no payload) has no JSON: it travels as an empty message, alone
+    const json: string | undefined = JSON.stringify(payload);
     const trace = span ? traceHeaders() : undefined;
-    const body = this.coalescer?.accepts(operation, json.length)
+    const body = json !== undefined && this.coalescer?.accepts(operation, json.length)
       ? this.coalescer.request(operation, json, trace, timeoutMs)
-      : this.requestOne(operation, encoder.encode(json), timeoutMs, trace);
+      : this.requestOne(operation, encoder.encode(json ?? ""), timeoutMs, trace);
     const reply = RpcReply.parse(await body);
     if (!reply.ok && reply.error.error === "SERVICE_UNAVAILABLE") span?.setStatus({ code: SpanStatusCode.ERROR });
     return reply;

@@ -20,6 +20,7 @@ const echo: RpcDef = {
   request: z.object({ n: z.number().int(), delayMs: z.number().int().default(0), fail: z.boolean().default(false), pad: z.number().int().default(0) }),
   reply: z.object({ n: z.number().int(), pad: z.string() }),
 };
+const optional: RpcDef = { ...echo, operation: "test.optional", request: z.object({ n: z.number().int() }).optional() };
 const silent: RpcDef = { service: "contacts", operation: "test.silent", request: z.object({}), reply: z.object({}) };
 
 let serverConn: NatsConnection;
@@ -38,6 +39,7 @@ beforeAll(async () => {
     if (req.fail) throw new AppError("NOT_FOUND", `no ${req.n}`);
     return { n: req.n, pad: "x".repeat(req.pad) };
   });
+  server.rpc(optional, async (req?: { n: number }) => ({ n: req?.n ?? -1, pad: "" }));
   server.start();
   serverConn.subscribe(names.rpcBatch(echo.operation), { callback: () => seen.batches++ });
   serverConn.subscribe(names.rpc(echo.operation), { callback: () => seen.plain++ });
@@ -129,6 +131,11 @@ describe("coalesced RPC", () => {
       expect(((r as PromiseRejectedResult).reason as AppError).toWire()).toMatchObject({ error: "SERVICE_UNAVAILABLE" });
     }
     sub.unsubscribe();
+  });
+
+  it("sends a request without a payload as an empty message, batched or not", async () => {
+    const replies = await Promise.all([client.call(optional, undefined), client.call(optional, { n: 3 }), client.call(optional, { n: 4 })]);
+    expect(replies).toEqual([{ n: -1, pad: "" }, { n: 3, pad: "" }, { n: 4, pad: "" }]);
   });
 
   it("leaves each request alone when coalescing is off", async () => {
