@@ -16,6 +16,8 @@ export type SendOne = (operation: string, data: Uint8Array, timeoutMs: number, t
 
 interface Item {
   json: string;
+  /** UTF-8 length of `json`: the bus bounds messages in bytes, and a character can take three. */
+  bytes: number;
   trace: Record<string, string> | undefined;
   resolve: (body: unknown) => void;
 }
@@ -63,12 +65,12 @@ export class RpcCoalescer {
   }
 
   /** The reply body of one request (an RpcReply, unparsed), whichever way it travelled. */
-  request(operation: string, json: string, trace: Record<string, string> | undefined, timeoutMs: number): Promise<unknown> {
+  request(operation: string, json: string, bytes: number, trace: Record<string, string> | undefined, timeoutMs: number): Promise<unknown> {
     return new Promise((resolve) => {
       const key = `${operation}\n${timeoutMs}`;
       let group = this.pending.get(key);
       if (!group) this.pending.set(key, (group = { operation, timeoutMs, items: [] }));
-      group.items.push({ json, trace, resolve });
+      group.items.push({ json, bytes, trace, resolve });
       if (this.turnScheduled) return;
       this.turnScheduled = true;
       // The check phase runs after every I/O callback of this turn: all their requests are in by then.
@@ -88,13 +90,13 @@ export class RpcCoalescer {
       let chunk: Item[] = [];
       let bytes = 0;
       for (const item of items) {
-        if (chunk.length && bytes + item.json.length > this.blobs.threshold) {
+        if (chunk.length && bytes + item.bytes > this.blobs.threshold) {
           this.publish(operation, timeoutMs, chunk);
           chunk = [];
           bytes = 0;
         }
         chunk.push(item);
-        bytes += item.json.length + 64;
+        bytes += item.bytes + 64;
       }
       if (chunk.length === 1) this.alone(operation, timeoutMs, chunk[0]!);
       else this.publish(operation, timeoutMs, chunk);
@@ -192,11 +194,12 @@ export class BatchReplies {
     private readonly nc: NatsConnection,
     private readonly replyTo: string,
     private readonly blobs: Blobs,
+    private readonly onError: (err: unknown) => void,
   ) {}
 
   add(index: number, reply: RpcReply): void {
     const json = JSON.stringify(reply);
-    if (json.length > this.blobs.threshold) {
+    if (Buffer.byteLength(json) > this.blobs.threshold) {
       this.writes.push(
         this.blobs.put(encoder.encode(json)).then(
           (name) => this.push(JSON.stringify([index, null, name])),
@@ -209,9 +212,10 @@ export class BatchReplies {
   }
 
   private push(entry: string): void {
-    if (this.bytes + entry.length > this.blobs.threshold) this.send();
+    const bytes = Buffer.byteLength(entry);
+    if (this.bytes + bytes > this.blobs.threshold) this.send();
     this.ready.push(entry);
-    this.bytes += entry.length + 1;
+    this.bytes += bytes + 1;
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => this.send());
@@ -223,7 +227,12 @@ export class BatchReplies {
     const body = `[${this.ready.join(",")}]`;
     this.ready = [];
     this.bytes = 0;
-    this.nc.publish(this.replyTo, encoder.encode(body));
+    try {
+      this.nc.publish(this.replyTo, encoder.encode(body));
+    } catch (err) {
+      // the connection is closing: the caller's bound answers its items
+      this.onError(err);
+    }
   }
 
   /** Sends what is left once every item has answered. */

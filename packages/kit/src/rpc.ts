@@ -151,7 +151,7 @@ export class RpcServer {
   private async handleBatch(operation: string, handler: Handler, msg: Msg) {
     const batch = parseBatch(msg);
     if (!batch || !msg.reply) return this.log.error({ operation }, "malformed batch request");
-    const replies = new BatchReplies(this.nc, msg.reply, this.blobs);
+    const replies = new BatchReplies(this.nc, msg.reply, this.blobs, (err) => this.log.error({ err, operation }, "could not send reply"));
     await Promise.all(
       batch.items.map(async (payload, i) => {
         const reply = await this.traced(operation, extractTraceObject, batch.traces?.[i], () => this.answer(operation, handler, () => payload));
@@ -251,8 +251,9 @@ export class RpcClient {
     // undefined (no payload) has no JSON: it travels as an empty message, alone
     const json: string | undefined = JSON.stringify(payload);
     const trace = span ? traceHeaders() : undefined;
-    const body = json !== undefined && this.coalescer?.accepts(operation, json.length)
-      ? this.coalescer.request(operation, json, trace, timeoutMs)
+    const bytes = json === undefined ? 0 : Buffer.byteLength(json);
+    const body = json !== undefined && this.coalescer?.accepts(operation, bytes)
+      ? this.coalescer.request(operation, json, bytes, trace, timeoutMs)
       : this.requestOne(operation, encoder.encode(json ?? ""), timeoutMs, trace);
     const reply = RpcReply.parse(await body);
     if (!reply.ok && reply.error.error === "SERVICE_UNAVAILABLE") span?.setStatus({ code: SpanStatusCode.ERROR });

@@ -17,7 +17,14 @@ const metrics = createMetrics("rpc-batch-test");
 const echo: RpcDef = {
   service: "contacts",
   operation: "test.echo",
-  request: z.object({ n: z.number().int(), delayMs: z.number().int().default(0), fail: z.boolean().default(false), pad: z.number().int().default(0) }),
+  request: z.object({
+    n: z.number().int(),
+    delayMs: z.number().int().default(0),
+    fail: z.boolean().default(false),
+    pad: z.number().int().default(0),
+    padChar: z.string().default("x"),
+    text: z.string().optional(),
+  }),
   reply: z.object({ n: z.number().int(), pad: z.string() }),
 };
 const optional: RpcDef = { ...echo, operation: "test.optional", request: z.object({ n: z.number().int() }).optional() };
@@ -34,10 +41,10 @@ beforeAll(async () => {
   serverConn = await connect({ servers: NATS_URL });
   clientConn = await connect({ servers: NATS_URL });
   server = new RpcServer(serverConn, names, "contacts", new Blobs(serverConn, names.buckets.blobs), log, metrics);
-  server.rpc(echo, async (req: { n: number; delayMs: number; fail: boolean; pad: number }) => {
+  server.rpc(echo, async (req: { n: number; delayMs: number; fail: boolean; pad: number; padChar: string }) => {
     if (req.delayMs) await new Promise((r) => setTimeout(r, req.delayMs));
     if (req.fail) throw new AppError("NOT_FOUND", `no ${req.n}`);
-    return { n: req.n, pad: "x".repeat(req.pad) };
+    return { n: req.n, pad: req.padChar.repeat(req.pad) };
   });
   server.rpc(optional, async (req?: { n: number }) => ({ n: req?.n ?? -1, pad: "" }));
   server.start();
@@ -100,6 +107,15 @@ describe("coalesced RPC", () => {
     // 24 replies of 100 KB: 2.4 MB, past the server's 1 MB message bound.
     const replies = await Promise.all(Array.from({ length: 24 }, (_, n) => client.call(echo, { n, pad: 100_000 })));
     expect(replies.map((r) => (r as { pad: string }).pad.length)).toEqual(Array(24).fill(100_000));
+  });
+
+  it("counts bytes, not characters, against the message bound (a CJK character is three)", async () => {
+    // 20 requests of 40,000 three-byte characters: 2.4 MB sent in what is 0.8 M characters; 20
+    // replies of 120,000 of them: 7.2 MB back, and one reply alone is 360 KB.
+    const text = "語".repeat(40_000);
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, n) => client.call(echo, { n, text, pad: 120_000, padChar: "語" })));
+    expect(replies.map((r) => (r as { n: number }).n)).toEqual(Array.from({ length: 20 }, (_, n) => n));
+    expect(replies.every((r) => (r as { pad: string }).pad.length === 120_000)).toBe(true);
   });
 
   it("carries a reply too big for any message through the blob store", async () => {
