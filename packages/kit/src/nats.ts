@@ -34,17 +34,6 @@ export async function connectNats(url: string, name: string, log: Logger): Promi
   return nc;
 }
 
-/**
- * W3C trace context as NATS headers, so one trace spans gateway → service → consumer; undefined
- * when there is no trace to carry (tracing off), so the message skips encoding headers here and
- * parsing them at the other end.
- */
-export function traceRequestHeaders(ctx: Context = context.active()): MsgHdrs | undefined {
-  let h: MsgHdrs | undefined;
-  propagation.inject(ctx, null, { set: (_carrier, key, value) => (h ??= natsHeaders()).set(key, value) });
-  return h;
-}
-
 export function extractTrace(h: MsgHdrs | undefined): Context {
   if (!h) return context.active();
   return propagation.extract(context.active(), h, {
@@ -58,7 +47,7 @@ export function extractTraceObject(carrier: Record<string, string> | undefined):
   return carrier ? propagation.extract(context.active(), carrier) : context.active();
 }
 
-/** Plain-object form of trace headers, for storing in an outbox row. */
+/** Plain-object form of trace headers, for storing in an outbox row or carrying in a batch item. */
 export function traceHeaders(): Record<string, string> {
   const out: Record<string, string> = {};
   propagation.inject(context.active(), out);

@@ -7,7 +7,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** A request bigger than this goes alone: batching pays off for many small messages, not big ones. */
-export const MAX_BATCHED_BYTES = 64 * 1024;
+const MAX_BATCHED_BYTES = 64 * 1024;
 /** After a batch subject had no responders (a replica not yet upgraded), that operation goes unbatched this long. */
 const UNBATCHED_MS = 60_000;
 

@@ -15,7 +15,7 @@ import {
   type WireNames,
 } from "@mailroom/contracts";
 import { BLOB_HEADER, type Blobs } from "./blobs.js";
-import { extractTrace, extractTraceObject, traceHeaders } from "./nats.js";
+import { extractTrace, extractTraceObject, headersFrom, traceHeaders } from "./nats.js";
 import { BatchReplies, RpcCoalescer, parseBatch } from "./rpc-batch.js";
 import { isConnectionError } from "./db.js";
 import { tracingEnabled } from "./telemetry.js";
@@ -263,8 +263,7 @@ export class RpcClient {
   /** One request on the operation's own subject: its reply body, or the 503 envelope when none came. */
   private async requestOne(operation: string, payload: Uint8Array, timeoutMs: number, trace: Record<string, string> | undefined): Promise<unknown> {
     let data = payload;
-    let h = trace && Object.keys(trace).length ? natsHeaders() : undefined;
-    for (const [k, v] of Object.entries(trace ?? {})) h!.set(k, v);
+    let h = trace ? headersFrom(trace) : undefined;
     if (data.byteLength > this.blobs.threshold) {
       (h ??= natsHeaders()).set(BLOB_HEADER, await this.blobs.put(data));
       data = new Uint8Array(0);
