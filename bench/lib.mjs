@@ -148,7 +148,7 @@ export function cpuMeter(pids, { nats = true, postgres = false, selfName = "load
 /**
  * Instructions that processes retire over one measured run, counted by `perf stat` where the machine
  * has it (null where not): `const m = instructionMeter({ gateway: pid }); … run …; await
- * m.perRequest(requests)`. Unlike CPU time, an instruction count does not grow when a neighbour on
+ * m.counts()`. Unlike CPU time, an instruction count does not grow when a neighbour on
  * a shared machine slows the cores down, so it compares two paths of one run more steadily.
  */
 export function instructionMeter(pids) {
@@ -166,11 +166,11 @@ export function instructionMeter(pids) {
     return { name, child, done };
   });
   return {
-    /** Thousands of instructions per request, per process. */
-    async perRequest(requests) {
+    /** Stops counting: instructions per process since the meter started. */
+    async counts() {
       for (const c of counters) c.child.kill("SIGINT");
       const counts = await Promise.all(counters.map((c) => c.done));
-      return Object.fromEntries(counters.map((c, i) => [c.name, counts[i] === null ? null : Math.round(counts[i] / requests / 1000)]));
+      return Object.fromEntries(counters.map((c, i) => [c.name, counts[i]]));
     },
   };
 }
@@ -184,39 +184,41 @@ export function instructionMeter(pids) {
  */
 export async function alternate(paths, { rounds = 3, duration }) {
   const runs = paths.map(() => []);
+  const requests = paths.map(() => 0);
   const cpu = paths.map(() => ({}));
-  const instr = paths.map(() => ({}));
+  const instructions = paths.map(() => ({}));
   const ratios = paths.map(() => []);
+  /** Adds one round's figures to a path's totals; a process perf could not count stays null. */
+  const add = (into, figures) => {
+    for (const [k, v] of Object.entries(figures)) into[k] = v === null || into[k] === null ? null : (into[k] ?? 0) + v;
+  };
   for (let round = 0; round < rounds; round += 1) {
     for (const [i, path] of paths.entries()) {
       const meter = path.cpu ? cpuMeter(path.cpu) : null;
       const counter = path.instructions ? instructionMeter(path.instructions) : null;
       const result = await path.run(duration);
       runs[i].push(result);
-      const requests = result.requestsPerSec * duration;
-      for (const [k, v] of Object.entries(meter?.seconds() ?? {})) cpu[i][k] = (cpu[i][k] ?? 0) + v;
-      for (const [k, v] of Object.entries((await counter?.perRequest(1)) ?? {})) instr[i][k] = v === null || instr[i][k] === null ? null : (instr[i][k] ?? 0) + v * 1000;
-      cpu[i].requests = (cpu[i].requests ?? 0) + requests;
+      requests[i] += result.requestsPerSec * duration;
+      add(cpu[i], meter?.seconds() ?? {});
+      add(instructions[i], (await counter?.counts()) ?? {});
       ratios[i].push(result.requestsPerSec / runs[0][round].requestsPerSec);
     }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  return paths.map((path, i) => {
-    const byRate = [...runs[i]].sort((a, b) => a.requestsPerSec - b.requestsPerSec);
-    const mid = byRate[Math.floor(byRate.length / 2)];
-    const { requests, ...seconds } = cpu[i];
-    return {
-      ...mid,
-      title: path.name,
-      rounds: runs[i].map((r) => r.requestsPerSec),
-      non2xx: runs[i].reduce((a, r) => a + r.non2xx, 0),
-      errors: runs[i].reduce((a, r) => a + r.errors, 0),
-      ratio: +median(ratios[i]).toFixed(2),
-      roundRatios: ratios[i].map((r) => +r.toFixed(2)),
-      cpuUsPerRequest: path.cpu ? Object.fromEntries(Object.entries(seconds).map(([k, v]) => [k, Math.round((v * 1e6) / requests)])) : null,
-      kiloInstructions: path.instructions ? Object.fromEntries(Object.entries(instr[i]).map(([k, v]) => [k, v === null ? null : Math.round(v / requests / 1000)])) : null,
-    };
-  });
+  const perRequest = (totals, i, scale) =>
+    Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, v === null ? null : Math.round((v * scale) / requests[i])]));
+  return paths.map((path, i) => ({
+    // the median round by req/s, with its latencies
+    ...runs[i].toSorted((a, b) => a.requestsPerSec - b.requestsPerSec)[Math.floor(runs[i].length / 2)],
+    title: path.name,
+    rounds: runs[i].map((r) => r.requestsPerSec),
+    non2xx: runs[i].reduce((a, r) => a + r.non2xx, 0),
+    errors: runs[i].reduce((a, r) => a + r.errors, 0),
+    ratio: +median(ratios[i]).toFixed(2),
+    roundRatios: ratios[i].map((r) => +r.toFixed(2)),
+    cpuUsPerRequest: path.cpu ? perRequest(cpu[i], i, 1e6) : null,
+    kiloInstructions: path.instructions ? perRequest(instructions[i], i, 1e-3) : null,
+  }));
 }
 
 export const formatCpu = (perRequest) => Object.entries(perRequest).map(([k, v]) => `${k} ${v}`).join(", ");

@@ -114,7 +114,7 @@ export class RpcCoalescer {
     const flight: Flight = {
       operation,
       timeoutMs,
-      items: [...items],
+      items,
       left: items.length,
       timer: setTimeout(() => this.end(id, timedOut), timeoutMs),
     };

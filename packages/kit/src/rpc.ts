@@ -118,8 +118,8 @@ export class RpcServer {
   }
 
   start(): void {
+    const queue = this.names.queueGroup(this.service);
     for (const [operation, handler] of this.handlers) {
-      const queue = this.names.queueGroup(this.service);
       const track = (p: Promise<void>) => {
         this.inflight.add(p);
         p.finally(() => this.inflight.delete(p)).catch((err) => this.log.error({ err, operation }, "request handling failed"));
