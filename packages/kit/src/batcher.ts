@@ -3,7 +3,9 @@
  * Under light load a call runs alone at once (no added latency); under heavy load batches grow by
  * themselves to what one round trip can carry, so a hundred concurrent deliveries cost a few
  * transactions instead of a hundred. `run` answers one result per item, in order; if it throws,
- * every call of that batch rejects with the error (each caller decides whether to retry).
+ * every call of that batch rejects with the error (each caller decides whether to retry), unless
+ * `splitOnError` is set: then each item of a failed batch runs again alone, so one caller's bad
+ * input fails only that caller. Use it only where a failed `run` wrote nothing (one statement).
  */
 export class Batcher<I, O> {
   private pending: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
@@ -18,10 +20,11 @@ export class Batcher<I, O> {
    * as the batch in flight ends, whichever comes first), not at once; a full batch starts at once. For
    * work whose caller can wait a little, it makes batches of a steady trickle, which group commit
    * alone answers one by one.
+   * `splitOnError`: a failed batch of several items is retried item by item (see above).
    */
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
-    private readonly opts: { maxBatch: number; maxInFlight?: number; startNextTurn?: boolean; lingerMs?: number } = { maxBatch: 256 },
+    private readonly opts: { maxBatch: number; maxInFlight?: number; startNextTurn?: boolean; lingerMs?: number; splitOnError?: boolean } = { maxBatch: 256 },
   ) {}
 
   add(item: I): Promise<O> {
@@ -54,7 +57,11 @@ export class Batcher<I, O> {
             for (const [i, b] of batch.entries()) b.resolve(out[i] as O);
           },
           (err) => {
-            for (const b of batch) b.reject(err);
+            if (!this.opts.splitOnError || batch.length === 1) {
+              for (const b of batch) b.reject(err);
+              return;
+            }
+            for (const b of batch) this.run([b.item]).then((out) => b.resolve(out[0] as O), b.reject);
           },
         )
         .finally(() => {

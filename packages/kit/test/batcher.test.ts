@@ -81,4 +81,21 @@ describe("Batcher (group commit)", () => {
     expect(batches.at(-1)).toEqual([4, 5, 6, 7]);
     expect(Date.now() - full).toBeLessThan(50);
   });
+
+  it("with splitOnError, retries a failed batch item by item so only the bad item fails", async () => {
+    const batches: string[][] = [];
+    const b = new Batcher<string, string>(async (items) => {
+      batches.push(items);
+      await tick();
+      if (items.includes("bad")) throw new Error("boom");
+      return items.map((s) => s.toUpperCase());
+    }, { maxBatch: 10, startNextTurn: true, splitOnError: true });
+    const results = await Promise.allSettled(["x", "bad", "z"].map((s) => b.add(s)));
+    expect(results.map((r) => (r.status === "fulfilled" ? r.value : (r.reason as Error).message))).toEqual(["X", "boom", "Z"]);
+    expect(batches[0]).toEqual(["x", "bad", "z"]);
+    expect(batches.slice(1).sort()).toEqual([["bad"], ["x"], ["z"]]);
+    // a lone failing item is not run twice
+    await expect(b.add("bad")).rejects.toThrow("boom");
+    expect(batches.length).toBe(5);
+  });
 });

@@ -105,6 +105,36 @@ describe("contacts.upsertMany over NATS (a /v1/send's recipients)", () => {
     expect(calls.flatMap((c) => c.result.results).filter((r: { isNew: boolean }) => r.isNew)).toHaveLength(20);
   });
 
+  it("keeps concurrent calls apart when they share a statement: per project, per input, one created change each", async () => {
+    // Calls arriving together are written by one statement (group commit); each still gets its own answer.
+    const q = await newProject("upsert-many-together");
+    const shared = uniqueEmail("shared");
+    const [onlyA, onlyB] = [uniqueEmail("only-a"), uniqueEmail("only-b")];
+    const [a, b, c] = await Promise.all([
+      bus.rpc("contacts.upsertMany", { projectId: p.id, emails: [shared, onlyA], data: { plan: "a" }, entryPoint: "send" }),
+      bus.rpc("contacts.upsertMany", { projectId: p.id, emails: [onlyB, shared], data: { seats: 2 }, entryPoint: "send" }),
+      bus.rpc("contacts.upsertMany", { projectId: q.id, emails: [shared], data: { plan: "q" }, subscribed: true, entryPoint: "send" }),
+    ]);
+    for (const r of [a, b, c]) expect(r.ok, JSON.stringify(r.error)).toBe(true);
+    const [aShared, aOnly] = a.result.results;
+    const [bOnly, bShared] = b.result.results;
+    const [cShared] = c.result.results;
+    expect(aOnly).toMatchObject({ isNew: true, contact: { email: onlyA, data: { plan: "a" } } });
+    expect(bOnly).toMatchObject({ isNew: true, contact: { email: onlyB, data: { seats: 2 } } });
+    // one contact for the shared address in p, created by exactly one of the two calls
+    expect(aShared.contact.id).toBe(bShared.contact.id);
+    expect([aShared.isNew, bShared.isNew].filter(Boolean)).toHaveLength(1);
+    const stored = (await bus.rpc("contacts.get", { projectId: p.id, id: aShared.contact.id })).result.contact;
+    expect(stored.data).toEqual({ plan: "a", seats: 2 });
+    // the other project's contact is its own
+    expect(cShared).toMatchObject({ isNew: true, contact: { email: shared, subscribed: true, data: { plan: "q" } } });
+    expect(cShared.contact.id).not.toBe(aShared.contact.id);
+    const created = (changes: { contactId: string; kind: string }[], id: string) => changes.filter((x) => x.contactId === id && x.kind === "created");
+    const pChanges = await bus.waitFor(() => bus.changes(p.id), (x) => [aOnly.contact.id, bOnly.contact.id, aShared.contact.id].includes(x.contactId) && x.kind === "created", 3);
+    for (const id of [aOnly.contact.id, bOnly.contact.id, aShared.contact.id]) expect(created(pChanges, id)).toHaveLength(1);
+    expect(created(await bus.changes(q.id), cShared.contact.id)).toHaveLength(1);
+  });
+
   it("refuses bad input as VALIDATION_ERROR and writes nothing", async () => {
     const ok = uniqueEmail("untouched");
     const bad = [

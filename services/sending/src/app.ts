@@ -25,6 +25,7 @@ import type { Ctx } from "./usecases/context.js";
 import { startDomainRechecks } from "./usecases/domains.js";
 import { EngagementRecorder } from "./usecases/engagement.js";
 import { acceptsRecipient, receiveMessage } from "./usecases/inbound.js";
+import { emailQueue } from "./usecases/queue-email.js";
 
 export type SendingDeps = Deps<(typeof SendingEnv)["shape"]>;
 
@@ -50,6 +51,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     returnPathDomain: returnPathDomain(config),
     maxAttachmentBytes: config.SEND_MAX_ATTACHMENT_BYTES,
     metrics: deps.metrics,
+    queue: emailQueue(() => ctx),
   };
   const relay = createRelay(config.SMTP_URL, config.SMTP_POOL_SIZE);
   const sns = createSnsClient(config.SNS_CERTIFICATES_FILE, (url) => deps.log.info({ url }, "SNS subscription confirmed"));

@@ -113,7 +113,7 @@ export const contactsRepo = traced("ContactsRepo", {
         insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
         select id, project_id, email, subscribed, data, created_at, updated_at from v
         -- in address order: two calls inserting the same addresses wait on each other, never deadlock
-        order by lower(email)
+        order by lower(email), project_id
         on conflict (project_id, lower(email)) do nothing
         returning *),
       o as (${outboxInsert(q, outbox)} where m.owner in (select id from c))

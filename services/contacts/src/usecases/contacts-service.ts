@@ -1,5 +1,5 @@
 import { AppError, isReservedEventName, type ContactDataInput, type TrackResult } from "@mailroom/contracts";
-import { isId, newId } from "@mailroom/kit";
+import { Batcher, isId, newId } from "@mailroom/kit";
 import { contactsRepo, type ContactRow } from "../db/contacts-repo.js";
 import { type EventRow, eventsRepo } from "../db/events-repo.js";
 import { locks, membersRepo } from "../db/members-repo.js";
@@ -7,6 +7,12 @@ import type { DataOutcome, EntryPoint } from "../domain/data-rules.js";
 import type { Outgoing } from "./outgoing.js";
 import { changeContact, contactChanges, emailTaken, freshContact, setSubscription, upsertContact, type ContactPatch, type WriteResult } from "./write-contact.js";
 import type { Writer } from "./writer.js";
+
+/** One `upsertMany` call's new rows, as it would create them. */
+interface FreshCall {
+  fresh: WriteResult[];
+  now: Date;
+}
 
 export interface UpsertInput {
   email: string;
@@ -20,6 +26,18 @@ const isEmailClash = (err: unknown) =>
 
 /** The contacts service's writes. Each is one transaction with its outgoing messages. */
 export class ContactsService {
+  /**
+   * Group commit of `upsertMany`'s one statement: the calls of one turn (the /v1/sends of one
+   * coalesced RPC message) create or read their contacts together. A failed statement wrote
+   * nothing and runs again per call.
+   */
+  private readonly creates = new Batcher((calls: FreshCall[]) => this.createOrReadMany(calls), {
+    maxBatch: 64,
+    maxInFlight: 2,
+    startNextTurn: true,
+    splitOnError: true,
+  });
+
   constructor(
     private readonly writer: Writer,
     private readonly clock: () => Date = () => new Date(),
@@ -51,22 +69,10 @@ export class ContactsService {
       const key = email.toLowerCase();
       if (!byAddress.has(key)) byAddress.set(key, freshContact(projectId, { ...input, email }, entry, now));
     }
-    const fresh = new Map([...byAddress.values()].map((f) => [f.row.id, f]));
-    const { value: read } = await this.writer.singleMany(
-      [...fresh.keys()],
-      (out, id) => {
-        const f = fresh.get(id)!;
-        out.change(f.row, "created", f.changed, now);
-      },
-      async (sql, outbox) => {
-        const value = await contactsRepo.createOrReadMany(sql, [...fresh.values()].map((f) => f.row), outbox);
-        return { wrote: new Set(value.filter((r) => r.created).map((r) => r.row.id)), value };
-      },
-    );
-    const found = new Map(read.map((r) => [r.row.email.toLowerCase(), r]));
+    const read = await this.creates.add({ fresh: [...byAddress.values()], now });
     const pending: string[] = [];
     for (const [key, f] of byAddress) {
-      const r = found.get(key);
+      const r = read.get(key);
       if (!r) {
         pending.push(key); // created concurrently after the statement's snapshot: the transaction reads it
       } else if (r.created) {
@@ -91,6 +97,39 @@ export class ContactsService {
       if (seen.has(key)) return { ...result, isNew: false, changed: [] };
       seen.add(key);
       return result;
+    });
+  }
+
+  /**
+   * Creates the calls' new contacts, or reads the ones that exist, in one statement (only what was
+   * created gets its outbox rows). Each call gets lower-cased address → what the statement found:
+   * its own fresh row if that was created, or the existing contact. An address absent from its
+   * map was created after the statement's snapshot, by a concurrent write or by another call of
+   * this batch, and is left to the caller's transaction.
+   */
+  private async createOrReadMany(calls: FreshCall[]): Promise<Array<Map<string, { row: ContactRow; created: boolean }>>> {
+    const fresh = new Map(calls.flatMap((c) => c.fresh.map((f) => [f.row.id, { f, now: c.now }] as const)));
+    const { value: read } = await this.writer.singleMany(
+      [...fresh.keys()],
+      (out, id) => {
+        const { f, now } = fresh.get(id)!;
+        out.change(f.row, "created", f.changed, now);
+      },
+      async (sql, outbox) => {
+        const value = await contactsRepo.createOrReadMany(sql, [...fresh.values()].map(({ f }) => f.row), outbox);
+        return { wrote: new Set(value.filter((r) => r.created).map((r) => r.row.id)), value };
+      },
+    );
+    const created = new Map(read.filter((r) => r.created).map((r) => [r.row.id, r]));
+    const existing = new Map(read.filter((r) => !r.created).map((r) => [`${r.row.project_id} ${r.row.email.toLowerCase()}`, r]));
+    return calls.map((c) => {
+      const found = new Map<string, { row: ContactRow; created: boolean }>();
+      for (const f of c.fresh) {
+        const key = f.row.email.toLowerCase();
+        const r = created.get(f.row.id) ?? existing.get(`${f.row.project_id} ${key}`);
+        if (r) found.set(key, r);
+      }
+      return found;
     });
   }
 

@@ -1,5 +1,5 @@
 import type { DnsRecord, Domain } from "@mailroom/contracts";
-import type { Sql } from "@mailroom/kit";
+import { Batcher, type Sql } from "@mailroom/kit";
 import { iso, isoNotNull } from "./values.js";
 
 interface Row {
@@ -24,6 +24,13 @@ export interface NewDomain {
 }
 
 export class DomainsRepo {
+  /** The checks of one event-loop turn (the /v1/sends of one coalesced message) share one query. */
+  private readonly verified = new Batcher((asked: Array<{ projectId: string; domain: string }>) => this.verifiedMany(asked), {
+    maxBatch: 256,
+    maxInFlight: 4,
+    startNextTurn: true,
+  });
+
   constructor(private readonly sql: Sql) {}
 
   /** Null when the project already has this domain. */
@@ -71,9 +78,17 @@ export class DomainsRepo {
     return toDomain(row!);
   }
 
-  async isVerified(projectId: string, domain: string): Promise<boolean> {
-    const rows = await this.sql`select 1 from domains where project_id = ${projectId} and domain = ${domain} and status = 'VERIFIED'`;
-    return rows.length > 0;
+  isVerified(projectId: string, domain: string): Promise<boolean> {
+    return this.verified.add({ projectId, domain });
+  }
+
+  private async verifiedMany(asked: Array<{ projectId: string; domain: string }>): Promise<boolean[]> {
+    const rows = await this.sql<{ projectId: string; domain: string }[]>`
+      select project_id as "projectId", domain from domains
+      where status = 'VERIFIED' and (project_id, domain) in (
+        select * from unnest(${asked.map((a) => a.projectId)}::uuid[], ${asked.map((a) => a.domain)}::text[]))`;
+    const found = new Set(rows.map((r) => `${r.projectId} ${r.domain}`));
+    return asked.map((a) => found.has(`${a.projectId} ${a.domain}`));
   }
 
   /** Projects that have the domain verified (two projects may share a domain): where inbound mail goes. */

@@ -1,4 +1,4 @@
-import type { Sql } from "@mailroom/kit";
+import { Batcher, type Sql } from "@mailroom/kit";
 
 export interface SendingSettings {
   tracking: boolean;
@@ -8,11 +8,20 @@ export const DEFAULT_SETTINGS: SendingSettings = { tracking: true };
 
 /** Per-project sending settings; a project that never changed them has the defaults (no row). */
 export class SettingsRepo {
+  /** The reads of one event-loop turn (the /v1/sends of one coalesced message) share one query. */
+  private readonly reads = new Batcher((ids: string[]) => this.getMany(ids), { maxBatch: 256, maxInFlight: 4, startNextTurn: true });
+
   constructor(private readonly sql: Sql) {}
 
-  async get(projectId: string): Promise<SendingSettings> {
-    const [row] = await this.sql<SendingSettings[]>`select tracking from project_settings where project_id = ${projectId}`;
-    return row ?? DEFAULT_SETTINGS;
+  get(projectId: string): Promise<SendingSettings> {
+    return this.reads.add(projectId);
+  }
+
+  private async getMany(ids: string[]): Promise<SendingSettings[]> {
+    const rows = await this.sql<(SendingSettings & { projectId: string })[]>`
+      select project_id as "projectId", tracking from project_settings where project_id = any(${ids}::uuid[])`;
+    const found = new Map(rows.map(({ projectId, ...settings }) => [projectId, settings]));
+    return ids.map((id) => found.get(id) ?? DEFAULT_SETTINGS);
   }
 
   async update(projectId: string, patch: Partial<SendingSettings>): Promise<SendingSettings> {

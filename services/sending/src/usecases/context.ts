@@ -1,4 +1,5 @@
-import type { Logger, OutboxRelay, RpcClient, Sql, Metrics } from "@mailroom/kit";
+import type { Batcher, Logger, OutboxRelay, RpcClient, Sql, Metrics } from "@mailroom/kit";
+import type { NewEmail } from "../db/emails-repo.js";
 import type { WireNames } from "@mailroom/contracts";
 import type { EmailsRepo } from "../db/emails-repo.js";
 import type { TemplatesRepo } from "../db/templates-repo.js";
@@ -27,4 +28,6 @@ export interface Ctx {
   returnPathDomain: string;
   maxAttachmentBytes: number;
   metrics: Metrics;
+  /** Group commit of queued emails (queue-email.ts). */
+  queue: Batcher<NewEmail[], Set<string>>;
 }

@@ -1,5 +1,5 @@
 import { AppError } from "@mailroom/contracts";
-import { eventMessage, outboxRows } from "@mailroom/kit";
+import { Batcher, eventMessage, outboxRows } from "@mailroom/kit";
 import { emailEvent } from "../domain/events.js";
 import type { NewEmail } from "../db/emails-repo.js";
 import type { Suppression } from "../db/suppressions-repo.js";
@@ -15,13 +15,39 @@ export interface SendJob {
   projectId: string;
 }
 
+/** A call with this many emails is a batch already (a campaign page): it runs alone. */
+const JOINS_BELOW = 32;
+/** Calls gathered into one statement: 64 × 31 emails stay under PostgreSQL's 65,535 parameters. */
+const MAX_CALLS = 64;
+
 /**
- * Makes emails of one project durable: one suppression lookup, then every record with its job (or,
- * suppressed, its terminal event) in one statement. The jobs leave through the outbox with msgID =
- * email id, so a second publish of one is dropped by JetStream. Returns the ids that were queued
- * (the others' idempotency keys had a record already).
+ * Makes emails durable: every record with its job (or, suppressed, its terminal event), all or none.
+ * Group commit: the small calls in flight together (the /v1/sends of one coalesced RPC message, say)
+ * share one suppression lookup per project and one statement; a statement that fails runs again per
+ * call, so one call's failure is its own. Returns the ids that were queued (the others' idempotency
+ * keys had a record already).
  */
-export async function queueEmails(ctx: Ctx, given: NewEmail[]): Promise<Set<string>> {
+export async function queueEmails(ctx: Ctx, emails: NewEmail[]): Promise<Set<string>> {
+  if (emails.length === 0) return new Set();
+  return emails.length < JOINS_BELOW ? ctx.queue.add(emails) : queueNow(ctx, emails);
+}
+
+/** The group commit behind `queueEmails`, built once in app.ts as `ctx.queue`. */
+export function emailQueue(ctx: () => Ctx): Batcher<NewEmail[], Set<string>> {
+  return new Batcher(
+    async (calls: NewEmail[][]) => {
+      const ids = await queueNow(ctx(), calls.flat());
+      return calls.map((emails) => new Set(emails.filter((e) => ids.has(e.id)).map((e) => e.id)));
+    },
+    { maxBatch: MAX_CALLS, maxInFlight: 2, startNextTurn: true, splitOnError: true },
+  );
+}
+
+/**
+ * One suppression lookup per project, then every record with its job in one statement. The jobs
+ * leave through the outbox with msgID = email id, so a second publish of one is dropped by JetStream.
+ */
+async function queueNow(ctx: Ctx, given: NewEmail[]): Promise<Set<string>> {
   const emails = await withSuppressions(ctx, given);
   const messages = emails.map((email) => {
     if (!email.failure) {
