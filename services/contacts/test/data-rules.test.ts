@@ -12,6 +12,7 @@ beforeAll(async () => {
 afterAll(() => bus?.close());
 
 const once = (value: unknown) => ({ value, persistent: false });
+const planIs = (value: string) => ({ logic: "AND", groups: [{ filters: [{ field: "data.plan", operator: "equals", value }] }] });
 const RESERVED = { id: "x", mailroom_id: "x", mailroom_email: "x", email: "x", unsubscribeUrl: "x", subscribeUrl: "x", manageUrl: "x" };
 /** Existing data every case starts from. */
 const START = { plan: "free", name: "Ada", gone: true };
@@ -105,34 +106,46 @@ describe("contacts.upsertMany over NATS (a /v1/send's recipients)", () => {
     expect(calls.flatMap((c) => c.result.results).filter((r: { isNew: boolean }) => r.isNew)).toHaveLength(20);
   });
 
-  it("keeps concurrent calls apart when they share a statement: per project, per input, one created change each", async () => {
+  it("keeps concurrent calls apart when they share a statement; a created change only where a segment is tracked", async () => {
     // Calls arriving together are written by one statement (group commit); each still gets its own answer.
-    const q = await newProject("upsert-many-together");
+    const [t, q] = await Promise.all([newProject("upsert-many-tracked"), newProject("upsert-many-untracked")]);
+    const segment = await t.api.post("/segments", { name: "Pro", filters: planIs("pro"), trackMembership: true });
+    expect(segment.status, JSON.stringify(segment.body)).toBe(201);
     const shared = uniqueEmail("shared");
     const [onlyA, onlyB] = [uniqueEmail("only-a"), uniqueEmail("only-b")];
     const [a, b, c] = await Promise.all([
-      bus.rpc("contacts.upsertMany", { projectId: p.id, emails: [shared, onlyA], data: { plan: "a" }, entryPoint: "send" }),
-      bus.rpc("contacts.upsertMany", { projectId: p.id, emails: [onlyB, shared], data: { seats: 2 }, entryPoint: "send" }),
+      bus.rpc("contacts.upsertMany", { projectId: t.id, emails: [shared, onlyA], data: { plan: "pro" }, entryPoint: "send" }),
+      bus.rpc("contacts.upsertMany", { projectId: t.id, emails: [onlyB, shared], data: { seats: 2 }, entryPoint: "send" }),
       bus.rpc("contacts.upsertMany", { projectId: q.id, emails: [shared], data: { plan: "q" }, subscribed: true, entryPoint: "send" }),
     ]);
     for (const r of [a, b, c]) expect(r.ok, JSON.stringify(r.error)).toBe(true);
     const [aShared, aOnly] = a.result.results;
     const [bOnly, bShared] = b.result.results;
     const [cShared] = c.result.results;
-    expect(aOnly).toMatchObject({ isNew: true, contact: { email: onlyA, data: { plan: "a" } } });
+    expect(aOnly).toMatchObject({ isNew: true, contact: { email: onlyA, data: { plan: "pro" } } });
     expect(bOnly).toMatchObject({ isNew: true, contact: { email: onlyB, data: { seats: 2 } } });
-    // one contact for the shared address in p, created by exactly one of the two calls
+    // one contact for the shared address in t, created by exactly one of the two calls
     expect(aShared.contact.id).toBe(bShared.contact.id);
     expect([aShared.isNew, bShared.isNew].filter(Boolean)).toHaveLength(1);
-    const stored = (await bus.rpc("contacts.get", { projectId: p.id, id: aShared.contact.id })).result.contact;
-    expect(stored.data).toEqual({ plan: "a", seats: 2 });
+    const stored = (await bus.rpc("contacts.get", { projectId: t.id, id: aShared.contact.id })).result.contact;
+    expect(stored.data).toEqual({ plan: "pro", seats: 2 });
     // the other project's contact is its own
     expect(cShared).toMatchObject({ isNew: true, contact: { email: shared, subscribed: true, data: { plan: "q" } } });
     expect(cShared.contact.id).not.toBe(aShared.contact.id);
+
+    // t tracks a segment: one created change per new contact, and the new pro contacts enter it
     const created = (changes: { contactId: string; kind: string }[], id: string) => changes.filter((x) => x.contactId === id && x.kind === "created");
-    const pChanges = await bus.waitFor(() => bus.changes(p.id), (x) => [aOnly.contact.id, bOnly.contact.id, aShared.contact.id].includes(x.contactId) && x.kind === "created", 3);
-    for (const id of [aOnly.contact.id, bOnly.contact.id, aShared.contact.id]) expect(created(pChanges, id)).toHaveLength(1);
-    expect(created(await bus.changes(q.id), cShared.contact.id)).toHaveLength(1);
+    const ids = [aOnly.contact.id, bOnly.contact.id, aShared.contact.id];
+    const tChanges = await bus.waitFor(() => bus.changes(t.id), (x) => ids.includes(x.contactId) && x.kind === "created", 3);
+    for (const id of ids) expect(created(tChanges, id)).toHaveLength(1);
+    const entries = await bus.waitFor(() => bus.events(t.id, "segment"), (e) => e.name === "segment.pro.entry", 2);
+    expect(entries.map((e) => e.contactId).sort()).toEqual([aOnly.contact.id, aShared.contact.id].sort());
+    // q tracks none: no change at all, and a segment made afterwards still finds the contact
+    expect(await bus.changes(q.id)).toEqual([]);
+    const later = await q.api.post("/segments", { name: "Q", filters: planIs("q"), trackMembership: true });
+    expect(later.status, JSON.stringify(later.body)).toBe(201);
+    expect(later.body.memberCount).toBe(1);
+    expect((await q.api.get(`/segments/${later.body.id}/contacts`)).body.data.map((m: { id: string }) => m.id)).toEqual([cShared.contact.id]);
   });
 
   it("refuses bad input as VALIDATION_ERROR and writes nothing", async () => {

@@ -1,5 +1,6 @@
-// contactsRepo.createOrRead and eventsRepo.insertIfContact: the one-statement writes of a new contact (/v1/send, /v1/track, POST
-// /contacts), which must write their event record and outbox rows if and only if they write the rest.
+// contactsRepo.createOrRead and eventsRepo.insertIfContact: the one-statement writes of a new contact (/v1/track, POST
+// /contacts), which must write their event record and outbox rows if and only if they write the rest; and
+// contactsRepo.createOrReadMany, /v1/send's create-or-read of its recipients.
 import { afterAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { openDatabase, outboxRows } from "@mailroom/kit";
@@ -59,30 +60,30 @@ describe("contactsRepo.createOrRead", () => {
 });
 
 describe("contactsRepo.createOrReadMany", () => {
-  /** A created-change message of `row`, as the service emits one per new contact, owned by it. */
-  const changeOf = (row: ContactRow) => ({ id: randomUUID(), subject: "test.create-many", payload: { kind: "created", n: row.email } });
-  const owned = (rows: ContactRow[]) => outboxRows(rows.map(changeOf), rows.map((r) => r.id));
-
-  it("creates the new addresses with their outbox rows, and reads the existing ones without writing theirs", async () => {
+  it("creates the new addresses and reads the existing ones without writing them", async () => {
     const existing = contact(uniqueEmail("there"));
     await contactsRepo.createOrRead(db, existing, null, outboxRows([]).json);
     const newcomers = [contact(uniqueEmail("n1")), contact(uniqueEmail("n2"))];
     const again = contact(existing.email.toUpperCase());
-    const given = owned([...newcomers, again]);
-    const out = JSON.parse(given.json) as { id: string }[];
-    const read = await contactsRepo.createOrReadMany(db, [newcomers[0]!, again, newcomers[1]!], given.json);
+    const read = await contactsRepo.createOrReadMany(db, [newcomers[0]!, again, newcomers[1]!]);
     expect(read.filter((r) => r.created).map((r) => r.row.id).sort()).toEqual(newcomers.map((n) => n.id).sort());
     expect(read.find((r) => !r.created)).toMatchObject({ row: { id: existing.id, email: existing.email } });
     expect(await db`select 1 from contacts where id = ${again.id}`).toHaveLength(0);
-    const rows = await db`select id from outbox where id = any(${out.map((m) => m.id)}::uuid[])`;
-    expect(rows.map((r) => r.id).sort()).toEqual(out.slice(0, 2).map((m) => m.id).sort());
-    await db`delete from outbox where id = any(${out.map((m) => m.id)}::uuid[])`;
+  });
+
+  it("creates an address given twice once, and leaves the second out of the answer", async () => {
+    const email = uniqueEmail("twice");
+    const [first, second] = [contact(email), contact(email.toUpperCase())];
+    const read = await contactsRepo.createOrReadMany(db, [first, second]);
+    expect(read).toHaveLength(1);
+    expect(read[0]).toMatchObject({ created: true, row: { email } });
+    expect(await db`select 1 from contacts where project_id = ${projectId} and lower(email) = ${email.toLowerCase()}`).toHaveLength(1);
   });
 
   it("writes nothing when a part fails", async () => {
     const rows = [contact(uniqueEmail("m1")), contact(uniqueEmail("m2"))];
-    const bad = owned(rows).json.replace(/"id":"[^"]+"/, '"id":"not-a-uuid"');
-    await expect(contactsRepo.createOrReadMany(db, rows, bad)).rejects.toThrow(/uuid/);
+    // the same id twice: the second row's insert fails after the first's
+    await expect(contactsRepo.createOrReadMany(db, [rows[0]!, { ...rows[1]!, id: rows[0]!.id }])).rejects.toThrow(/duplicate key/);
     expect(await db`select 1 from contacts where id = any(${rows.map((r) => r.id)}::uuid[])`).toHaveLength(0);
   });
 });

@@ -98,12 +98,12 @@ export const contactsRepo = traced("ContactsRepo", {
   },
 
   /**
-   * `createOrRead` for several addresses (distinct, case-insensitively) in one statement: each new one
-   * is created along with its outbox rows (those `outboxRows` gave it as owner), each existing one
-   * comes back as it is. An address missing from the answer was created concurrently after this
-   * statement's snapshot.
+   * `createOrRead` for several addresses in one statement, without messages (the caller's transaction
+   * writes those of what was created): each new one is created, each existing one comes back as it
+   * is. An address missing from the answer was created after this statement's snapshot, concurrently
+   * or by an earlier row of the same address in `rows`.
    */
-  async createOrReadMany(q: Q, rows: ContactRow[], outbox: string): Promise<Array<{ row: ContactRow; created: boolean }>> {
+  async createOrReadMany(q: Q, rows: ContactRow[]): Promise<Array<{ row: ContactRow; created: boolean }>> {
     const given = json(rows.map((r) => ({ ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) })));
     const read = await q<Array<ContactRow & { created: boolean }>>`
       with v as (
@@ -115,8 +115,7 @@ export const contactsRepo = traced("ContactsRepo", {
         -- in address order: two calls inserting the same addresses wait on each other, never deadlock
         order by lower(email), project_id
         on conflict (project_id, lower(email)) do nothing
-        returning *),
-      o as (${outboxInsert(q, outbox)} where m.owner in (select id from c))
+        returning *)
       select c.*, true as created from c
       union all
       select x.*, false from v join contacts x on x.project_id = v.project_id and lower(x.email) = lower(v.email)

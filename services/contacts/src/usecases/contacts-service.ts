@@ -27,9 +27,9 @@ const isEmailClash = (err: unknown) =>
 /** The contacts service's writes. Each is one transaction with its outgoing messages. */
 export class ContactsService {
   /**
-   * Group commit of `upsertMany`'s one statement: the calls of one turn (the /v1/sends of one
-   * coalesced RPC message) create or read their contacts together. A failed statement wrote
-   * nothing and runs again per call.
+   * Group commit of `upsertMany`'s create-or-read: the calls of one turn (the /v1/sends of one
+   * coalesced RPC message) create or read their contacts in one transaction. A failed transaction
+   * wrote nothing and runs again per call.
    */
   private readonly creates = new Batcher((calls: FreshCall[]) => this.createOrReadMany(calls), {
     maxBatch: 64,
@@ -58,7 +58,8 @@ export class ContactsService {
 
   /**
    * `upsert` for several addresses with the same input (a /v1/send's recipients), in the order given.
-   * The addresses are created or read in one statement; only contacts the input changes, and
+   * The addresses are created or read in one statement (shared with the calls made together, see
+   * `creates`); only contacts the input changes, and
    * addresses created concurrently, take a transaction (one for all of them). An address given twice
    * names one contact: the second sees the first's write, which leaves nothing to change.
    */
@@ -101,25 +102,31 @@ export class ContactsService {
   }
 
   /**
-   * Creates the calls' new contacts, or reads the ones that exist, in one statement (only what was
-   * created gets its outbox rows). Each call gets lower-cased address → what the statement found:
-   * its own fresh row if that was created, or the existing contact. An address absent from its
-   * map was created after the statement's snapshot, by a concurrent write or by another call of
-   * this batch, and is left to the caller's transaction.
+   * Creates the calls' new contacts, or reads the ones that exist, in one statement. Each call gets
+   * lower-cased address → what the statement found: its own fresh row if that was created, or the
+   * existing contact. An address absent from its map was created after the statement's snapshot, by
+   * a concurrent write or by another call of this batch, and is left to the caller's transaction.
+   *
+   * A created contact emits its `created` change only if its project tracks a segment: changes feed
+   * only the segment tracker, and a /v1/send to a project without one (most transactional mail)
+   * would otherwise cost a message through the outbox, the stream, the tracker and its ack per
+   * recipient. As the email-activity projection does, the transaction asks first under the projects'
+   * shared lock: a segment write committed before is seen, and one after waits for this commit and
+   * records its members from the rows.
    */
   private async createOrReadMany(calls: FreshCall[]): Promise<Array<Map<string, { row: ContactRow; created: boolean }>>> {
     const fresh = new Map(calls.flatMap((c) => c.fresh.map((f) => [f.row.id, { f, now: c.now }] as const)));
-    const { value: read } = await this.writer.singleMany(
-      [...fresh.keys()],
-      (out, id) => {
-        const { f, now } = fresh.get(id)!;
-        out.change(f.row, "created", f.changed, now);
-      },
-      async (sql, outbox) => {
-        const value = await contactsRepo.createOrReadMany(sql, [...fresh.values()].map(({ f }) => f.row), outbox);
-        return { wrote: new Set(value.filter((r) => r.created).map((r) => r.row.id)), value };
-      },
-    );
+    const rows = [...fresh.values()].map(({ f }) => f.row);
+    const read = await this.writer.run(async (tx, out) => {
+      const tracking = await locks.projectsTracking(tx, [...new Set(rows.map((r) => r.project_id))]);
+      const value = await contactsRepo.createOrReadMany(tx, rows);
+      for (const r of value) {
+        if (!r.created || !tracking.has(r.row.project_id)) continue;
+        const { f, now } = fresh.get(r.row.id)!;
+        out.change(r.row, "created", f.changed, now);
+      }
+      return value;
+    });
     const created = new Map(read.filter((r) => r.created).map((r) => [r.row.id, r]));
     const existing = new Map(read.filter((r) => !r.created).map((r) => [`${r.row.project_id} ${r.row.email.toLowerCase()}`, r]));
     return calls.map((c) => {

@@ -33,27 +33,4 @@ export class Writer {
     if (result.wrote) this.outbox.kick(stored);
     return result;
   }
-
-  /**
-   * `single` for a statement that writes for several contacts: `emit` fills each contact's messages,
-   * the statement writes a contact's outbox rows only along with that contact's change and says
-   * which contacts it wrote, and only their messages are published.
-   */
-  async singleMany<T>(
-    contactIds: string[],
-    emit: (out: Outgoing, contactId: string) => void,
-    statement: (sql: Q, outbox: string) => Promise<{ wrote: Set<string>; value: T }>,
-  ) {
-    const out = new Outgoing(this.names);
-    const owners: string[] = [];
-    for (const id of contactIds) {
-      emit(out, id);
-      while (owners.length < out.messages.length) owners.push(id);
-    }
-    const { json, stored } = outboxRows(out.messages, owners);
-    const result = await statement(this.sql, json);
-    const published = stored.filter((_, i) => result.wrote.has(owners[i]!));
-    if (published.length) this.outbox.kick(published);
-    return result;
-  }
 }
