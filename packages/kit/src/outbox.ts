@@ -81,25 +81,13 @@ export function outboxRows(messages: OutboxMessage[], owners?: string[]): { json
 
 /**
  * `insert into outbox … select …` of `outboxRows(…).json`, as a fragment for a CTE; add its guard
- * (`where exists (…)` for one record, `where m.owner in (…)` for rows given owners).
+ * (`where exists (…)` for one record, `where m.owner in (…)` for rows given owners, whose
+ * messages then exist if and only if their owner was written).
  */
 export function outboxInsert(q: postgres.ISql, json: string) {
   return q`insert into outbox (id, subject, payload, headers)
     select m.id, m.subject, m.payload, m.headers
     from jsonb_to_recordset(${json}::jsonb) as m(id uuid, subject text, payload jsonb, headers jsonb, owner uuid)`;
-}
-
-/**
- * `outboxInsert` guarded by owner, for a statement built as text that writes several records at
- * once: the rows of `outboxRows(messages, owners)` whose owner is among the ids `written` selects,
- * so each record's messages exist if and only if that record was written. `param` is the JSON's
- * placeholder (`$7`).
- */
-export function outboxInsertOwnedSql(param: string, written: string): string {
-  return `insert into outbox (id, subject, payload, headers)
-    select m.id, m.subject, m.payload, m.headers
-    from jsonb_to_recordset(${param}::jsonb) as m(id uuid, subject text, payload jsonb, headers jsonb, owner uuid)
-    where m.owner in (${written})`;
 }
 
 /** An event envelope as an outbox message on the EVENTS stream. */

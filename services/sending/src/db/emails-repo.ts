@@ -1,5 +1,5 @@
 import type { Email, EmailSourceType, EmailStatus, ListEmailsQuery } from "@mailroom/contracts";
-import { outboxInsertOwnedSql, type Sql } from "@mailroom/kit";
+import { outboxInsert, type Sql } from "@mailroom/kit";
 import type { OutgoingEmail, SigningKey, StoredAttachment } from "../domain/compose.js";
 import { iso, isoNotNull } from "./values.js";
 
@@ -57,32 +57,35 @@ export class EmailsRepo {
    */
   async insertQueuedMany(emails: NewEmail[], outbox: string): Promise<Set<string>> {
     if (emails.length === 0) return new Set();
-    const values: unknown[] = [];
-    const rows = emails.map((e) => {
-      const b = values.length;
-      values.push(
-        e.id, e.projectId, e.contactId, e.to, e.toName, e.from, e.fromName, e.replyTo, e.subject, e.html,
-        JSON.stringify(e.headers), textArray(e.attachmentIds), e.templateId, e.campaignId, e.workflowId, e.executionId,
-        e.sourceType, e.marketing, e.idempotencyKey, e.failure ? "FAILED" : "QUEUED", e.messageId, textArray(e.links), e.failure ?? null,
-      );
-      const p = (i: number, cast = "") => `$${b + i}${cast}`;
-      return `(${p(1, "::uuid")}, ${p(2, "::uuid")}, ${p(3, "::uuid")}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)},
-        ${p(11, "::jsonb")}, ${p(12, "::uuid[]")}, ${p(13, "::uuid")}, ${p(14, "::uuid")}, ${p(15, "::uuid")}, ${p(16, "::uuid")},
-        ${p(17)}, ${p(18, "::boolean")}, ${p(19)}, ${p(20)}, ${p(21)}, ${p(22, "::text[]")}, ${p(23)})`;
-    });
-    values.push(outbox);
-    const inserted = await this.sql.unsafe<{ id: string }[]>(
-      `with e as (
+    // One JSON parameter (not 23 per email): the statement's text is the same for any number of
+    // emails, so each connection prepares it once and runs it in one round trip.
+    const given = JSON.stringify(
+      emails.map((e) => ({
+        id: e.id, project_id: e.projectId, contact_id: e.contactId, to_email: e.to, to_name: e.toName, from_email: e.from,
+        from_name: e.fromName, reply_to: e.replyTo, subject: e.subject, html: e.html, headers: e.headers,
+        attachment_ids: e.attachmentIds, template_id: e.templateId, campaign_id: e.campaignId, workflow_id: e.workflowId,
+        execution_id: e.executionId, source_type: e.sourceType, marketing: e.marketing, idempotency_key: e.idempotencyKey,
+        status: e.failure ? "FAILED" : "QUEUED", message_id: e.messageId, links: e.links, last_error: e.failure ?? null,
+      })),
+    );
+    const inserted = await this.sql<{ id: string }[]>`
+      with e as (
         insert into emails (id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html,
           headers, attachment_ids, template_id, campaign_id, workflow_id, execution_id, source_type, marketing,
           idempotency_key, status, message_id, links, last_error)
-        values ${rows.join(", ")}
+        select id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html,
+          headers, attachment_ids, template_id, campaign_id, workflow_id, execution_id, source_type, marketing,
+          idempotency_key, status, message_id, links, last_error
+        from rows from (jsonb_to_recordset(${given}::jsonb) as (id uuid, project_id uuid, contact_id uuid, to_email text,
+          to_name text, from_email text, from_name text, reply_to text, subject text, html text, headers jsonb,
+          attachment_ids uuid[], template_id uuid, campaign_id uuid, workflow_id uuid, execution_id uuid, source_type text,
+          marketing boolean, idempotency_key text, status text, message_id text, links text[], last_error text)) with ordinality as v
+        -- in the order given: of two records with one idempotency key, the first is written
+        order by v.ordinality
         on conflict (project_id, idempotency_key) do nothing
         returning id),
-      o as (${outboxInsertOwnedSql(`$${values.length}`, "select id from e")})
-      select id from e`,
-      values as never[],
-    );
+      o as (${outboxInsert(this.sql, outbox)} where m.owner in (select id from e))
+      select id from e`;
     return new Set(inserted.map((r) => r.id));
   }
 
@@ -220,11 +223,6 @@ export class EmailsRepo {
     );
     return row ?? null;
   }
-}
-
-/** A PostgreSQL array literal of text values (cast by the statement), whatever they contain. */
-function textArray(values: string[]): string {
-  return `{${values.map((v) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
 }
 
 function toEmail(r: Record<string, any>): Email {

@@ -40,4 +40,19 @@ describe("templates", () => {
   it("cannot include files", async () => {
     await expect(render("x", '{% include "/etc/passwd" %}', {})).rejects.toThrow();
   });
+
+  it("parses a source once and renders it for each recipient; pairs that concatenate alike stay apart", async () => {
+    const a = parseTemplate({ subject: "Hi {{ n }}", body: "<p>{{ n }}</p>" });
+    expect(parseTemplate({ subject: "Hi {{ n }}", body: "<p>{{ n }}</p>" })).toBe(a);
+    expect(await renderTemplate(a, { n: 1 })).toEqual({ subject: "Hi 1", html: "<p>1</p>" });
+    expect(await renderTemplate(a, { n: "<b>" })).toEqual({ subject: "Hi <b>", html: "<p>&lt;b&gt;</p>" });
+    // the same characters split differently between subject and body are another template
+    const left = parseTemplate({ subject: "ab", body: "c" });
+    const right = parseTemplate({ subject: "a", body: "bc" });
+    expect(await renderTemplate(left, {})).toEqual({ subject: "ab", html: "c" });
+    expect(await renderTemplate(right, {})).toEqual({ subject: "a", html: "bc" });
+    // a syntax error is not remembered as a template
+    expect(() => parseTemplate({ subject: "ok", body: "{% if %}" })).toThrowError(/could not be parsed/);
+    expect(() => parseTemplate({ subject: "ok", body: "{% if %}" })).toThrowError(/could not be parsed/);
+  });
 });

@@ -1,6 +1,6 @@
 import { Liquid, type Template as LiquidTemplate } from "liquidjs";
 import { AppError, type ErrorDetail } from "@mailroom/contracts";
-import { liquidBounds } from "@mailroom/kit";
+import { BoundedMap, liquidBounds } from "@mailroom/kit";
 
 // No file access and bounded work (kit `liquidBounds`): a template is written through the API.
 const bodyEngine = new Liquid({ ...liquidBounds(), outputEscape: "escape", strictVariables: false, strictFilters: true });
@@ -38,8 +38,26 @@ export interface ParsedTemplate {
   body: LiquidTemplate[];
 }
 
+/**
+ * Parsed templates by source: a template, or the same inline subject and body, sent again and again
+ * (the common transactional case) is parsed once. Liquid's parsed form is read-only while rendering.
+ * Small sources only, so the cache stays a few megabytes at most.
+ */
+const parsedCache = new BoundedMap<string, ParsedTemplate>(512);
+const CACHED_SOURCE_CHARS = 16 * 1024;
+
 /** Parses both parts once, before any side effect: a syntax error is the caller's 400. */
 export function parseTemplate(parts: { subject: string; body: string }): ParsedTemplate {
+  const cacheable = parts.subject.length + parts.body.length <= CACHED_SOURCE_CHARS;
+  const key = cacheable ? `${parts.subject.length}:${parts.subject}${parts.body}` : ""; // length-prefixed: no two pairs share a key
+  const cached = cacheable ? parsedCache.get(key) : undefined;
+  if (cached) return cached;
+  const parsed = parseUncached(parts);
+  if (cacheable) parsedCache.set(key, parsed);
+  return parsed;
+}
+
+function parseUncached(parts: { subject: string; body: string }): ParsedTemplate {
   const details: ErrorDetail[] = [];
   const parse = (engine: Liquid, source: string, path: string) => {
     try {

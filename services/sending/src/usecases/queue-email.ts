@@ -17,7 +17,7 @@ export interface SendJob {
 
 /** A call with this many emails is a batch already (a campaign page): it runs alone. */
 const JOINS_BELOW = 32;
-/** Calls gathered into one statement: 64 × 31 emails stay under PostgreSQL's 65,535 parameters. */
+/** Calls gathered into one statement: at most 64 × 31 records, a statement of bounded size. */
 const MAX_CALLS = 64;
 
 /**
