@@ -36,9 +36,11 @@ describe("per-project sending rate", () => {
     expect(new Set(messages.map((m) => m.messageId)).size).toBe(EMAILS);
     expect(new Set(messages.flatMap((m) => m.to)).size).toBe(EMAILS);
     const times = messages.map((m) => Date.parse(m.receivedAt)).sort((a, b) => a - b);
-    // One second of burst (RATE), then RATE per second: the last arrives no sooner than this.
+    // One second of burst (RATE), then RATE per second: the last is admitted no sooner than this. The
+    // span is measured at the sink, so a first message delayed in delivery shortens it: half a second
+    // of jitter is allowed, as below (CI once measured 2,667 ms against 2,700).
     const minimumMs = ((EMAILS - RATE) / RATE) * 1000;
-    expect(times[times.length - 1]! - times[0]!).toBeGreaterThanOrEqual(minimumMs * 0.9);
+    expect(times[times.length - 1]! - times[0]!).toBeGreaterThanOrEqual(minimumMs - 500);
     // No window of one second ever holds more than the burst plus one second of refill, plus what
     // half a second of delivery jitter can crowd in: the bucket admits, but the sink timestamps
     // arrival, and a slow SMTP round trip followed by a quick one moves two admissions closer (CI
