@@ -5,8 +5,15 @@
  * transactions instead of a hundred. `run` answers one result per item, in order; if it throws,
  * every call of that batch rejects with the error (each caller decides whether to retry), unless
  * `splitOnError` is set: then each item of a failed batch runs again alone, so one caller's bad
- * input fails only that caller. Use it only where a failed `run` wrote nothing (one statement).
+ * input fails only that caller. Use it only where a failed `run` wrote nothing (one statement or
+ * one transaction).
  */
+/**
+ * Options for read-only lookups made by many handlers at once (the /v1/sends of one coalesced RPC
+ * message): every call of one event-loop turn shares one query, a few queries at a time.
+ */
+export const TURN_LOOKUPS = { maxBatch: 256, maxInFlight: 4, startNextTurn: true } as const;
+
 export class Batcher<I, O> {
   private pending: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
   private inFlight = 0;

@@ -1,5 +1,5 @@
 import type { DnsRecord, Domain } from "@mailroom/contracts";
-import { Batcher, type Sql } from "@mailroom/kit";
+import { Batcher, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
 import { iso, isoNotNull } from "./values.js";
 
 interface Row {
@@ -25,11 +25,7 @@ export interface NewDomain {
 
 export class DomainsRepo {
   /** The checks of one event-loop turn (the /v1/sends of one coalesced message) share one query. */
-  private readonly verified = new Batcher((asked: Array<{ projectId: string; domain: string }>) => this.verifiedMany(asked), {
-    maxBatch: 256,
-    maxInFlight: 4,
-    startNextTurn: true,
-  });
+  private readonly verified = new Batcher((asked: Array<{ projectId: string; domain: string }>) => this.verifiedMany(asked), TURN_LOOKUPS);
 
   constructor(private readonly sql: Sql) {}
 

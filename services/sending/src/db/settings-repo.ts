@@ -1,4 +1,4 @@
-import { Batcher, type Sql } from "@mailroom/kit";
+import { Batcher, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
 
 export interface SendingSettings {
   tracking: boolean;
@@ -9,7 +9,7 @@ export const DEFAULT_SETTINGS: SendingSettings = { tracking: true };
 /** Per-project sending settings; a project that never changed them has the defaults (no row). */
 export class SettingsRepo {
   /** The reads of one event-loop turn (the /v1/sends of one coalesced message) share one query. */
-  private readonly reads = new Batcher((ids: string[]) => this.getMany(ids), { maxBatch: 256, maxInFlight: 4, startNextTurn: true });
+  private readonly reads = new Batcher((ids: string[]) => this.getMany(ids), TURN_LOOKUPS);
 
   constructor(private readonly sql: Sql) {}
 
