@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { openDatabase, outboxRows } from "@mailroom/kit";
 import { sharedPlatform } from "@mailroom/testkit/shared";
 import { EmailsRepo, type NewEmail } from "../src/db/emails-repo.js";
+import { SuppressionsRepo } from "../src/db/suppressions-repo.js";
 
 const url = new URL(sharedPlatform().env.DATABASE_URL!);
 url.pathname = `/${sharedPlatform().prefix}_sending`;
@@ -67,5 +68,43 @@ describe("EmailsRepo.insertQueuedMany", () => {
     const bad = json.replace(/"id":"[^"]+"/, '"id":"not-a-uuid"');
     await expect(repo.insertQueuedMany(emails, bad)).rejects.toThrow(/uuid/);
     expect(await db`select 1 from emails where id = any(${emails.map((e) => e.id)}::uuid[])`).toHaveLength(0);
+  });
+});
+
+// SuppressionsRepo.blockingAll: the suppression checks of many sends (several projects, both kinds of
+// mail) in one query per kind, each answered with its own project's entries only.
+describe("SuppressionsRepo.blockingAll", () => {
+  const suppressions = new SuppressionsRepo(db);
+  const other = randomUUID();
+
+  it("answers each check from its own project and by its kind of mail", async () => {
+    const now = new Date();
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    await suppressions.add(db, projectId, "Bounced@Example.com", "bounce", randomUUID(), now);
+    await suppressions.add(db, projectId, "complained@example.com", "complaint", randomUUID(), now);
+    await suppressions.add(db, projectId, "long-ago@example.com", "bounce", randomUUID(), old);
+    await suppressions.add(db, other, "other@example.com", "bounce", randomUUID(), now);
+    const addresses = ["bounced@example.com", "COMPLAINED@example.com", "long-ago@example.com", "other@example.com", "clean@example.com"];
+    const [transactional, marketing, elsewhere] = await suppressions.blockingAll([
+      { projectId, emails: addresses, marketing: false },
+      { projectId, emails: addresses, marketing: true },
+      { projectId: other, emails: addresses, marketing: false },
+    ]);
+    // transactional mail: a permanent bounce of the last 30 days only
+    expect([...transactional!.keys()]).toEqual(["bounced@example.com"]);
+    expect(transactional!.get("bounced@example.com")).toEqual({ reason: "bounce", createdAt: now.toISOString() });
+    // marketing mail: any bounce or complaint not lifted
+    expect([...marketing!.keys()].sort()).toEqual(["bounced@example.com", "complained@example.com", "long-ago@example.com"]);
+    expect([...elsewhere!.keys()]).toEqual(["other@example.com"]);
+    expect(await suppressions.blockingAll([])).toEqual([]);
+  });
+
+  it("shares one query among the checks of one turn, each still getting its own answer", async () => {
+    const [a, b] = await Promise.all([
+      suppressions.blocking(projectId, ["bounced@example.com"], false),
+      suppressions.blocking(other, ["bounced@example.com", "other@example.com"], false),
+    ]);
+    expect([...a.keys()]).toEqual(["bounced@example.com"]);
+    expect([...b.keys()]).toEqual(["other@example.com"]);
   });
 });

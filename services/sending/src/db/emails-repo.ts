@@ -20,6 +20,8 @@ export interface NewEmail extends OutgoingEmail {
   links: string[];
   /** Set when the email must not be sent (suppressed address): the record is stored FAILED, no job. */
   failure?: string;
+  /** The suppression check ran already (`failure` says its verdict): queueing does not repeat it. */
+  screened?: boolean;
 }
 
 /** A record as the delivery worker sees it. */

@@ -1,4 +1,4 @@
-import type { Sql } from "@mailroom/kit";
+import { Batcher, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
 
 export type SuppressionReason = "bounce" | "complaint";
 
@@ -12,6 +12,9 @@ export interface Suppression {
 
 /** Addresses per project that bounced permanently or complained, until the contact resubscribes. */
 export class SuppressionsRepo {
+  /** The checks of one event-loop turn (the /v1/sends of one coalesced message) share one query. */
+  private readonly turn = new Batcher((asked: BlockingQuery[]) => this.blockingAll(asked), TURN_LOOKUPS);
+
   constructor(private readonly sql: Sql) {}
 
   async add(tx: Sql, projectId: string, email: string, reason: SuppressionReason, emailId: string, at: Date): Promise<void> {
@@ -35,12 +38,42 @@ export class SuppressionsRepo {
    * marketing mail any bounce or complaint not lifted since.
    */
   async blockingMany(projectId: string, emails: string[], marketing: boolean): Promise<Map<string, Suppression>> {
-    if (emails.length === 0) return new Map();
-    const rows = await this.sql<{ email: string; reason: SuppressionReason; createdAt: string | Date }[]>`
-      select distinct on (email) email, reason, created_at as "createdAt" from suppressions
-      where project_id = ${projectId} and email = any(${emails.map((e) => e.toLowerCase())}::text[])
-        ${marketing ? this.sql`` : this.sql`and reason = 'bounce' and created_at > now() - ${TRANSACTIONAL_BOUNCE_DAYS} * interval '1 day'`}
-      order by email, created_at desc`;
-    return new Map(rows.map((r) => [r.email, { reason: r.reason, createdAt: new Date(r.createdAt).toISOString() }]));
+    return (await this.blockingAll([{ projectId, emails, marketing }]))[0]!;
   }
+
+  /** `blockingMany` through the turn's shared query. */
+  blocking(projectId: string, emails: string[], marketing: boolean): Promise<Map<string, Suppression>> {
+    return this.turn.add({ projectId, emails, marketing });
+  }
+
+  /** `blockingMany` for several projects: one query per kind of mail asked about. */
+  async blockingAll(asked: BlockingQuery[]): Promise<Array<Map<string, Suppression>>> {
+    const found = new Map<string, Suppression>();
+    for (const marketing of [false, true]) {
+      const pairs = asked.filter((a) => a.marketing === marketing).flatMap((a) => a.emails.map((e) => [a.projectId, e.toLowerCase()] as const));
+      if (pairs.length === 0) continue;
+      const rows = await this.sql<{ projectId: string; email: string; reason: SuppressionReason; createdAt: string | Date }[]>`
+        select distinct on (s.project_id, s.email) s.project_id as "projectId", s.email, s.reason, s.created_at as "createdAt"
+        from suppressions s
+        join unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::text[]) as a(project_id, email)
+          on s.project_id = a.project_id and s.email = a.email
+        ${marketing ? this.sql`` : this.sql`where s.reason = 'bounce' and s.created_at > now() - ${TRANSACTIONAL_BOUNCE_DAYS} * interval '1 day'`}
+        order by s.project_id, s.email, s.created_at desc`;
+      for (const r of rows) found.set(`${marketing} ${r.projectId} ${r.email}`, { reason: r.reason, createdAt: new Date(r.createdAt).toISOString() });
+    }
+    return asked.map((a) => {
+      const mine = new Map<string, Suppression>();
+      for (const e of a.emails) {
+        const hit = found.get(`${a.marketing} ${a.projectId} ${e.toLowerCase()}`);
+        if (hit) mine.set(e.toLowerCase(), hit);
+      }
+      return mine;
+    });
+  }
+}
+
+interface BlockingQuery {
+  projectId: string;
+  emails: string[];
+  marketing: boolean;
 }

@@ -67,29 +67,37 @@ async function queueNow(ctx: Ctx, given: NewEmail[]): Promise<Set<string>> {
 /**
  * A suppressed address gets a FAILED record with the reason instead of a delivery job (README:
  * Suppression), so the caller still sees an email id and the record says why nothing was sent.
+ * Emails `screened` by their caller already carry the verdict; the others are looked up together.
  */
 async function withSuppressions(ctx: Ctx, emails: NewEmail[]): Promise<NewEmail[]> {
-  const byProject = new Map<string, NewEmail[]>();
+  const groups = new Map<string, NewEmail[]>();
   for (const e of emails) {
+    if (e.screened) continue;
     const key = `${e.projectId}:${e.marketing}`;
-    const group = byProject.get(key);
+    const group = groups.get(key);
     if (group) group.push(e);
-    else byProject.set(key, [e]);
+    else groups.set(key, [e]);
   }
-  const blocks = new Map<NewEmail, Suppression>();
-  for (const group of byProject.values()) {
-    const found = await ctx.suppressions.blockingMany(group[0]!.projectId, group.map((e) => e.to), group[0]!.marketing);
+  if (groups.size === 0) return emails;
+  const asked = [...groups.values()];
+  const found = await ctx.suppressions.blockingAll(asked.map((g) => ({ projectId: g[0]!.projectId, emails: g.map((e) => e.to), marketing: g[0]!.marketing })));
+  const failures = new Map<NewEmail, string>();
+  asked.forEach((group, i) => {
     for (const e of group) {
-      const block = found.get(e.to.toLowerCase());
-      if (block) blocks.set(e, block);
+      const block = found[i]!.get(e.to.toLowerCase());
+      if (block) failures.set(e, suppressedBecause(block));
     }
-  }
-  return emails.map((email) => {
-    const block = blocks.get(email);
-    if (!block) return email;
-    const what = block.reason === "bounce" ? "a permanent bounce" : "a complaint";
-    return { ...email, failure: `suppressed: the address had ${what} on ${block.createdAt}` };
   });
+  return emails.map((email) => {
+    const failure = failures.get(email);
+    return failure ? { ...email, failure } : email;
+  });
+}
+
+/** The `failure` of an email to a suppressed address. */
+export function suppressedBecause(block: Suppression): string {
+  const what = block.reason === "bounce" ? "a permanent bounce" : "a complaint";
+  return `suppressed: the address had ${what} on ${block.createdAt}`;
 }
 
 /** 403 unless the sender's domain is verified in this very project. */

@@ -3,7 +3,8 @@ import { newId } from "@mailroom/kit";
 import { RESERVED_HEADERS, messageIdFor, type StoredAttachment } from "../domain/compose.js";
 import { parseTemplate, type ParsedTemplate } from "../domain/render.js";
 import type { Ctx } from "./context.js";
-import { assertSenderVerified, queueEmails } from "./queue-email.js";
+import { assertSenderVerified, queueEmails, suppressedBecause } from "./queue-email.js";
+import type { Suppression } from "../db/suppressions-repo.js";
 import type { NewEmail } from "../db/emails-repo.js";
 import { renderEmail, trackingOn } from "./render-email.js";
 
@@ -79,9 +80,9 @@ export async function planSend(ctx: Ctx, projectId: string, req: SendEmailReques
   if (estimate > MAX_MESSAGE_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `The message would exceed ${MAX_MESSAGE_BYTES} bytes`);
 
   const parsed = parseTemplate({ subject: subject!, body: body! });
-  await assertSenderVerified(ctx, projectId, from!.email);
   const recipients = (Array.isArray(req.to) ? req.to : [req.to]).map(address);
-  const tracking = await trackingOn(ctx, projectId, req.tracking);
+  // Two reads, asked together: each joins its own query shared by the sends of this turn.
+  const [, tracking] = await Promise.all([assertSenderVerified(ctx, projectId, from!.email), trackingOn(ctx, projectId, req.tracking)]);
   return { recipients, from: from!, replyTo: req.reply ?? template?.replyTo ?? null, templateId: template?.id ?? null, parsed, headers, files, tracking };
 }
 
@@ -94,14 +95,20 @@ export async function planSend(ctx: Ctx, projectId: string, req: SendEmailReques
  */
 export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailRequest, plan: SendPlan): Promise<SendEmailResult> {
   const attachmentIds = plan.files.map(() => newId());
-  const { results } = await ctx.rpc.call(contactsRpc.upsertMany, {
-    projectId,
-    emails: plan.recipients.map((to) => to.email),
-    entryPoint: "send",
-    ...(req.subscribed !== undefined ? { subscribed: req.subscribed } : {}),
-    ...(req.data !== undefined ? { data: req.data } : {}),
-  });
-  // An explicit resubscription lifts a bounce suppression now, not when its event comes back.
+  const addresses = plan.recipients.map((to) => to.email);
+  // The suppression check runs beside the contacts call rather than after it. An explicit
+  // resubscription lifts a bounce suppression now, not when its event comes back, so such a send
+  // leaves the check to queueing, after the lift.
+  const [{ results }, blocks] = await Promise.all([
+    ctx.rpc.call(contactsRpc.upsertMany, {
+      projectId,
+      emails: addresses,
+      entryPoint: "send",
+      ...(req.subscribed !== undefined ? { subscribed: req.subscribed } : {}),
+      ...(req.data !== undefined ? { data: req.data } : {}),
+    }),
+    req.subscribed === true ? null : ctx.suppressions.blocking(projectId, addresses, false),
+  ]);
   if (req.subscribed === true) await ctx.suppressions.lift(projectId, results.map((r) => r.contact.email), new Date());
   const emails: NewEmail[] = [];
   for (const [i, to] of plan.recipients.entries()) {
@@ -131,6 +138,7 @@ export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailReq
       idempotencyKey: null,
       messageId: messageIdFor(id, ctx.returnPathDomain),
       links: rendered.links,
+      ...(blocks ? screen(blocks, contact.email) : {}),
     });
   }
   await ctx.emails.insertAttachments(projectId, attachmentIds, plan.files);
@@ -139,4 +147,10 @@ export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailReq
     emails: emails.map((e, i) => ({ contact: { id: results[i]!.contact.id, email: results[i]!.contact.email }, email: e.id })),
     timestamp: new Date().toISOString(),
   };
+}
+
+/** The verdict of a suppression check made before queueing, as `NewEmail` carries it. */
+function screen(blocks: Map<string, Suppression>, to: string): Pick<NewEmail, "screened" | "failure"> {
+  const block = blocks.get(to.toLowerCase());
+  return block ? { screened: true, failure: suppressedBecause(block) } : { screened: true };
 }
