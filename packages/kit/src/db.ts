@@ -72,6 +72,38 @@ export async function migrate(databaseUrl: string, service: string, migrationsFo
   }
 }
 
+/**
+ * Statements as one transaction in one round trip: BEGIN, the statements `build` returns and COMMIT
+ * go out in one socket write on a connection reserved for them, and run in that order. (postgres.js's
+ * `begin` waits for each answer before the next statement can depend on it: four round trips for a
+ * lock, a write and their BEGIN and COMMIT.) `build` returns queries not yet started (postgres.js
+ * starts a query when it is awaited); one already started would run outside the transaction, so it
+ * is refused before anything is sent. When a statement fails, Postgres turns the COMMIT into a
+ * ROLLBACK and the first failure is thrown. What a statement's result means is for the caller to
+ * check afterwards: by then it has committed.
+ */
+export async function inOneRoundTrip<P extends readonly Promise<unknown>[]>(
+  sql: Sql,
+  build: (tx: postgres.ISql) => P,
+): Promise<{ -readonly [K in keyof P]: Awaited<P[K]> }> {
+  const tx = await sql.reserve();
+  try {
+    // typed as promises (a query's type says nothing of whether it started): checked here
+    const statements = build(tx) as unknown as ReadonlyArray<{ execute?: () => Promise<unknown>; executed?: boolean }>;
+    if (statements.some((q) => typeof q.execute !== "function" || q.executed)) {
+      throw new Error("inOneRoundTrip: every statement must be a query not yet started");
+    }
+    // executed in this order, in one write: each query starts in a microtask queued in this order
+    const all = [tx`begin`, ...statements, tx`commit`].map((q) => q.execute!());
+    const settled = await Promise.allSettled(all);
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) throw failed.reason;
+    return settled.slice(1, -1).map((s) => (s as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof P]: Awaited<P[K]> };
+  } finally {
+    tx.release();
+  }
+}
+
 /** True for errors that mean "the database is unreachable" rather than "the query is wrong". */
 export function isConnectionError(err: unknown): boolean {
   // drizzle wraps the driver's error (DrizzleQueryError) and keeps it as `cause`.

@@ -3,8 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { newProject } from "@mailroom/testkit/shared";
+import { inOneRoundTrip, openDatabase, outboxRows } from "@mailroom/kit";
+import { sharedPlatform } from "@mailroom/testkit/shared";
+import { contactsRepo, readCreatedOrRead, type ContactRow } from "../src/db/contacts-repo.js";
 import { locks } from "../src/db/members-repo.js";
-import { contactsDb } from "./helpers.js";
+import { contactsDb, uniqueEmail } from "./helpers.js";
 
 type Project = Awaited<ReturnType<typeof newProject>>;
 let tracking: Project;
@@ -12,6 +15,12 @@ let untracked: Project;
 let plain: Project;
 const db = contactsDb();
 const second = contactsDb();
+// opened as the service opens its own (kit): the repositories' JSON parameters rely on it
+const serviceDb = (() => {
+  const url = new URL(sharedPlatform().env.DATABASE_URL!);
+  url.pathname = `/${sharedPlatform().prefix}_contacts`;
+  return openDatabase(url.toString(), { max: 2 }).sql;
+})();
 
 beforeAll(async () => {
   [tracking, untracked, plain] = await Promise.all([newProject("probe-tracks"), newProject("probe-untracked"), newProject("probe-plain")]);
@@ -19,7 +28,7 @@ beforeAll(async () => {
   expect((await tracking.api.post("/segments", { name: "Tracked", filters, trackMembership: true })).status).toBe(201);
   expect((await untracked.api.post("/segments", { name: "Untracked", filters, trackMembership: false })).status).toBe(201);
 });
-afterAll(() => Promise.all([db.end(), second.end()]));
+afterAll(() => Promise.all([db.end(), second.end(), serviceDb.end()]));
 
 describe("locks.projectsTracking", () => {
   it("answers several projects in one query: only those with a tracked segment", async () => {
@@ -47,6 +56,52 @@ describe("locks.projectsTracking", () => {
       expect(early).toBe("waiting");
       await reserved`commit`;
       expect([...(await asked)]).toEqual([untracked.id]);
+    } finally {
+      await reserved`update segments set track_membership = false where project_id = ${untracked.id}`;
+      reserved.release();
+    }
+  });
+});
+
+// /v1/send's recipients (ContactsService.createOrReadMany): BEGIN, the projects' shared locks, the
+// create-or-read with its changes and COMMIT in one round trip. A change is written for a created
+// contact only where its project tracks a segment, read once the lock is held.
+describe("creating contacts under the projects' shared lock", () => {
+  const create = (project: Project) => {
+    const now = new Date();
+    const row: ContactRow = { id: randomUUID(), project_id: project.id, email: uniqueEmail("locked"), subscribed: false, data: {}, created_at: now, updated_at: now };
+    const change = { id: randomUUID(), subject: "test.contact-change", payload: { contactId: row.id } };
+    const { json } = outboxRows([change], [row.id]);
+    const done = inOneRoundTrip(serviceDb, (tx) => [locks.projectsShared(tx, [project.id]), contactsRepo.createOrReadManyStatement(tx, [row], json)] as const);
+    return { row, change, done: done.then(([, found]) => readCreatedOrRead(found)) };
+  };
+  const outboxHas = async (id: string) => (await second`select 1 from outbox where id = ${id}`).length === 1;
+
+  it("writes no change where no segment is tracked, and one where a segment is", async () => {
+    const quiet = create(untracked);
+    expect(await quiet.done).toEqual([{ row: expect.objectContaining({ id: quiet.row.id }), created: true, tracked: false }]);
+    expect(await outboxHas(quiet.change.id)).toBe(false);
+    const watched = create(tracking);
+    expect((await watched.done)[0]).toMatchObject({ created: true, tracked: true });
+    expect(await outboxHas(watched.change.id)).toBe(true);
+    await db`delete from outbox where id = ${watched.change.id}`;
+  });
+
+  it("waits for a segment write holding the project's lock, then writes the change that segment needs", async () => {
+    const reserved = await db.reserve();
+    try {
+      await reserved`begin`;
+      await locks.projectExclusive(reserved, untracked.id);
+      await reserved`update segments set track_membership = true where project_id = ${untracked.id}`;
+      const attempt = create(untracked);
+      const early = await Promise.race([attempt.done.then(() => "answered"), new Promise((r) => setTimeout(() => r("waiting"), 300))]);
+      expect(early).toBe("waiting");
+      // nothing of the waiting transaction is visible yet
+      expect((await second`select 1 from contacts where id = ${attempt.row.id}`).length).toBe(0);
+      await reserved`commit`;
+      expect((await attempt.done)[0]).toMatchObject({ created: true, tracked: true });
+      expect(await outboxHas(attempt.change.id)).toBe(true);
+      await second`delete from outbox where id = ${attempt.change.id}`;
     } finally {
       await reserved`update segments set track_membership = false where project_id = ${untracked.id}`;
       reserved.release();

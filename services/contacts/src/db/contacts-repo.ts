@@ -42,6 +42,16 @@ export function containsPattern(search: string): string {
 }
 
 /** Every query is scoped by project: an id of another project is simply not found. */
+/** A row of `createOrReadMany`: created by it (and `tracked`: its change was written), or read. */
+export interface CreatedOrRead {
+  row: ContactRow;
+  created: boolean;
+  tracked: boolean;
+}
+
+export const readCreatedOrRead = (rows: Array<ContactRow & { created: boolean; tracked: boolean }>): CreatedOrRead[] =>
+  rows.map(({ created, tracked, ...row }) => ({ row, created, tracked }));
+
 export const contactsRepo = traced("ContactsRepo", {
   async byId(q: Q, projectId: string, id: string, lock = false): Promise<ContactRow | null> {
     const rows = lock
@@ -98,14 +108,20 @@ export const contactsRepo = traced("ContactsRepo", {
   },
 
   /**
-   * `createOrRead` for several addresses in one statement, without messages (the caller's transaction
-   * writes those of what was created): each new one is created, each existing one comes back as it
-   * is. An address missing from the answer was created after this statement's snapshot, concurrently
-   * or by an earlier row of the same address in `rows`.
+   * `createOrRead` for several addresses in one statement: each new one is created, each existing
+   * one comes back as it is. An address missing from the answer was created after this statement's
+   * snapshot, concurrently or by an earlier row of the same address in `rows`. `outbox` holds
+   * messages owned by the new rows' ids (kit `outboxRows`); a row's are written if it is created in
+   * a project that tracks a segment (`tracked`), as read in this statement's snapshot.
    */
-  async createOrReadMany(q: Q, rows: ContactRow[]): Promise<Array<{ row: ContactRow; created: boolean }>> {
+  async createOrReadMany(q: Q, rows: ContactRow[], outbox = "[]"): Promise<CreatedOrRead[]> {
+    return readCreatedOrRead(await contactsRepo.createOrReadManyStatement(q, rows, outbox));
+  },
+
+  /** `createOrReadMany`'s statement, not started (for kit `inOneRoundTrip`); read it with `readCreatedOrRead`. */
+  createOrReadManyStatement(q: Q, rows: ContactRow[], outbox = "[]") {
     const given = json(rows.map((r) => ({ ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) })));
-    const read = await q<Array<ContactRow & { created: boolean }>>`
+    return q<Array<ContactRow & { created: boolean; tracked: boolean }>>`
       with v as (
         select * from jsonb_to_recordset(${given}::jsonb)
           as v(id uuid, project_id uuid, email text, subscribed boolean, data jsonb, created_at timestamptz, updated_at timestamptz)),
@@ -115,12 +131,13 @@ export const contactsRepo = traced("ContactsRepo", {
         -- in address order: two calls inserting the same addresses wait on each other, never deadlock
         order by lower(email), project_id
         on conflict (project_id, lower(email)) do nothing
-        returning *)
-      select c.*, true as created from c
+        returning *),
+      t as (select distinct project_id from segments where project_id in (select project_id from c) and track_membership),
+      o as (${outboxInsert(q, outbox)} where m.owner in (select id from c where project_id in (select project_id from t)))
+      select c.*, true as created, c.project_id in (select project_id from t) as tracked from c
       union all
-      select x.*, false from v join contacts x on x.project_id = v.project_id and lower(x.email) = lower(v.email)
+      select x.*, false, false from v join contacts x on x.project_id = v.project_id and lower(x.email) = lower(v.email)
       where v.id not in (select id from c)`;
-    return read.map(({ created, ...row }) => ({ row, created }));
   },
 
   async update(q: Q, row: ContactRow): Promise<ContactRow> {

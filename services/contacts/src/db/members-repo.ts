@@ -50,6 +50,17 @@ export const locks = {
       .simple()) as unknown as [unknown, { project_id: string }[]];
     return new Set(rows.map((r) => r.project_id));
   },
+  /**
+   * The statement taking the projects' locks shared, as `projectsTracking` does, for a transaction
+   * whose next statement reads which of them track a segment (its snapshot is taken once the locks
+   * are held). Not started: for kit `inOneRoundTrip`.
+   */
+  projectsShared(q: Q, projectIds: string[]): Promise<unknown> {
+    const ids = [...new Set(projectIds)].sort();
+    for (const id of ids) if (!isId(id)) throw new Error(`not an id: ${id}`);
+    if (ids.length === 0) return q`select`;
+    return q.unsafe(`select ${ids.map((id) => `pg_advisory_xact_lock_shared(${PROJECT_LOCK}, hashtext('${id}'))`).join(", ")}`);
+  },
   /** Both of an evaluation's locks in one round trip: the project's shared, then the contact's. */
   async evaluation(q: Q, projectId: string, contactId: string): Promise<void> {
     await q`select pg_advisory_xact_lock_shared(${PROJECT_LOCK}, hashtext(${projectId})),

@@ -1,6 +1,6 @@
 import { AppError, isReservedEventName, type ContactDataInput, type TrackResult } from "@mailroom/contracts";
 import { Batcher, isId, newId } from "@mailroom/kit";
-import { contactsRepo, type ContactRow } from "../db/contacts-repo.js";
+import { contactsRepo, readCreatedOrRead, type ContactRow } from "../db/contacts-repo.js";
 import { type EventRow, eventsRepo } from "../db/events-repo.js";
 import { locks, membersRepo } from "../db/members-repo.js";
 import type { DataOutcome, EntryPoint } from "../domain/data-rules.js";
@@ -110,23 +110,22 @@ export class ContactsService {
    * A created contact emits its `created` change only if its project tracks a segment: changes feed
    * only the segment tracker, and a /v1/send to a project without one (most transactional mail)
    * would otherwise cost a message through the outbox, the stream, the tracker and its ack per
-   * recipient. As the email-activity projection does, the transaction asks first under the projects'
-   * shared lock: a segment write committed before is seen, and one after waits for this commit and
-   * records its members from the rows.
+   * recipient. So the statement writes a new row's change only if the project tracks one, read after
+   * the projects' shared lock is held, as the email-activity projection reads it: a segment write
+   * committed before is seen, and one after waits for this commit and records its members from the
+   * rows. BEGIN, the lock, the statement and COMMIT take one round trip.
    */
   private async createOrReadMany(calls: FreshCall[]): Promise<Array<Map<string, { row: ContactRow; created: boolean }>>> {
-    const fresh = new Map(calls.flatMap((c) => c.fresh.map((f) => [f.row.id, { f, now: c.now }] as const)));
-    const rows = [...fresh.values()].map(({ f }) => f.row);
-    const read = await this.writer.run(async (tx, out) => {
-      const tracking = await locks.projectsTracking(tx, [...new Set(rows.map((r) => r.project_id))]);
-      const value = await contactsRepo.createOrReadMany(tx, rows);
-      for (const r of value) {
-        if (!r.created || !tracking.has(r.row.project_id)) continue;
-        const { f, now } = fresh.get(r.row.id)!;
-        out.change(r.row, "created", f.changed, now);
-      }
-      return value;
-    });
+    const rows = calls.flatMap((c) => c.fresh.map((f) => f.row));
+    const out = this.writer.outgoing();
+    for (const c of calls) for (const f of c.fresh) out.change(f.row, "created", f.changed, c.now);
+    const [, statement] = await this.writer.inOneRoundTrip(
+      out.messages,
+      rows.map((r) => r.id),
+      (tx, outbox) => [locks.projectsShared(tx, rows.map((r) => r.project_id)), contactsRepo.createOrReadManyStatement(tx, rows, outbox)] as const,
+      ([, found]) => new Set(found.filter((r) => r.created && r.tracked).map((r) => r.id)),
+    );
+    const read = readCreatedOrRead(statement);
     const created = new Map(read.filter((r) => r.created).map((r) => [r.row.id, r]));
     const existing = new Map(read.filter((r) => !r.created).map((r) => [`${r.row.project_id} ${r.row.email.toLowerCase()}`, r]));
     return calls.map((c) => {

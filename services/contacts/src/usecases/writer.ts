@@ -1,5 +1,5 @@
 import type { WireNames } from "@mailroom/contracts";
-import { type OutboxRelay, outboxRows, type Sql } from "@mailroom/kit";
+import { inOneRoundTrip, type OutboxMessage, type OutboxRelay, outboxRows, type Sql } from "@mailroom/kit";
 import type { Q } from "../db/contacts-repo.js";
 import { Outgoing } from "./outgoing.js";
 
@@ -18,6 +18,30 @@ export class Writer {
       await emit(out.messages);
       return value;
     });
+  }
+
+  /**
+   * A transaction in one round trip (kit `inOneRoundTrip`) whose messages are each owned by a row
+   * (`owners[i]` owns `messages[i]`): `build` builds the statements, handing the messages' outbox rows
+   * to the one that writes each only along with its owner, and `written` reads the owners written
+   * from the results. Only their messages are published.
+   */
+  async inOneRoundTrip<P extends readonly Promise<unknown>[]>(
+    messages: OutboxMessage[],
+    owners: string[],
+    build: (tx: Q, outbox: string) => P,
+    written: (results: { -readonly [K in keyof P]: Awaited<P[K]> }) => Set<string>,
+  ): Promise<{ -readonly [K in keyof P]: Awaited<P[K]> }> {
+    const { json, stored } = outboxRows(messages, owners);
+    const results = await inOneRoundTrip(this.sql, (tx) => build(tx, json));
+    const wrote = written(results);
+    this.outbox.kick(stored.filter((_, i) => wrote.has(owners[i]!)));
+    return results;
+  }
+
+  /** The messages of a write about to be made, to pass to `inOneRoundTrip`. */
+  outgoing(): Outgoing {
+    return new Outgoing(this.names);
   }
 
   /**

@@ -1,0 +1,92 @@
+// inOneRoundTrip: BEGIN, the statements and COMMIT in one socket write. What must hold: all of the
+// statements commit or none does, the first failure is what the caller sees, and the connection goes
+// back to the pool outside any transaction.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DATABASE_URL, dropDatabases, runPrefix } from "@mailroom/testkit";
+import { ensureDatabase, inOneRoundTrip, openDatabase } from "../src/index.js";
+import { serviceDatabaseUrl } from "../src/config.js";
+
+const prefix = runPrefix("onetrip");
+const dbUrl = serviceDatabaseUrl(DATABASE_URL, prefix, "kit");
+let sql: ReturnType<typeof openDatabase>["sql"];
+
+beforeAll(async () => {
+  await ensureDatabase(dbUrl);
+  // one connection: every call below reuses the connection the previous one gave back
+  sql = openDatabase(dbUrl, { max: 1 }).sql;
+  await sql`create table notes (id int primary key, body text not null)`;
+});
+afterAll(async () => {
+  await sql.end();
+  await dropDatabases(DATABASE_URL, prefix);
+});
+
+const ids = async () => (await sql<{ id: number }[]>`select id from notes order by id`).map((r) => r.id);
+// SAVEPOINT fails outside a transaction block; inside one (a connection left in a transaction) it works
+const inTransaction = () => sql`savepoint probe`.then(() => true, () => false);
+
+describe("inOneRoundTrip", () => {
+  it("commits every statement and answers each one's result in order", async () => {
+    const [first, second] = await inOneRoundTrip(sql, (tx) => [
+      tx`insert into notes values (1, 'a') returning id`,
+      tx<{ n: number }[]>`select count(*)::int as n from notes`,
+    ] as const);
+    expect(first.map((r) => r.id)).toEqual([1]);
+    // the second statement ran after the first, in its transaction
+    expect(second[0]!.n).toBe(1);
+    expect(await ids()).toEqual([1]);
+    expect(await inTransaction()).toBe(false);
+  });
+
+  it("writes nothing when a later statement fails, and throws that failure", async () => {
+    const attempt = inOneRoundTrip(sql, (tx) => [tx`insert into notes values (2, 'b')`, tx`insert into notes values (1, 'duplicate')`] as const);
+    await expect(attempt).rejects.toMatchObject({ code: "23505" });
+    expect(await ids()).toEqual([1]);
+    expect(await inTransaction()).toBe(false);
+  });
+
+  it("refuses a statement started before it was handed over, and sends nothing", async () => {
+    let early: Promise<unknown> | undefined;
+    const attempt = inOneRoundTrip(sql, (tx) => {
+      const q = tx`insert into notes values (8, 'h')`;
+      early = q.execute();
+      return [q] as const;
+    });
+    await expect(attempt).rejects.toThrow(/not yet started/);
+    await early;
+    expect(await inTransaction()).toBe(false);
+    await sql`delete from notes where id = 8`;
+  });
+
+  it("throws the first failure, not the aborted statements after it", async () => {
+    const attempt = inOneRoundTrip(sql, (tx) => [tx`insert into notes values (3, null)`, tx`insert into notes values (4, 'd')`] as const);
+    await expect(attempt).rejects.toMatchObject({ code: "23502" });
+    expect(await ids()).toEqual([1]);
+  });
+
+  it("sends nothing when building the statements throws", async () => {
+    const attempt = inOneRoundTrip(sql, () => {
+      throw new Error("bad input");
+    });
+    await expect(attempt).rejects.toThrow("bad input");
+    expect(await inTransaction()).toBe(false);
+    await inOneRoundTrip(sql, (tx) => [tx`insert into notes values (5, 'e')`] as const);
+    expect(await ids()).toEqual([1, 5]);
+  });
+
+  it("holds a lock taken by its first statement until the commit", async () => {
+    const other = openDatabase(dbUrl, { max: 1 }).sql;
+    try {
+      const waiting = inOneRoundTrip(sql, (tx) => [tx`select pg_advisory_xact_lock(42)`, tx`select pg_sleep(0.2)`] as const);
+      await new Promise((r) => setTimeout(r, 100));
+      // the lock is held by the transaction while it runs: a try from elsewhere fails
+      const [{ got }] = await other<{ got: boolean }[]>`select pg_try_advisory_xact_lock(42) as got`;
+      expect(got).toBe(false);
+      await waiting;
+      const [{ got: after }] = await other<{ got: boolean }[]>`select pg_try_advisory_xact_lock(42) as got`;
+      expect(after).toBe(true);
+    } finally {
+      await other.end();
+    }
+  });
+});
