@@ -65,6 +65,17 @@ describe("sending domains", () => {
     expect((await p.api.get(`/domains/${d.id}`)).status).toBe(404);
   });
 
+  it("refuses a sender at once after its domain is deleted, though it was just used", async () => {
+    const d = await verifiedDomain(p.api);
+    const send = () => p.api.post("/v1/send", { to: "someone@example.com", from: `hi@${d.domain}`, subject: "s", body: "<p>b</p>" });
+    // the sending service reuses a VERIFIED answer for a moment; its own deletion must end that
+    expect((await send()).status).toBe(200);
+    expect((await p.api.delete(`/domains/${d.id}`)).status).toBe(204);
+    const refused = await send();
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe("DOMAIN_NOT_VERIFIED");
+  });
+
   it("answers the domain RPCs (forceVerify for the CLI, domainVerified for other services)", async () => {
     const { prefix } = sharedPlatform();
     const nc = await connect({ servers: process.env.NATS_URL ?? "nats://127.0.0.1:4222" });

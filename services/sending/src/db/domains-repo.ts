@@ -1,5 +1,5 @@
 import type { DnsRecord, Domain } from "@mailroom/contracts";
-import { Batcher, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
+import { Batcher, BoundedMap, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
 import { iso, isoNotNull } from "./values.js";
 
 interface Row {
@@ -10,6 +10,9 @@ interface Row {
   createdAt: Date | string;
   verifiedAt: Date | string | null;
 }
+/** How long a lookup's answer serves the sends after it (see `verifiedUntil`, `SettingsRepo`). */
+export const REUSE_MS = 1000;
+
 const COLUMNS = `id, domain, status, records, created_at as "createdAt", verified_at as "verifiedAt"`;
 const toDomain = (r: Row): Domain => ({ ...r, createdAt: isoNotNull(r.createdAt), verifiedAt: iso(r.verifiedAt) });
 
@@ -26,6 +29,12 @@ export interface NewDomain {
 export class DomainsRepo {
   /** The checks of one event-loop turn (the /v1/sends of one coalesced message) share one query. */
   private readonly verified = new Batcher((asked: Array<{ projectId: string; domain: string }>) => this.verifiedMany(asked), TURN_LOOKUPS);
+  /**
+   * "project domain" → until when a VERIFIED answer is reused. A steady sender's check then costs
+   * no query; a domain deleted through another replica may pass this check for up to a second, and
+   * its mail is then failed by the delivery worker, which reads the domain again before it signs.
+   */
+  private readonly verifiedUntil = new BoundedMap<string, number>(10_000);
 
   constructor(private readonly sql: Sql) {}
 
@@ -55,7 +64,10 @@ export class DomainsRepo {
   }
 
   async delete(projectId: string, id: string): Promise<boolean> {
-    return (await this.sql`delete from domains where project_id = ${projectId} and id = ${id} returning id`).length === 1;
+    const deleted = (await this.sql`delete from domains where project_id = ${projectId} and id = ${id} returning id`).length === 1;
+    // the domain's name is not at hand; deletions are rare, so this replica forgets every answer
+    if (deleted) this.verifiedUntil.clear();
+    return deleted;
   }
 
   /** Stores a lookup's findings; VERIFIED is never taken back (a DNS hiccup must not stop mail). */
@@ -74,8 +86,12 @@ export class DomainsRepo {
     return toDomain(row!);
   }
 
-  isVerified(projectId: string, domain: string): Promise<boolean> {
-    return this.verified.add({ projectId, domain });
+  async isVerified(projectId: string, domain: string): Promise<boolean> {
+    const key = `${projectId} ${domain}`;
+    if ((this.verifiedUntil.get(key) ?? 0) > Date.now()) return true;
+    const verified = await this.verified.add({ projectId, domain });
+    if (verified) this.verifiedUntil.set(key, Date.now() + REUSE_MS);
+    return verified;
   }
 
   private async verifiedMany(asked: Array<{ projectId: string; domain: string }>): Promise<boolean[]> {

@@ -1,4 +1,5 @@
-import { Batcher, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
+import { Batcher, BoundedMap, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
+import { REUSE_MS } from "./domains-repo.js";
 
 export interface SendingSettings {
   tracking: boolean;
@@ -10,11 +11,20 @@ export const DEFAULT_SETTINGS: SendingSettings = { tracking: true };
 export class SettingsRepo {
   /** The reads of one event-loop turn (the /v1/sends of one coalesced message) share one query. */
   private readonly reads = new Batcher((ids: string[]) => this.getMany(ids), TURN_LOOKUPS);
+  /**
+   * Answers reused for a second: a steady sender's read costs no query. A change made here replaces
+   * the answer at once; one made through another replica is seen within the second.
+   */
+  private readonly recent = new BoundedMap<string, { settings: SendingSettings; until: number }>(10_000);
 
   constructor(private readonly sql: Sql) {}
 
-  get(projectId: string): Promise<SendingSettings> {
-    return this.reads.add(projectId);
+  async get(projectId: string): Promise<SendingSettings> {
+    const hit = this.recent.get(projectId);
+    if (hit && hit.until > Date.now()) return hit.settings;
+    const settings = await this.reads.add(projectId);
+    this.recent.set(projectId, { settings, until: Date.now() + REUSE_MS });
+    return settings;
   }
 
   private async getMany(ids: string[]): Promise<SendingSettings[]> {
@@ -25,11 +35,12 @@ export class SettingsRepo {
   }
 
   async update(projectId: string, patch: Partial<SendingSettings>): Promise<SendingSettings> {
-    const next = { ...(await this.get(projectId)), ...patch };
+    const next = { ...(await this.reads.add(projectId)), ...patch };
     const [row] = await this.sql<SendingSettings[]>`
       insert into project_settings (project_id, tracking) values (${projectId}, ${next.tracking})
       on conflict (project_id) do update set tracking = excluded.tracking, updated_at = now()
       returning tracking`;
+    this.recent.set(projectId, { settings: row!, until: Date.now() + REUSE_MS });
     return row!;
   }
 }
