@@ -71,6 +71,29 @@ describe("EmailsRepo.insertQueuedMany", () => {
   });
 });
 
+describe("EmailsRepo.markSentMany", () => {
+  it("moves QUEUED records with their events, and writes no event for a record already moved", async () => {
+    const emails = [email(null), email(null)];
+    await repo.insertQueuedMany(emails, "[]");
+    await db`update emails set status = 'FAILED' where id = ${emails[1]!.id}`;
+    const { messages, json } = outboxOf(emails);
+    const at = new Date();
+    const moved = await repo.markSentMany(emails.map((e) => ({ id: e.id, at, delivered: false, providerMessageId: "abc" })), json);
+    expect(moved).toEqual(new Set([emails[0]!.id]));
+    expect((await outboxIds(messages.map((m) => m.id))).sort()).toEqual(messages.slice(0, 2).map((m) => m.id).sort());
+    const rows = await db`select id, status, provider_message_id from emails where id = any(${emails.map((e) => e.id)}::uuid[]) order by status`;
+    expect(rows.map((r) => [r.id, r.status, r.provider_message_id])).toEqual([
+      [emails[1]!.id, "FAILED", null],
+      [emails[0]!.id, "SENT", "abc"],
+    ]);
+    // a second record of the same sends (a retry after a lost answer) changes nothing and writes nothing
+    const retry = outboxOf(emails);
+    expect(await repo.markSentMany(emails.map((e) => ({ id: e.id, at, delivered: false, providerMessageId: "abc" })), retry.json)).toEqual(new Set());
+    expect(await outboxIds(retry.messages.map((m) => m.id))).toEqual([]);
+    await db`delete from outbox where id = any(${messages.map((m) => m.id)}::uuid[])`;
+  });
+});
+
 // SuppressionsRepo.blockingAll: the suppression checks of many sends (several projects, both kinds of
 // mail) in one query per kind, each answered with its own project's entries only.
 describe("SuppressionsRepo.blockingAll", () => {

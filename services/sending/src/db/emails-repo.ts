@@ -186,19 +186,27 @@ export class EmailsRepo {
   }
 
   /** SENT (DELIVERED when the relay's 250 counts as delivery) for many records in one statement, inside the caller's transaction; the ids that moved. */
-  async markSentMany(tx: Tx, sent: Array<{ id: string; at: Date; delivered: boolean; providerMessageId: string | null }>): Promise<Set<string>> {
+  /**
+   * QUEUED → SENT (or DELIVERED) with their outbox rows (`outboxRows(messages, owners)`, each owned
+   * by its email), in one statement: an email's rows are written if and only if it moved. Returns the
+   * ids that moved.
+   */
+  async markSentMany(sent: Array<{ id: string; at: Date; delivered: boolean; providerMessageId: string | null }>, outbox: string): Promise<Set<string>> {
     // One JSON parameter whatever the batch size, so the statement is prepared once, not parsed per
     // batch. The id list is there for the planner: it cannot count a recordset's rows, and guessing
     // 100 it scanned the whole table.
     const rows = JSON.stringify(
       sent.map((e) => ({ id: e.id, status: e.delivered ? "DELIVERED" : "SENT", sent_at: e.at, delivered_at: e.delivered ? e.at : null, pmid: e.providerMessageId })),
     );
-    const moved = await tx<{ id: string }[]>`
-      update emails set status = v.status, sent_at = v.sent_at, delivered_at = v.delivered_at, locked_until = null,
-        last_error = null, provider_message_id = v.pmid
-      from jsonb_to_recordset(${rows}::jsonb) as v(id uuid, status text, sent_at timestamptz, delivered_at timestamptz, pmid text)
-      where emails.id = any(${sent.map((e) => e.id)}::uuid[]) and emails.id = v.id and emails.status = 'QUEUED'
-      returning emails.id`;
+    const moved = await this.sql<{ id: string }[]>`
+      with moved as (
+        update emails set status = v.status, sent_at = v.sent_at, delivered_at = v.delivered_at, locked_until = null,
+          last_error = null, provider_message_id = v.pmid
+        from jsonb_to_recordset(${rows}::jsonb) as v(id uuid, status text, sent_at timestamptz, delivered_at timestamptz, pmid text)
+        where emails.id = any(${sent.map((e) => e.id)}::uuid[]) and emails.id = v.id and emails.status = 'QUEUED'
+        returning emails.id),
+      o as (${outboxInsert(this.sql, outbox)} where m.owner in (select id from moved))
+      select id from moved`;
     return new Set(moved.map((r) => r.id));
   }
 

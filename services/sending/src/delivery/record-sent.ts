@@ -1,4 +1,4 @@
-import { Batcher, eventMessage, isConnectionError } from "@mailroom/kit";
+import { Batcher, eventMessage, isConnectionError, outboxRows } from "@mailroom/kit";
 import type { DeliveryRecord } from "../db/emails-repo.js";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "../usecases/context.js";
@@ -22,7 +22,7 @@ export class SentRecorder {
   private readonly batcher: Batcher<SentRecord, void>;
 
   constructor(private readonly ctx: Ctx) {
-    this.batcher = new Batcher((items) => this.recordMany(items), { maxBatch: 256, maxInFlight: 1 });
+    this.batcher = new Batcher((items) => this.recordMany(items), { maxBatch: 256, maxInFlight: 1, lingerMs: 10 });
   }
 
   /**
@@ -46,19 +46,23 @@ export class SentRecorder {
 
   private async recordMany(items: SentRecord[]): Promise<void[]> {
     const { ctx } = this;
-    await ctx.outbox.transaction(async (tx, emit) => {
-      const moved = await ctx.emails.markSentMany(
-        tx as never,
-        items.map((s) => ({ id: s.email.id, at: s.at, delivered: s.delivered, providerMessageId: s.providerMessageId })),
-      );
-      const events = items
-        .filter((s) => moved.has(s.email.id))
-        .flatMap((s) => {
-          const sent = emailEvent(s.email, "email.sent", { sentAt: s.at.toISOString() }, s.at);
-          return s.delivered ? [sent, emailEvent(s.email, "email.delivery", { deliveredAt: s.at.toISOString() }, s.at)] : [sent];
-        });
-      await emit(events.map((e) => eventMessage(ctx.names, e)));
-    });
+    const messages = [];
+    const owners: string[] = [];
+    for (const s of items) {
+      const events = [emailEvent(s.email, "email.sent", { sentAt: s.at.toISOString() }, s.at)];
+      if (s.delivered) events.push(emailEvent(s.email, "email.delivery", { deliveredAt: s.at.toISOString() }, s.at));
+      for (const e of events) {
+        messages.push(eventMessage(ctx.names, e));
+        owners.push(s.email.id);
+      }
+    }
+    // One statement, no transaction around it: the records and their events commit together.
+    const { json, stored } = outboxRows(messages, owners);
+    const moved = await ctx.emails.markSentMany(
+      items.map((s) => ({ id: s.email.id, at: s.at, delivered: s.delivered, providerMessageId: s.providerMessageId })),
+      json,
+    );
+    ctx.outbox.kick(stored.filter((_, i) => moved.has(owners[i]!)));
     return items.map(() => undefined);
   }
 }
