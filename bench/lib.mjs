@@ -180,7 +180,8 @@ export function instructionMeter(pids) {
  * machine for a while weighs on every path instead of on the one that happened to run then. A path's
  * figures are its median round (by req/s), and every round's req/s is kept; its ratio to the first
  * path (the baseline) is the median of the rounds' ratios. `cpu` and `instructions` (process name →
- * pid) are measured during the path's own rounds only and reported per request.
+ * pid) are measured during the path's own rounds only and reported per request (`cpuOptions` as
+ * cpuMeter takes them).
  */
 export async function alternate(paths, { rounds = 3, duration }) {
   const runs = paths.map(() => []);
@@ -194,7 +195,7 @@ export async function alternate(paths, { rounds = 3, duration }) {
   };
   for (let round = 0; round < rounds; round += 1) {
     for (const [i, path] of paths.entries()) {
-      const meter = path.cpu ? cpuMeter(path.cpu) : null;
+      const meter = path.cpu ? cpuMeter(path.cpu, path.cpuOptions) : null;
       const counter = path.instructions ? instructionMeter(path.instructions) : null;
       const result = await path.run(duration);
       runs[i].push(result);

@@ -10,7 +10,7 @@
 import { parseArgs } from "node:util";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { writeResult, BENCH_ENV, profiled, signingOptions, cpuMeter, formatCpu } from "./lib.mjs";
+import { writeResult, BENCH_ENV, profiled, signingOptions, cpuMeter, formatCpu, peakRssMb, alternate } from "./lib.mjs";
 import { startSinkProcess } from "./sink.mjs";
 import autocannon from "autocannon";
 import Fastify from "fastify";
@@ -21,11 +21,17 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Platform, REPO_ROOT, addZones, apiClient, freePort, startDnsServer, waitFor, DATABASE_URL, NATS_URL } from "@mailroom/testkit";
 
 const { values: args } = parseArgs({
-  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "32" }, emails: { type: "string", default: "20000" } },
+  options: {
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "32" },
+    emails: { type: "string", default: "20000" },
+    rounds: { type: "string", default: "3" },
+  },
 });
 const duration = Number(args.duration);
 const connections = Number(args.connections);
 const emailCount = Number(args.emails);
+const rounds = Number(args.rounds);
 const POOL = 5;
 /** Jobs a delivery worker has in flight: the campaign bench's 64, above the service's default of 16. */
 const CONCURRENCY = Number(process.env.BENCH_DELIVERY_CONCURRENCY ?? 64);
@@ -104,15 +110,29 @@ async function main() {
     // Both paths warm up first: the first seconds of a fresh process are its JIT compiling.
     await sendLoad(3);
     await bareLoad(3);
-    let meter = cpuMeter(pidsOf(), { postgres: true, selfName: "benchProcess" });
-    results.gateway = summary(await sendLoad(duration));
-    results.acceptCpuMs = meter.perItemMs(results.gateway.rps * duration);
-    results.bareRoute = summary(await bareLoad(duration));
+    // Alternated rounds (lib.mjs alternate()): a neighbour's busy spell weighs on both paths.
+    const round = (load) => async (d) => {
+      const r = await load(d);
+      return { requestsPerSec: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+    };
+    const [bareRounds, sendRounds] = await alternate(
+      [
+        { name: "bare route", run: round(bareLoad) },
+        { name: "/v1/send", cpu: pidsOf(), cpuOptions: { postgres: true, selfName: "benchProcess" }, run: round(sendLoad) },
+      ],
+      { rounds, duration },
+    );
+    const asSummary = (r) => ({ rps: r.requestsPerSec, p50: r.p50Ms, p99: r.p99Ms, non2xx: r.non2xx, errors: r.errors, rounds: r.rounds });
+    results.gateway = { ...asSummary(sendRounds), ratio: sendRounds.ratio, roundRatios: sendRounds.roundRatios };
+    results.bareRoute = asSummary(bareRounds);
+    results.acceptCpuMs = Object.fromEntries(Object.entries(sendRounds.cpuUsPerRequest).map(([k, v]) => [k, +(v / 1000).toFixed(2)]));
 
+    // the held-back sending process: its peak while accepting
+    results.peakRssMb = { sendingAccepting: peakRssMb(pidsOf().sending) };
     await platform.stopService("sending");
     await platform.startService("sending", { SEND_RATE_PER_PROJECT: "0" });
     await sendLoad(3);
-    meter = cpuMeter(pidsOf(), { postgres: true, selfName: "benchProcess" });
+    const meter = cpuMeter(pidsOf(), { postgres: true, selfName: "benchProcess" });
     results.gatewayDelivering = summary(await sendLoad(duration));
     results.deliveringCpuMs = meter.perItemMs(results.gatewayDelivering.rps * duration);
     const pids = pidsOf();
@@ -138,6 +158,9 @@ async function main() {
     await timeUntil(sink, emailCount, "end-to-end delivery");
     const mailroomMs = Date.now() - started;
     results.delivery = { queuedMs, totalMs: mailroomMs, perSecond: emailCount / (mailroomMs / 1000), cpuMsPerEmail: deliveryMeter.perItemMs(emailCount) };
+    // each process's peak over its life: the delivering sending process took the load meanwhile too
+    for (const [name, pid] of Object.entries(pids)) results.peakRssMb[name] = peakRssMb(pid);
+    results.peakRssMb.sink = peakRssMb(sink.pid);
 
     // The same messages, DKIM-signed with the domain's key: by stock nodemailer, and by the pool
     // with the signing on the thread pool as Mailroom's delivery does (our patch, opt-in).
@@ -162,13 +185,13 @@ async function main() {
   }
 
   const md = [
-    `autocannon ${connections} connections, ${duration} s; ${emailCount} emails end to end; SMTP pool ${POOL}; ${CONCURRENCY} deliveries in flight; a counting SMTP sink in a process of its own (bench/sink.mjs).`,
+    `autocannon ${connections} connections; accepting: ${rounds} alternated rounds of ${duration} s per path (the median round shown, the ratio the median of the rounds'), then ${duration} s while delivering; ${emailCount} emails end to end; SMTP pool ${POOL}; ${CONCURRENCY} deliveries in flight; a counting SMTP sink in a process of its own (bench/sink.mjs).`,
     "",
-    "| | req/s | p50 ms | p99 ms | non-2xx |",
-    "|---|---|---|---|---|",
-    `| /v1/send through the gateway, delivery held back (as the baseline's jobs) | ${results.gateway.rps.toFixed(0)} | ${results.gateway.p50} | ${results.gateway.p99} | ${results.gateway.non2xx} |`,
-    `| /v1/send through the gateway, delivering meanwhile | ${results.gatewayDelivering.rps.toFixed(0)} | ${results.gatewayDelivering.p50} | ${results.gatewayDelivering.p99} | ${results.gatewayDelivering.non2xx} |`,
-    `| bare fastify: INSERT + JetStream publish | ${results.bareRoute.rps.toFixed(0)} | ${results.bareRoute.p50} | ${results.bareRoute.p99} | ${results.bareRoute.non2xx} |`,
+    "| | req/s | p50 ms | p99 ms | non-2xx | req/s per round | ratio per round |",
+    "|---|---|---|---|---|---|---|",
+    `| /v1/send through the gateway, delivery held back (as the baseline's jobs) | ${results.gateway.rps.toFixed(0)} | ${results.gateway.p50} | ${results.gateway.p99} | ${results.gateway.non2xx} | ${results.gateway.rounds.join(", ")} | ${results.gateway.roundRatios.join(", ")} |`,
+    `| /v1/send through the gateway, delivering meanwhile | ${results.gatewayDelivering.rps.toFixed(0)} | ${results.gatewayDelivering.p50} | ${results.gatewayDelivering.p99} | ${results.gatewayDelivering.non2xx} | | |`,
+    `| bare fastify: INSERT + JetStream publish | ${results.bareRoute.rps.toFixed(0)} | ${results.bareRoute.p50} | ${results.bareRoute.p99} | ${results.bareRoute.non2xx} | ${results.bareRoute.rounds.join(", ")} | |`,
     "",
     "| delivery of N emails | total s | emails/s |",
     "|---|---|---|",
@@ -179,7 +202,9 @@ async function main() {
     `CPU ms per accepted request: ${formatCpu(results.acceptCpuMs)}; delivering meanwhile: ${formatCpu(results.deliveringCpuMs)}.`,
     `CPU ms per email delivered end to end: ${formatCpu(results.delivery.cpuMsPerEmail)}.`,
     "",
-    `Ratios: accepted throughput ${(results.gateway.rps / results.bareRoute.rps).toFixed(2)} (target ≥ 0.4; ${(results.gatewayDelivering.rps / results.bareRoute.rps).toFixed(2)} while delivering); delivery ${(results.delivery.perSecond / results.bareNodemailer.perSecond).toFixed(2)} against stock nodemailer (target ≥ 0.6), ${(results.delivery.perSecond / results.bareThreadPool.perSecond).toFixed(2)} against the pool that signs on the thread pool too.`,
+    `Peak RSS (MB): sending ${results.peakRssMb.sending} (accepting with delivery held back: ${results.peakRssMb.sendingAccepting}), gateway ${results.peakRssMb.gateway}, contacts ${results.peakRssMb.contacts}, sink ${results.peakRssMb.sink}.`,
+    "",
+    `Ratios: accepted throughput ${results.gateway.ratio.toFixed(2)} (target ≥ 0.4; ${(results.gatewayDelivering.rps / results.bareRoute.rps).toFixed(2)} while delivering); delivery ${(results.delivery.perSecond / results.bareNodemailer.perSecond).toFixed(2)} against stock nodemailer (target ≥ 0.6), ${(results.delivery.perSecond / results.bareThreadPool.perSecond).toFixed(2)} against the pool that signs on the thread pool too.`,
   ].join("\n");
   writeResult("send", results, md);
 }
