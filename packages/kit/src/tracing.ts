@@ -41,9 +41,7 @@ export function traced<T extends object>(component: string, target: T): T {
           } catch (err) {
             return fail(err);
           }
-          // A postgres.js query is a promise that starts when awaited: one returned unstarted (to be
-          // run with others, kit inOneRoundTrip) is handed back as it is, not started here.
-          if (!(result instanceof Promise) || typeof (result as { execute?: unknown }).execute === "function") {
+          if (!(result instanceof Promise)) {
             span.end();
             return result;
           }

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { newProject } from "@mailroom/testkit/shared";
 import { inOneRoundTrip, openDatabase, outboxRows } from "@mailroom/kit";
 import { sharedPlatform } from "@mailroom/testkit/shared";
-import { contactsRepo, readCreatedOrRead, type ContactRow } from "../src/db/contacts-repo.js";
+import { createOrReadManyStatement, readCreatedOrRead, type ContactRow } from "../src/db/contacts-repo.js";
 import { locks } from "../src/db/members-repo.js";
 import { contactsDb, uniqueEmail } from "./helpers.js";
 
@@ -72,7 +72,7 @@ describe("creating contacts under the projects' shared lock", () => {
     const row: ContactRow = { id: randomUUID(), project_id: project.id, email: uniqueEmail("locked"), subscribed: false, data: {}, created_at: now, updated_at: now };
     const change = { id: randomUUID(), subject: "test.contact-change", payload: { contactId: row.id } };
     const { json } = outboxRows([change], [row.id]);
-    const done = inOneRoundTrip(serviceDb, (tx) => [locks.projectsShared(tx, [project.id]), contactsRepo.createOrReadManyStatement(tx, [row], json)] as const);
+    const done = inOneRoundTrip(serviceDb, (tx) => [locks.projectsShared(tx, [project.id]), createOrReadManyStatement(tx, [row], json)] as const);
     return { row, change, done: done.then(([, found]) => readCreatedOrRead(found)) };
   };
   const outboxHas = async (id: string) => (await second`select 1 from outbox where id = ${id}`).length === 1;

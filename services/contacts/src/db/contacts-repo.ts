@@ -41,7 +41,6 @@ export function containsPattern(search: string): string {
   return `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** Every query is scoped by project: an id of another project is simply not found. */
 /** A row of `createOrReadMany`: created by it (and `tracked`: its change was written), or read. */
 export interface CreatedOrRead {
   row: ContactRow;
@@ -52,6 +51,33 @@ export interface CreatedOrRead {
 export const readCreatedOrRead = (rows: Array<ContactRow & { created: boolean; tracked: boolean }>): CreatedOrRead[] =>
   rows.map(({ created, tracked, ...row }) => ({ row, created, tracked }));
 
+/**
+ * `contactsRepo.createOrReadMany`'s statement, not started (for kit `inOneRoundTrip`); read its rows
+ * with `readCreatedOrRead`. Outside the traced repository on purpose: `traced` awaits what a method
+ * returns, which would start the query on its own.
+ */
+export function createOrReadManyStatement(q: Q, rows: ContactRow[], outbox = "[]") {
+  const given = json(rows.map((r) => ({ ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) })));
+  return q<Array<ContactRow & { created: boolean; tracked: boolean }>>`
+    with v as (
+      select * from jsonb_to_recordset(${given}::jsonb)
+        as v(id uuid, project_id uuid, email text, subscribed boolean, data jsonb, created_at timestamptz, updated_at timestamptz)),
+    c as (
+      insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
+      select id, project_id, email, subscribed, data, created_at, updated_at from v
+      -- in address order: two calls inserting the same addresses wait on each other, never deadlock
+      order by lower(email), project_id
+      on conflict (project_id, lower(email)) do nothing
+      returning *),
+    t as (select distinct project_id from segments where project_id in (select project_id from c) and track_membership),
+    o as (${outboxInsert(q, outbox)} where m.owner in (select id from c where project_id in (select project_id from t)))
+    select c.*, true as created, c.project_id in (select project_id from t) as tracked from c
+    union all
+    select x.*, false, false from v join contacts x on x.project_id = v.project_id and lower(x.email) = lower(v.email)
+    where v.id not in (select id from c)`;
+}
+
+/** Every query is scoped by project: an id of another project is simply not found. */
 export const contactsRepo = traced("ContactsRepo", {
   async byId(q: Q, projectId: string, id: string, lock = false): Promise<ContactRow | null> {
     const rows = lock
@@ -115,29 +141,7 @@ export const contactsRepo = traced("ContactsRepo", {
    * a project that tracks a segment (`tracked`), as read in this statement's snapshot.
    */
   async createOrReadMany(q: Q, rows: ContactRow[], outbox = "[]"): Promise<CreatedOrRead[]> {
-    return readCreatedOrRead(await contactsRepo.createOrReadManyStatement(q, rows, outbox));
-  },
-
-  /** `createOrReadMany`'s statement, not started (for kit `inOneRoundTrip`); read it with `readCreatedOrRead`. */
-  createOrReadManyStatement(q: Q, rows: ContactRow[], outbox = "[]") {
-    const given = json(rows.map((r) => ({ ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) })));
-    return q<Array<ContactRow & { created: boolean; tracked: boolean }>>`
-      with v as (
-        select * from jsonb_to_recordset(${given}::jsonb)
-          as v(id uuid, project_id uuid, email text, subscribed boolean, data jsonb, created_at timestamptz, updated_at timestamptz)),
-      c as (
-        insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
-        select id, project_id, email, subscribed, data, created_at, updated_at from v
-        -- in address order: two calls inserting the same addresses wait on each other, never deadlock
-        order by lower(email), project_id
-        on conflict (project_id, lower(email)) do nothing
-        returning *),
-      t as (select distinct project_id from segments where project_id in (select project_id from c) and track_membership),
-      o as (${outboxInsert(q, outbox)} where m.owner in (select id from c where project_id in (select project_id from t)))
-      select c.*, true as created, c.project_id in (select project_id from t) as tracked from c
-      union all
-      select x.*, false, false from v join contacts x on x.project_id = v.project_id and lower(x.email) = lower(v.email)
-      where v.id not in (select id from c)`;
+    return readCreatedOrRead(await createOrReadManyStatement(q, rows, outbox));
   },
 
   async update(q: Q, row: ContactRow): Promise<ContactRow> {

@@ -1,6 +1,6 @@
 import { AppError, isReservedEventName, type ContactDataInput, type TrackResult } from "@mailroom/contracts";
 import { Batcher, isId, newId } from "@mailroom/kit";
-import { contactsRepo, readCreatedOrRead, type ContactRow } from "../db/contacts-repo.js";
+import { contactsRepo, createOrReadManyStatement, readCreatedOrRead, type ContactRow } from "../db/contacts-repo.js";
 import { type EventRow, eventsRepo } from "../db/events-repo.js";
 import { locks, membersRepo } from "../db/members-repo.js";
 import type { DataOutcome, EntryPoint } from "../domain/data-rules.js";
@@ -122,7 +122,7 @@ export class ContactsService {
     const [, statement] = await this.writer.inOneRoundTrip(
       out.messages,
       rows.map((r) => r.id),
-      (tx, outbox) => [locks.projectsShared(tx, rows.map((r) => r.project_id)), contactsRepo.createOrReadManyStatement(tx, rows, outbox)] as const,
+      (tx, outbox) => [locks.projectsShared(tx, rows.map((r) => r.project_id)), createOrReadManyStatement(tx, rows, outbox)] as const,
       ([, found]) => new Set(found.filter((r) => r.created && r.tracked).map((r) => r.id)),
     );
     const read = readCreatedOrRead(statement);
