@@ -2,6 +2,8 @@ import postgres, { type Sql } from "postgres";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import { migrate as drizzleMigrate } from "drizzle-orm/postgres-js/migrator";
 import { createHash } from "node:crypto";
+import { SpanKind } from "@opentelemetry/api";
+import { withSpan } from "./tracing.js";
 
 export type { Sql };
 export type Db = PostgresJsDatabase<Record<string, unknown>>;
@@ -83,6 +85,15 @@ export async function migrate(databaseUrl: string, service: string, migrationsFo
  * check afterwards: by then it has committed.
  */
 export async function inOneRoundTrip<P extends readonly Promise<unknown>[]>(
+  sql: Sql,
+  build: (tx: postgres.ISql) => P,
+  /** Names the client span `db <span>`, as traced() names a repository method's. */
+  span = "inOneRoundTrip",
+): Promise<{ -readonly [K in keyof P]: Awaited<P[K]> }> {
+  return withSpan(`db ${span}`, { "db.system.name": "postgresql" }, () => roundTrip(sql, build), SpanKind.CLIENT);
+}
+
+async function roundTrip<P extends readonly Promise<unknown>[]>(
   sql: Sql,
   build: (tx: postgres.ISql) => P,
 ): Promise<{ -readonly [K in keyof P]: Awaited<P[K]> }> {

@@ -120,6 +120,7 @@ export class ContactsService {
     const out = this.writer.outgoing();
     for (const c of calls) for (const f of c.fresh) out.change(f.row, "created", f.changed, c.now);
     const [, statement] = await this.writer.inOneRoundTrip(
+      "ContactsRepo.createOrReadMany",
       out.messages,
       rows.map((r) => r.id),
       (tx, outbox) => [locks.projectsShared(tx, rows.map((r) => r.project_id)), createOrReadManyStatement(tx, rows, outbox)] as const,
