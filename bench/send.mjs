@@ -10,9 +10,8 @@
 import { parseArgs } from "node:util";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { writeResult, BENCH_ENV, profiled, signingOptions, cpuMeter, formatCpu, peakRssMb, alternate } from "./lib.mjs";
+import { writeResult, BENCH_ENV, profiled, signingOptions, cpuMeter, formatCpu, peakRssMb, alternate, load } from "./lib.mjs";
 import { startSinkProcess } from "./sink.mjs";
-import autocannon from "autocannon";
 import Fastify from "fastify";
 import nodemailer from "nodemailer";
 import postgres from "postgres";
@@ -36,9 +35,8 @@ const POOL = 5;
 /** Jobs a delivery worker has in flight: the campaign bench's 64, above the service's default of 16. */
 const CONCURRENCY = Number(process.env.BENCH_DELIVERY_CONCURRENCY ?? 64);
 
-const cannon = (opts) =>
-  new Promise((resolve, reject) => autocannon(opts, (err, r) => (err ? reject(err) : resolve(r))));
-const summary = (r) => ({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+/** A load's figures (lib.mjs load()) as this benchmark reports them. */
+const summary = (r) => ({ rps: r.requestsPerSec, p50: r.p50Ms, p99: r.p99Ms, non2xx: r.non2xx, errors: r.errors, rounds: r.rounds });
 
 async function bareRoute(prefix) {
   const sql = postgres(DATABASE_URL, { max: 10, onnotice: () => undefined });
@@ -105,26 +103,22 @@ async function main() {
     const body = () => JSON.stringify({ to: `r${n++}@bench.example`, from: `b@${domain}`, subject: "Bench {{ n }}", body: "<p>bench</p>", data: { n } });
     const headers = { "content-type": "application/json", authorization: `Bearer ${project.secretKey}` };
     const pidsOf = () => Object.fromEntries(["gateway", "contacts", "sending"].map((s) => [s, platform.procs.get(s)[0].child.pid]));
-    const sendLoad = (d) => cannon({ url: `${platform.url}/v1/send`, method: "POST", headers, connections, duration: d, requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }] });
-    const bareLoad = (d) => cannon({ url: bare.url, method: "POST", headers, connections, duration: d, requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }] });
+    const post = (url) => (d) => load({ url, method: "POST", headers, connections, duration: d, requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }] });
+    const sendLoad = post(`${platform.url}/v1/send`);
+    const bareLoad = post(bare.url);
     // Both paths warm up first: the first seconds of a fresh process are its JIT compiling.
     await sendLoad(3);
     await bareLoad(3);
     // Alternated rounds (lib.mjs alternate()): a neighbour's busy spell weighs on both paths.
-    const round = (load) => async (d) => {
-      const r = await load(d);
-      return { requestsPerSec: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
-    };
     const [bareRounds, sendRounds] = await alternate(
       [
-        { name: "bare route", run: round(bareLoad) },
-        { name: "/v1/send", cpu: pidsOf(), cpuOptions: { postgres: true, selfName: "benchProcess" }, run: round(sendLoad) },
+        { name: "bare route", run: bareLoad },
+        { name: "/v1/send", cpu: pidsOf(), cpuOptions: { postgres: true, selfName: "benchProcess" }, run: sendLoad },
       ],
       { rounds, duration },
     );
-    const asSummary = (r) => ({ rps: r.requestsPerSec, p50: r.p50Ms, p99: r.p99Ms, non2xx: r.non2xx, errors: r.errors, rounds: r.rounds });
-    results.gateway = { ...asSummary(sendRounds), ratio: sendRounds.ratio, roundRatios: sendRounds.roundRatios };
-    results.bareRoute = asSummary(bareRounds);
+    results.gateway = { ...summary(sendRounds), ratio: sendRounds.ratio, roundRatios: sendRounds.roundRatios };
+    results.bareRoute = summary(bareRounds);
     results.acceptCpuMs = Object.fromEntries(Object.entries(sendRounds.cpuUsPerRequest).map(([k, v]) => [k, +(v / 1000).toFixed(2)]));
 
     // the held-back sending process: its peak while accepting

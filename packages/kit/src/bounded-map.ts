@@ -14,3 +14,37 @@ export class BoundedMap<K, V> extends Map<K, V> {
     return super.set(key, value);
   }
 }
+
+/**
+ * A BoundedMap whose answers also go stale: `get` gives nothing for an entry set more than `ttlMs`
+ * ago (and drops it). For lookups a hot path may reuse for a moment, such as a sender's domain check.
+ */
+export class ExpiringMap<K, V> {
+  private readonly entries: BoundedMap<K, { value: V; expires: number }>;
+
+  constructor(
+    limit: number,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.entries = new BoundedMap(limit);
+  }
+
+  get(key: K): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expires > this.now()) return entry.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  /** Stores `value` fresh, at the back of the bound's order. */
+  set(key: K, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, { value, expires: this.now() + this.ttlMs });
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}

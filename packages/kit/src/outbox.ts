@@ -149,6 +149,14 @@ export class OutboxRelay {
     this.flushing ??= this.flushCommitted();
   }
 
+  /**
+   * `kick` for the rows of `outboxRows(messages, owners)` written by a statement guarded by owner
+   * (`outboxInsert … where m.owner in (…)`): only the rows whose owner is in `written`.
+   */
+  kickOwned(rows: StoredMessage[], owners: string[], written: ReadonlySet<string>): void {
+    this.kick(rows.filter((_, i) => written.has(owners[i]!)));
+  }
+
   private publish(r: { id: string; subject: string; data: string; headers: Record<string, string> | null }): Promise<unknown> {
     return this.js.publish(r.subject, r.data, { msgID: r.id, headers: headersFrom(r.headers), timeout: 5000 });
   }

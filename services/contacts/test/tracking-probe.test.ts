@@ -30,6 +30,28 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([db.end(), second.end(), serviceDb.end()]));
 
+/**
+ * A segment write under way: `locked`'s project lock held exclusively while the untracked project's
+ * segment is turned to tracking, uncommitted until `run` calls `commit`. Undone afterwards.
+ */
+async function duringSegmentWrite(locked: Project, run: (commit: () => Promise<void>) => Promise<void>): Promise<void> {
+  const reserved = await db.reserve();
+  try {
+    await reserved`begin`;
+    await locks.projectExclusive(reserved, locked.id);
+    await reserved`update segments set track_membership = true where project_id = ${untracked.id}`;
+    await run(async () => void (await reserved`commit`));
+  } finally {
+    await reserved`rollback`; // a no-op once committed; ends the transaction if `run` failed before
+    await reserved`update segments set track_membership = false where project_id = ${untracked.id}`;
+    reserved.release();
+  }
+}
+
+/** "waiting" if `p` has not settled 300 ms on, "answered" if it has. */
+const stateAfter300ms = (p: Promise<unknown>) =>
+  Promise.race([p.then(() => "answered"), new Promise((r) => setTimeout(() => r("waiting"), 300))]);
+
 describe("locks.projectsTracking", () => {
   it("answers several projects in one query: only those with a tracked segment", async () => {
     const nobody = randomUUID();
@@ -45,21 +67,13 @@ describe("locks.projectsTracking", () => {
   });
 
   it("waits for a segment write holding the project's lock, then reads what it committed", async () => {
-    const reserved = await db.reserve();
-    try {
-      await reserved`begin`;
-      await locks.projectExclusive(reserved, plain.id);
-      await reserved`update segments set track_membership = true where project_id = ${untracked.id}`;
+    await duringSegmentWrite(plain, async (commit) => {
       // plain's lock is held: the question for both projects waits for the writer's commit
       const asked = locks.projectsTracking(second, [plain.id, untracked.id]);
-      const early = await Promise.race([asked.then(() => "answered"), new Promise((r) => setTimeout(() => r("waiting"), 300))]);
-      expect(early).toBe("waiting");
-      await reserved`commit`;
+      expect(await stateAfter300ms(asked)).toBe("waiting");
+      await commit();
       expect([...(await asked)]).toEqual([untracked.id]);
-    } finally {
-      await reserved`update segments set track_membership = false where project_id = ${untracked.id}`;
-      reserved.release();
-    }
+    });
   });
 });
 
@@ -88,23 +102,15 @@ describe("creating contacts under the projects' shared lock", () => {
   });
 
   it("waits for a segment write holding the project's lock, then writes the change that segment needs", async () => {
-    const reserved = await db.reserve();
-    try {
-      await reserved`begin`;
-      await locks.projectExclusive(reserved, untracked.id);
-      await reserved`update segments set track_membership = true where project_id = ${untracked.id}`;
+    await duringSegmentWrite(untracked, async (commit) => {
       const attempt = create(untracked);
-      const early = await Promise.race([attempt.done.then(() => "answered"), new Promise((r) => setTimeout(() => r("waiting"), 300))]);
-      expect(early).toBe("waiting");
+      expect(await stateAfter300ms(attempt.done)).toBe("waiting");
       // nothing of the waiting transaction is visible yet
       expect((await second`select 1 from contacts where id = ${attempt.row.id}`).length).toBe(0);
-      await reserved`commit`;
+      await commit();
       expect((await attempt.done)[0]).toMatchObject({ created: true, tracked: true });
       expect(await outboxHas(attempt.change.id)).toBe(true);
       await second`delete from outbox where id = ${attempt.change.id}`;
-    } finally {
-      await reserved`update segments set track_membership = false where project_id = ${untracked.id}`;
-      reserved.release();
-    }
+    });
   });
 });

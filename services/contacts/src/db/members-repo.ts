@@ -15,6 +15,18 @@ export interface DueRow {
   project_id: string;
 }
 
+/** Distinct, sorted (the order locks are taken in), and refused unless ids: they go into SQL text. */
+function checkedIds(projectIds: string[]): string[] {
+  const ids = [...new Set(projectIds)].sort();
+  for (const id of ids) if (!isId(id)) throw new Error(`not an id: ${id}`);
+  return ids;
+}
+
+/** One statement taking the projects' locks shared, in the order given. */
+function sharedLocksSql(ids: string[]): string {
+  return `select ${ids.map((id) => `pg_advisory_xact_lock_shared(${PROJECT_LOCK}, hashtext('${id}'))`).join(", ")}`;
+}
+
 export const locks = {
   /**
    * Segment writes hold the project's lock exclusively and membership evaluations hold it shared
@@ -37,14 +49,12 @@ export const locks = {
    * Answers, for several projects at once, the ones that track.
    */
   async projectsTracking(q: Q, projectIds: string[]): Promise<Set<string>> {
-    const ids = [...new Set(projectIds)].sort();
-    for (const id of ids) if (!isId(id)) throw new Error(`not an id: ${id}`);
+    const ids = checkedIds(projectIds);
     if (ids.length === 0) return new Set();
-    const lockAll = ids.map((id) => `pg_advisory_xact_lock_shared(${PROJECT_LOCK}, hashtext('${id}'))`).join(", ");
     const list = ids.map((id) => `'${id}'`).join(", ");
     const [, rows] = (await q
       .unsafe(
-        `select ${lockAll};
+        `${sharedLocksSql(ids)};
          select distinct project_id from segments where project_id in (${list}) and track_membership`,
       )
       .simple()) as unknown as [unknown, { project_id: string }[]];
@@ -56,10 +66,8 @@ export const locks = {
    * are held). Not started: for kit `inOneRoundTrip`.
    */
   projectsShared(q: Q, projectIds: string[]): Promise<unknown> {
-    const ids = [...new Set(projectIds)].sort();
-    for (const id of ids) if (!isId(id)) throw new Error(`not an id: ${id}`);
-    if (ids.length === 0) return q`select`;
-    return q.unsafe(`select ${ids.map((id) => `pg_advisory_xact_lock_shared(${PROJECT_LOCK}, hashtext('${id}'))`).join(", ")}`);
+    const ids = checkedIds(projectIds);
+    return ids.length === 0 ? q`select` : q.unsafe(sharedLocksSql(ids));
   },
   /** Both of an evaluation's locks in one round trip: the project's shared, then the contact's. */
   async evaluation(q: Q, projectId: string, contactId: string): Promise<void> {

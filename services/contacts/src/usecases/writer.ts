@@ -21,8 +21,9 @@ export class Writer {
   }
 
   /**
-   * A transaction in one round trip (kit `inOneRoundTrip`, traced as `db <span>`) whose messages are each owned by a row
-   * (`owners[i]` owns `messages[i]`): `build` builds the statements, handing the messages' outbox rows
+   * A transaction in one round trip (kit `inOneRoundTrip`, traced as `db <span>`) whose messages are
+   * each owned by a row (`owners[i]` owns `messages[i]`): `build` builds the statements, handing the
+   * messages' outbox rows
    * to the one that writes each only along with its owner, and `written` reads the owners written
    * from the results. Only their messages are published.
    */
@@ -35,8 +36,7 @@ export class Writer {
   ): Promise<{ -readonly [K in keyof P]: Awaited<P[K]> }> {
     const { json, stored } = outboxRows(messages, owners);
     const results = await inOneRoundTrip(this.sql, (tx) => build(tx, json), span);
-    const wrote = written(results);
-    this.outbox.kick(stored.filter((_, i) => wrote.has(owners[i]!)));
+    this.outbox.kickOwned(stored, owners, written(results));
     return results;
   }
 

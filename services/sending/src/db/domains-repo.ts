@@ -1,5 +1,5 @@
 import type { DnsRecord, Domain } from "@mailroom/contracts";
-import { Batcher, BoundedMap, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
+import { Batcher, ExpiringMap, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
 import { iso, isoNotNull } from "./values.js";
 
 interface Row {
@@ -10,9 +10,6 @@ interface Row {
   createdAt: Date | string;
   verifiedAt: Date | string | null;
 }
-/** How long a lookup's answer serves the sends after it (see `verifiedUntil`, `SettingsRepo`). */
-export const REUSE_MS = 1000;
-
 const COLUMNS = `id, domain, status, records, created_at as "createdAt", verified_at as "verifiedAt"`;
 const toDomain = (r: Row): Domain => ({ ...r, createdAt: isoNotNull(r.createdAt), verifiedAt: iso(r.verifiedAt) });
 
@@ -30,11 +27,11 @@ export class DomainsRepo {
   /** The checks of one event-loop turn (the /v1/sends of one coalesced message) share one query. */
   private readonly verified = new Batcher((asked: Array<{ projectId: string; domain: string }>) => this.verifiedMany(asked), TURN_LOOKUPS);
   /**
-   * "project domain" → until when a VERIFIED answer is reused. A steady sender's check then costs
-   * no query; a domain deleted through another replica may pass this check for up to a second, and
+   * "project domain" pairs answered VERIFIED, reused for a second: a steady sender's check then costs
+   * no query. A domain deleted through another replica may pass this check for up to that second, and
    * its mail is then failed by the delivery worker, which reads the domain again before it signs.
    */
-  private readonly verifiedUntil = new BoundedMap<string, number>(10_000);
+  private readonly recentlyVerified = new ExpiringMap<string, true>(10_000, 1000);
 
   constructor(private readonly sql: Sql) {}
 
@@ -66,7 +63,7 @@ export class DomainsRepo {
   async delete(projectId: string, id: string): Promise<boolean> {
     const deleted = (await this.sql`delete from domains where project_id = ${projectId} and id = ${id} returning id`).length === 1;
     // the domain's name is not at hand; deletions are rare, so this replica forgets every answer
-    if (deleted) this.verifiedUntil.clear();
+    if (deleted) this.recentlyVerified.clear();
     return deleted;
   }
 
@@ -88,9 +85,9 @@ export class DomainsRepo {
 
   async isVerified(projectId: string, domain: string): Promise<boolean> {
     const key = `${projectId} ${domain}`;
-    if ((this.verifiedUntil.get(key) ?? 0) > Date.now()) return true;
+    if (this.recentlyVerified.get(key)) return true;
     const verified = await this.verified.add({ projectId, domain });
-    if (verified) this.verifiedUntil.set(key, Date.now() + REUSE_MS);
+    if (verified) this.recentlyVerified.set(key, true);
     return verified;
   }
 

@@ -185,9 +185,8 @@ export class EmailsRepo {
     });
   }
 
-  /** SENT (DELIVERED when the relay's 250 counts as delivery) for many records in one statement, inside the caller's transaction; the ids that moved. */
   /**
-   * QUEUED → SENT (or DELIVERED) with their outbox rows (`outboxRows(messages, owners)`, each owned
+   * QUEUED → SENT (DELIVERED when the relay's 250 counts as delivery) with their outbox rows (`outboxRows(messages, owners)`, each owned
    * by its email), in one statement: an email's rows are written if and only if it moved. Returns the
    * ids that moved.
    */

@@ -1,5 +1,4 @@
-import { Batcher, BoundedMap, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
-import { REUSE_MS } from "./domains-repo.js";
+import { Batcher, ExpiringMap, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
 
 export interface SendingSettings {
   tracking: boolean;
@@ -15,15 +14,15 @@ export class SettingsRepo {
    * Answers reused for a second: a steady sender's read costs no query. A change made here replaces
    * the answer at once; one made through another replica is seen within the second.
    */
-  private readonly recent = new BoundedMap<string, { settings: SendingSettings; until: number }>(10_000);
+  private readonly recent = new ExpiringMap<string, SendingSettings>(10_000, 1000);
 
   constructor(private readonly sql: Sql) {}
 
   async get(projectId: string): Promise<SendingSettings> {
     const hit = this.recent.get(projectId);
-    if (hit && hit.until > Date.now()) return hit.settings;
+    if (hit) return hit;
     const settings = await this.reads.add(projectId);
-    this.recent.set(projectId, { settings, until: Date.now() + REUSE_MS });
+    this.recent.set(projectId, settings);
     return settings;
   }
 
@@ -40,7 +39,7 @@ export class SettingsRepo {
       insert into project_settings (project_id, tracking) values (${projectId}, ${next.tracking})
       on conflict (project_id) do update set tracking = excluded.tracking, updated_at = now()
       returning tracking`;
-    this.recent.set(projectId, { settings: row!, until: Date.now() + REUSE_MS });
+    this.recent.set(projectId, row!);
     return row!;
   }
 }

@@ -32,21 +32,16 @@ export class SuppressionsRepo {
         and created_at <= ${at.toISOString()}::timestamptz`;
   }
 
-  /**
-   * What keeps mail to these addresses from being sent, in one query (lower-cased address → its
-   * newest blocking entry): for transactional mail a permanent bounce of the last 30 days; for
-   * marketing mail any bounce or complaint not lifted since.
-   */
-  async blockingMany(projectId: string, emails: string[], marketing: boolean): Promise<Map<string, Suppression>> {
-    return (await this.blockingAll([{ projectId, emails, marketing }]))[0]!;
-  }
-
-  /** `blockingMany` through the turn's shared query. */
+  /** `blockingAll` for one check, through the query shared by the checks of this turn. */
   blocking(projectId: string, emails: string[], marketing: boolean): Promise<Map<string, Suppression>> {
     return this.turn.add({ projectId, emails, marketing });
   }
 
-  /** `blockingMany` for several projects: one query per kind of mail asked about. */
+  /**
+   * What keeps mail to these addresses from being sent, for each check (lower-cased address → its
+   * newest blocking entry): for transactional mail a permanent bounce of the last 30 days; for
+   * marketing mail any bounce or complaint not lifted since. One query per kind of mail asked about.
+   */
   async blockingAll(asked: BlockingQuery[]): Promise<Array<Map<string, Suppression>>> {
     const found = new Map<string, Suppression>();
     for (const marketing of [false, true]) {

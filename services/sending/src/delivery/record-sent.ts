@@ -62,7 +62,7 @@ export class SentRecorder {
       items.map((s) => ({ id: s.email.id, at: s.at, delivered: s.delivered, providerMessageId: s.providerMessageId })),
       json,
     );
-    ctx.outbox.kick(stored.filter((_, i) => moved.has(owners[i]!)));
+    ctx.outbox.kickOwned(stored, owners, moved);
     return items.map(() => undefined);
   }
 }

@@ -58,9 +58,10 @@ async function queueNow(ctx: Ctx, given: NewEmail[]): Promise<Set<string>> {
     const at = new Date();
     return eventMessage(ctx.names, emailEvent(email, "email.failed", { failedAt: at.toISOString(), reason: email.failure }, at));
   });
-  const { json, stored } = outboxRows(messages, emails.map((e) => e.id));
+  const owners = emails.map((e) => e.id);
+  const { json, stored } = outboxRows(messages, owners);
   const ids = await ctx.emails.insertQueuedMany(emails, json);
-  ctx.outbox.kick(stored.filter((_, i) => ids.has(emails[i]!.id)));
+  ctx.outbox.kickOwned(stored, owners, ids);
   return ids;
 }
 
