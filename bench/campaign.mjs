@@ -3,6 +3,10 @@
 // pool sending the same N messages to the same sink in the same run. BENCH_RECIPIENTS sets N.
 // "The same messages" includes their DKIM signature: the baseline signs each one with the bench
 // domain's key and header list, as the delivery worker does (BENCH_BASELINE_UNSIGNED=1 skips it).
+// A second campaign then runs with two sending replicas sharing the same SMTP budget (half the pool
+// and half the jobs in flight each), as the chart's backlog autoscaling runs a campaign; a Node
+// process delivers on one thread, and with one replica that thread is the limit
+// (BENCH_SCALE_OUT=0 skips it).
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import nodemailer from "nodemailer";
@@ -14,6 +18,7 @@ const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const POOL = Number(process.env.BENCH_SMTP_POOL ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_DELIVERY_CONCURRENCY ?? 64);
 const SERVICES = ["gateway", "contacts", "sending", "campaigns"];
+const SCALE_OUT = process.env.BENCH_SCALE_OUT !== "0";
 const subject = "Spring news for {{ firstName }}";
 const body = `<p>Hi {{ firstName }},</p><p>${"Our spring catalogue is here. ".repeat(20)}</p>`;
 const address = (i) => `r${i}@bench.example.com`;
@@ -34,8 +39,10 @@ const platform = new Platform({
 function rss() {
   const out = {};
   for (const name of SERVICES) {
-    const pid = platform.procs.get(name)?.[0]?.child.pid;
-    out[name] = { peakMb: peakRssMb(pid), nowMb: currentRssMb(pid) };
+    for (const [i, proc] of (platform.procs.get(name) ?? []).entries()) {
+      const pid = proc.child.pid;
+      out[i ? `${name} ${i + 1}` : name] = { peakMb: peakRssMb(pid), nowMb: currentRssMb(pid) };
+    }
   }
   return out;
 }
@@ -115,6 +122,25 @@ async function campaign(api, from) {
   }
 }
 
+/**
+ * The same campaign again with two sending replicas that share the one replica's SMTP budget: half
+ * the pool and half the jobs in flight each, so the sink sees the same number of connections.
+ */
+async function scaledOut(api, from, servicePids) {
+  await sink.reset();
+  await platform.stopService("sending");
+  const half = { SMTP_POOL_SIZE: String(Math.max(1, POOL / 2)), DELIVERY_CONCURRENCY: String(Math.max(1, CONCURRENCY / 2)) };
+  await platform.startService("sending", half);
+  await platform.startService("sending", half);
+  const [one, two] = platform.procs.get("sending");
+  const { sending: _gone, ...others } = servicePids;
+  const meter = cpuMeter({ ...others, "sending 1": one.child.pid, "sending 2": two.child.pid }, { nats: true, postgres: true, selfName: "bench process" });
+  const run = await campaign(api, from);
+  const cpuMsPerEmail = meter.perItemMs(N);
+  const { count, distinctMessageIds, duplicates } = await sink.stats();
+  return { ...run, cpuMsPerEmail, arrived: count, distinctMessageIds, duplicates, rss: rss() };
+}
+
 await platform.start();
 try {
   const project = await platform.createProject("bench");
@@ -139,8 +165,10 @@ try {
   const cpuMsPerEmail = meter.perItemMs(N);
   const { count: mailroomCount, distinctMessageIds, duplicates } = await sink.stats();
   const end = rss();
+  const scaled = SCALE_OUT ? await scaledOut(api, from, servicePids) : null;
 
   const ratio = mailroom.emailsPerSec / baseline.emailsPerSec;
+  const scaledRatio = scaled ? scaled.emailsPerSec / baseline.emailsPerSec : null;
   const pooledRatio = pooled ? mailroom.emailsPerSec / pooled.emailsPerSec : null;
   const cpuUsed = Object.fromEntries(Object.entries(cpuSpent).map(([s, v]) => [s, +v.toFixed(1)]));
   const rows = SERVICES.map(
@@ -156,18 +184,21 @@ try {
     `| bare nodemailer pool (baseline) | ${baseline.emailsPerSec} | ${baseline.seconds.toFixed(1)} | ${baseline.firstEmailMs} | ${baseline.arrived} |`,
     ...(pooled ? [`| bare pool signing on the thread pool (patched nodemailer, as Mailroom) | ${pooled.emailsPerSec} | ${pooled.seconds.toFixed(1)} | ${pooled.firstEmailMs} | ${pooled.arrived} |`] : []),
     `| Mailroom campaign (send → last email) | ${mailroom.emailsPerSec} | ${mailroom.seconds.toFixed(1)} | ${mailroom.firstEmailMs} | ${mailroomCount} |`,
+    ...(scaled ? [`| Mailroom campaign, two sending replicas (${Math.max(1, POOL / 2)} connections and ${Math.max(1, CONCURRENCY / 2)} in flight each) | ${scaled.emailsPerSec} | ${scaled.seconds.toFixed(1)} | ${scaled.firstEmailMs} | ${scaled.arrived} |`] : []),
     "",
     `Ratio **${ratio.toFixed(2)}** against stock nodemailer (target ≥ 0.6)${pooled ? `, ${pooledRatio.toFixed(2)} against the pool that signs on the thread pool too` : ""}; ≥ 1,000 emails/s sustained targeted; first email < 2,000 ms targeted.`,
+    ...(scaled ? [`Two sending replicas: ratio **${scaledRatio.toFixed(2)}** against stock nodemailer; ${scaled.distinctMessageIds} distinct Message-IDs (${scaled.duplicates} repeated); final stats ${JSON.stringify(scaled.stats)}.`] : []),
     `Final stats: ${JSON.stringify(mailroom.stats)}. Distinct Message-IDs in the sink: ${distinctMessageIds} (${duplicates} repeated).`,
-    `CPU ms per email: ${formatCpu(cpuMsPerEmail)}; baseline: ${formatCpu(baseline.cpuMsPerEmail)}${pooled ? `; thread-pool baseline: ${formatCpu(pooled.cpuMsPerEmail)}` : ""}.`,
+    `CPU ms per email: ${formatCpu(cpuMsPerEmail)}; baseline: ${formatCpu(baseline.cpuMsPerEmail)}${pooled ? `; thread-pool baseline: ${formatCpu(pooled.cpuMsPerEmail)}` : ""}${scaled ? `; two sending replicas: ${formatCpu(scaled.cpuMsPerEmail)}` : ""}.`,
     "",
     "| service | peak RSS MB | RSS MB at 10,000 sent | RSS MB at the end | CPU s during the campaign |",
     "|---|---|---|---|---|",
     ...rows,
+    ...(scaled ? ["", `Two sending replicas: peak RSS ${["sending", "sending 2"].map((k) => `${k} ${scaled.rss[k]?.peakMb} MB`).join(", ")}; at 10,000 sent ${["sending", "sending 2"].map((k) => `${scaled.at10k?.rss[k]?.nowMb ?? "–"} MB`).join(" and ")}.`] : []),
     "",
     `Bench process (baseline): peak ${peakRssMb(process.pid)} MB; sink: peak ${peakRssMb(sink.pid)} MB. ${machine()}.`,
   ].join("\n");
-  writeResult("campaign", { recipients: N, baselineSigned: signed, baseline, threadPoolBaseline: pooled, mailroom, ratio, threadPoolRatio: pooledRatio, rss: end, cpuSeconds: cpuUsed, cpuMsPerEmail, sink: { distinctMessageIds, duplicates } }, md);
+  writeResult("campaign", { recipients: N, baselineSigned: signed, baseline, threadPoolBaseline: pooled, mailroom, ratio, threadPoolRatio: pooledRatio, scaledOut: scaled, scaledOutRatio: scaledRatio, rss: end, cpuSeconds: cpuUsed, cpuMsPerEmail, sink: { distinctMessageIds, duplicates } }, md);
 } finally {
   await platform.destroy();
   await sink.stop();

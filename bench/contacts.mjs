@@ -1,15 +1,15 @@
 // npm run bench -- contacts
 // 1. /v1/track throughput through the gateway against a bare fastify route doing the same SQL
-//    (contact upsert + event insert) in-process, same run, same concurrency.
+//    (contact upsert + event insert) in-process (in a process of its own, as the gateway and the
+//    contacts service are: bench/baseline.mjs says why), same run, same concurrency.
 // 2. List and search latency on a project with 1,000,000 contacts seeded with COPY: first page with
 //    `total`, a deep page by cursor, a substring search; the same SQL run directly is the baseline.
-import Fastify from "fastify";
 import postgres from "postgres";
 import { randomUUID } from "node:crypto";
 import { v7 } from "uuid";
 import { Platform, apiClient } from "@mailroom/testkit";
 import { CursorCodec } from "../services/contacts/dist/domain/cursor.js";
-import { load, peakRssMb, writeResult, BENCH_ENV, profiled } from "./lib.mjs";
+import { load, peakRssMb, startBaseline, writeResult, BENCH_ENV, profiled } from "./lib.mjs";
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const SAMPLES = 60;
@@ -34,6 +34,7 @@ const platform = new Platform({ services: ["gateway", "contacts"], env: { ...BEN
 await platform.start();
 const dbUrl = `${platform.env.DATABASE_URL.replace(/\/[^/]*$/, "")}/${platform.prefix}_contacts`;
 const sql = postgres(dbUrl, { max: 20, onnotice: () => undefined });
+let bare;
 try {
   // --- 1. /v1/track throughput
   const trackProject = await platform.createProject("track");
@@ -42,22 +43,8 @@ try {
   let n = 0;
   const trackBody = () => JSON.stringify({ email: emails[n++ % emails.length], event: "bench.viewed", data: { plan: "pro" } });
 
-  const bare = Fastify({ logger: false });
-  const bareProject = randomUUID();
-  bare.post("/track", async (req) => {
-    const { email, event, data } = req.body;
-    const now = new Date().toISOString();
-    const [c] = await sql`
-      insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
-      values (${v7()}, ${bareProject}, ${email}, true, ${sql.json(data)}, ${now}, ${now})
-      on conflict (project_id, lower(email)) do update set data = contacts.data || excluded.data, updated_at = excluded.updated_at
-      returning id`;
-    const id = v7();
-    await sql`insert into contact_events (id, project_id, contact_id, name, data, created_at) values (${id}, ${bareProject}, ${c.id}, ${event}, ${sql.json(data)}, ${now})`;
-    return { success: true, data: { contact: c.id, event: id, timestamp: now } };
-  });
-  await bare.listen({ port: 0, host: "127.0.0.1" });
-  const bareUrl = `http://127.0.0.1:${bare.server.address().port}/track`;
+  bare = await startBaseline("track", { BASELINE_DATABASE_URL: dbUrl, BASELINE_PROJECT_ID: randomUUID() });
+  const bareUrl = `${bare.url}/track`;
   const post = (url, headers = {}) => ({ url, method: "POST", headers: { "content-type": "application/json", ...headers }, requests: [{ method: "POST", setupRequest: (r) => ({ ...r, body: trackBody() }) }] });
 
   await load({ ...post(bareUrl), connections: CONNECTIONS, duration: 2, title: "warm bare" });
@@ -115,6 +102,7 @@ try {
   ].join("\n");
   writeResult("contacts", { track, bareTrack, firstPage, deepPage, search, sqlDeep, sqlSearch, sqlCount, seedSeconds, rss }, md);
 } finally {
+  await bare?.close();
   await sql.end();
   await platform.destroy();
 }

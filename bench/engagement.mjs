@@ -1,16 +1,16 @@
 // npm run bench -- engagement
 // 1. Click-redirect throughput and p99: GET /t/c/{token} through the gateway (one NATS hop, one
 //    UPDATE of the email record, 302 to the stored link), against a bare fastify route answering the
-//    same 302 in-process; same run, same concurrency. Clicks cycle over many emails, as real ones do.
+//    same 302 in-process (in a process of its own, as the gateway is: bench/baseline.mjs says why);
+//    same run, same concurrency. Clicks cycle over many emails, as real ones do.
 // 2. Inbound DSN processing rate: success DSNs into the inbound SMTP port with a pooled nodemailer
 //    client; each 250 means the report was applied and durable.
 import autocannon from "autocannon";
-import Fastify from "fastify";
 import nodemailer from "nodemailer";
 import { connect } from "@nats-io/transport-node";
 import { startMailbox } from "@mailroom/devmailbox";
 import { Platform, apiClient, freePort, waitFor } from "@mailroom/testkit";
-import { alternate, formatCpu, load, peakRssMb, writeResult, BENCH_ENV, profiled } from "./lib.mjs";
+import { alternate, formatCpu, load, peakRssMb, startBaseline, writeResult, BENCH_ENV, profiled } from "./lib.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -33,6 +33,7 @@ const platform = new Platform({
   env: { ...BENCH_ENV, SMTP_URL: mailbox.smtpUrl, RETURN_PATH_DOMAIN: RPD, INBOUND_SMTP_PORT: String(inboundPort), INBOUND_SMTP_HOST: "127.0.0.1" },
   serviceEnv: profiled(),
 });
+let bare;
 await platform.start();
 try {
   const project = await platform.createProject("bench");
@@ -57,10 +58,8 @@ try {
   // 19 µs for the baseline's single URL, CPU taken from the cores the services share.
   const clickRequests = paths.map((path) => ({ method: "GET", path }));
 
-  const bare = Fastify({ logger: false });
-  bare.get("/t/c/:token", async (_req, reply) => reply.code(302).header("location", "https://shop.example/p?id=1").send());
-  await bare.listen({ port: 0, host: "127.0.0.1" });
-  const bareUrl = `http://127.0.0.1:${bare.server.address().port}`;
+  bare = await startBaseline("redirect");
+  const bareUrl = bare.url;
 
   const opts = { connections: CONNECTIONS, duration: DURATION };
   await load({ url: `${bareUrl}/t/c/x`, ...opts, duration: 2, title: "warm-up bare" });
@@ -68,12 +67,14 @@ try {
   const procs = Object.fromEntries(["gateway", "sending", "contacts"].map((name) => [name, platform.procs.get(name)[0].child.pid]));
   const [baseline, gateway] = await alternate(
     [
-      { name: "bare fastify 302", run: (duration) => load({ url: `${bareUrl}/t/c/x`, ...opts, duration, title: "bare fastify 302" }) },
+      { name: "bare fastify 302", cpu: { server: bare.pid }, run: (duration) => load({ url: `${bareUrl}/t/c/x`, ...opts, duration, title: "bare fastify 302" }) },
       { name: "click through the gateway", cpu: procs, run: (duration) => loadRequests({ url: platform.url, requests: clickRequests, ...opts, duration, title: "click through the gateway" }) },
     ],
     { rounds: ROUNDS, duration: DURATION },
   );
   const cpuUsPerClick = gateway.cpuUsPerRequest;
+  const bareCpuUs = baseline.cpuUsPerRequest;
+  const bareMb = peakRssMb(bare.pid);
   await bare.close();
 
   // DSN processing rate
@@ -100,7 +101,7 @@ try {
   transport.close();
   const dsnRate = Math.round(DSNS / seconds);
 
-  const rss = { gatewayMb: peakRssMb(platform.procs.get("gateway")[0].child.pid), sendingMb: peakRssMb(platform.procs.get("sending")[0].child.pid) };
+  const rss = { gatewayMb: peakRssMb(platform.procs.get("gateway")[0].child.pid), sendingMb: peakRssMb(platform.procs.get("sending")[0].child.pid), bareMb };
   const ratio = gateway.ratio;
   const md = [
     `Click redirects (GET /t/c/{token} → 302) over ${paths.length} emails through gateway + NATS + sending (token check, cached links, counts written behind in batches) vs a bare fastify 302, ${CONNECTIONS} connections, ${ROUNDS} alternated rounds of ${DURATION} s per path (the median round shown).`,
@@ -110,13 +111,14 @@ try {
     `| bare fastify 302 (baseline) | ${baseline.requestsPerSec} | ${baseline.p50Ms} | ${baseline.p99Ms} | ${baseline.errors} | ${baseline.rounds.join(", ")} | ${baseline.roundRatios.join(", ")} |`,
     `| gateway → NATS → sending | ${gateway.requestsPerSec} | ${gateway.p50Ms} | ${gateway.p99Ms} | ${gateway.errors} | ${gateway.rounds.join(", ")} | ${gateway.roundRatios.join(", ")} |`,
     "",
-    `Throughput ratio **${ratio.toFixed(2)}** (median of the rounds; target ≥ 0.5). CPU per click (µs): ${formatCpu(cpuUsPerClick)}.`,
+    `Throughput ratio **${ratio.toFixed(2)}** (median of the rounds; target ≥ 0.5). CPU per click (µs): ${formatCpu(cpuUsPerClick)}; per bare 302: ${formatCpu(bareCpuUs)}.`,
     "",
     `Inbound DSNs: **${dsnRate} messages/s** (${DSNS} success DSNs over 4 pooled SMTP connections, ${failed} refused), each answered 250 once applied.`,
-    `Peak RSS: gateway ${rss.gatewayMb} MB, sending ${rss.sendingMb} MB.`,
+    `Peak RSS: gateway ${rss.gatewayMb} MB, sending ${rss.sendingMb} MB, bare fastify ${rss.bareMb} MB.`,
   ].join("\n");
-  writeResult("engagement", { baseline, gateway, ratio, cpuUsPerClick, dsn: { count: DSNS, seconds, rate: dsnRate, failed }, rss }, md);
+  writeResult("engagement", { baseline, gateway, ratio, cpuUsPerClick, bareCpuUs, dsn: { count: DSNS, seconds, rate: dsnRate, failed }, rss }, md);
 } finally {
+  await bare?.close();
   await platform.destroy();
   await mailbox.stop();
 }

@@ -1,10 +1,10 @@
 // npm run bench -- gateway
 // An authenticated request through the gateway and one NATS hop to a service that answers at once,
-// against a bare fastify route answering the same body in-process, same run, same concurrency.
-import Fastify from "fastify";
+// against a bare fastify route answering the same body in-process, same run, same concurrency. The
+// bare route runs in a process of its own, as the gateway does (bench/baseline.mjs says why).
 import { spawn } from "node:child_process";
 import { Platform } from "@mailroom/testkit";
-import { alternate, formatCpu, load, peakRssMb, profiled, writeResult, BENCH_ENV } from "./lib.mjs";
+import { alternate, formatCpu, load, peakRssMb, profiled, startBaseline, writeResult, BENCH_ENV } from "./lib.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -15,6 +15,7 @@ const platform = new Platform({ services: ["gateway"], env: { ...BENCH_ENV }, se
 await platform.start();
 /** The bench's own processes (responder, bare hop), stopped however the run ends. */
 const children = [];
+let bare;
 try {
   const project = await platform.createProject("bench");
   const key = JSON.parse(await platform.cli(["keys", "create", "--project", project.id, "--kind", "secret", "--rate-limit", "1000000", "--json"])).key;
@@ -27,10 +28,8 @@ try {
   const hopPort = String(await new Promise((resolve) => hop.stdout.once("data", resolve))).trim();
   const hopUrl = `http://127.0.0.1:${hopPort}/contacts`;
 
-  const bare = Fastify({ logger: false });
-  bare.get("/contacts", async () => ({ data: [], cursor: null, hasMore: false, total: 0 }));
-  await bare.listen({ port: 0, host: "127.0.0.1" });
-  const bareUrl = `http://127.0.0.1:${bare.server.address().port}/contacts`;
+  bare = await startBaseline("json");
+  const bareUrl = `${bare.url}/contacts`;
 
   const opts = { connections: CONNECTIONS, duration: DURATION };
   await load({ url: bareUrl, ...opts, duration: 2, title: "warm-up bare" });
@@ -39,7 +38,7 @@ try {
   const gatewayPid = platform.procs.get("gateway")[0].child.pid;
   const [baseline, bareHop, gateway] = await alternate(
     [
-      { name: "bare fastify", run: (duration) => load({ url: bareUrl, ...opts, duration, title: "bare fastify" }) },
+      { name: "bare fastify", cpu: { server: bare.pid }, run: (duration) => load({ url: bareUrl, ...opts, duration, title: "bare fastify" }) },
       {
         name: "bare hop",
         cpu: { hop: hop.pid, responder: responder.pid },
@@ -60,7 +59,7 @@ try {
   const kiloInstructions = gateway.kiloInstructions.gateway;
   const hopKiloInstructions = bareHop.kiloInstructions.hop;
 
-  const rss = { gatewayMb: peakRssMb(gatewayPid), responderMb: peakRssMb(responder.pid), benchProcessMb: peakRssMb(process.pid) };
+  const rss = { gatewayMb: peakRssMb(gatewayPid), responderMb: peakRssMb(responder.pid), bareMb: peakRssMb(bare.pid), benchProcessMb: peakRssMb(process.pid) };
   await bare.close();
 
   const ratio = gateway.ratio;
@@ -77,15 +76,16 @@ try {
     ].map(([name, r]) => `| ${name} | ${r.requestsPerSec} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.rounds.join(", ")} | ${r.roundRatios.join(", ")} |`),
     "",
     `Throughput ratio **${ratio.toFixed(2)}** (median of the rounds; target ≥ 0.6); added p50 **${addedP50.toFixed(2)} ms** (target ≤ 1 ms).`,
-    `Peak RSS: gateway ${rss.gatewayMb} MB, responder ${rss.responderMb} MB, bench process (bare fastify + load generator) ${rss.benchProcessMb} MB.`,
+    `Peak RSS: gateway ${rss.gatewayMb} MB, responder ${rss.responderMb} MB, bare fastify ${rss.bareMb} MB, bench process (load generator) ${rss.benchProcessMb} MB.`,
   ].join("\n");
   const kilo = kiloInstructions === null ? "" : `\nThousands of instructions per request (perf stat): gateway ${kiloInstructions}, bare hop ${hopKiloInstructions}.`;
   writeResult(
     "gateway",
-    { baseline, gateway, ratio, addedP50Ms: addedP50, rss, cpuUsPerRequest, bareHop, hopCpuUsPerRequest, kiloInstructions: { gateway: kiloInstructions, hop: hopKiloInstructions } },
-    `${md}\nCPU per gateway request (µs): ${formatCpu(cpuUsPerRequest)}.\nCPU per bare hop request (µs): ${formatCpu(hopCpuUsPerRequest)}.${kilo}`,
+    { baseline, baselineCpuUsPerRequest: baseline.cpuUsPerRequest, gateway, ratio, addedP50Ms: addedP50, rss, cpuUsPerRequest, bareHop, hopCpuUsPerRequest, kiloInstructions: { gateway: kiloInstructions, hop: hopKiloInstructions } },
+    `${md}\nCPU per gateway request (µs): ${formatCpu(cpuUsPerRequest)}.\nCPU per bare hop request (µs): ${formatCpu(hopCpuUsPerRequest)}.\nCPU per bare fastify request (µs): ${formatCpu(baseline.cpuUsPerRequest)}.${kilo}`,
   );
 } finally {
   for (const child of children) child.kill("SIGTERM");
+  await bare?.close();
   await platform.destroy();
 }

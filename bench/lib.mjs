@@ -21,6 +21,30 @@ export async function load({ url, headers = {}, method = "GET", body, connection
   };
 }
 
+/**
+ * A baseline route in a process of its own (bench/baseline.mjs says why, and which kinds there are):
+ * `{ url, pid, close() }`, url without a path. `env` adds to this process's environment.
+ */
+export async function startBaseline(kind, env = {}) {
+  const child = spawn(process.execPath, [new URL("./baseline.mjs", import.meta.url).pathname, kind], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once("data", (d) => resolve(String(d).trim()));
+    child.once("exit", (code) => reject(new Error(`baseline ${kind} exited with ${code} before listening`)));
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    async close() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
 /** Peak resident memory of a process (VmHWM), in MB. */
 export function peakRssMb(pid) {
   try {

@@ -2,7 +2,8 @@
 // Benchmark of the sending pipeline (run after `npx turbo run build`):
 //   node bench/send.mjs [--duration 10] [--connections 32] [--emails 20000]
 // 1. /v1/send accepted throughput and p50/p99 through the gateway (autocannon), against a bare
-//    fastify route doing one INSERT and one JetStream publish, in the same run. Nothing consumes the
+//    fastify route doing one INSERT and one JetStream publish (in a process of its own, as the
+//    services are: bench/baseline.mjs says why), in the same run. Nothing consumes the
 //    baseline's jobs, so Mailroom's delivery is held back for the ratio (a per-project rate of 1/s);
 //    a second run measures accepting while delivering.
 // 2. End-to-end delivery rate of N emails into an SMTP sink, against a bare nodemailer pool.
@@ -10,14 +11,10 @@
 import { parseArgs } from "node:util";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { writeResult, BENCH_ENV, profiled, signingOptions, cpuMeter, formatCpu, peakRssMb, alternate, load } from "./lib.mjs";
+import { writeResult, BENCH_ENV, profiled, signingOptions, cpuMeter, formatCpu, peakRssMb, alternate, load, startBaseline } from "./lib.mjs";
 import { startSinkProcess } from "./sink.mjs";
-import Fastify from "fastify";
 import nodemailer from "nodemailer";
-import postgres from "postgres";
-import { connect } from "@nats-io/transport-node";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { Platform, REPO_ROOT, addZones, apiClient, freePort, startDnsServer, waitFor, DATABASE_URL, NATS_URL } from "@mailroom/testkit";
+import { Platform, REPO_ROOT, addZones, apiClient, startDnsServer, waitFor, DATABASE_URL, NATS_URL } from "@mailroom/testkit";
 
 const { values: args } = parseArgs({
   options: {
@@ -38,33 +35,10 @@ const CONCURRENCY = Number(process.env.BENCH_DELIVERY_CONCURRENCY ?? 64);
 /** A load's figures (lib.mjs load()) as this benchmark reports them. */
 const summary = (r) => ({ rps: r.requestsPerSec, p50: r.p50Ms, p99: r.p99Ms, non2xx: r.non2xx, errors: r.errors, rounds: r.rounds });
 
+/** The baseline route (bench/baseline.mjs "send"), in a process of its own as the services are. */
 async function bareRoute(prefix) {
-  const sql = postgres(DATABASE_URL, { max: 10, onnotice: () => undefined });
-  await sql.unsafe(`create table if not exists ${prefix}_bench (id uuid primary key, body jsonb not null)`);
-  const nc = await connect({ servers: NATS_URL });
-  const jsm = await jetstreamManager(nc);
-  const stream = `${prefix.toUpperCase()}_BENCH`;
-  await jsm.streams.add({ name: stream, subjects: [`${prefix}.bench.>`], retention: "workqueue" });
-  const js = jetstream(nc);
-  const app = Fastify({ logger: false });
-  app.post("/send", async (req) => {
-    const id = crypto.randomUUID();
-    await sql`insert into ${sql(`${prefix}_bench`)} (id, body) values (${id}, ${JSON.stringify(req.body)}::text::jsonb)`;
-    await js.publish(`${prefix}.bench.job`, JSON.stringify({ id }), { msgID: id });
-    return { id };
-  });
-  const port = await freePort();
-  await app.listen({ port, host: "127.0.0.1" });
-  return {
-    url: `http://127.0.0.1:${port}/send`,
-    async close() {
-      await app.close();
-      await jsm.streams.delete(stream).catch(() => undefined);
-      await sql.unsafe(`drop table if exists ${prefix}_bench`);
-      await sql.end();
-      await nc.close();
-    },
-  };
+  const bare = await startBaseline("send", { DATABASE_URL, NATS_URL, BASELINE_PREFIX: prefix });
+  return { ...bare, url: `${bare.url}/send` };
 }
 
 async function timeUntil(sink, count, what) {
@@ -112,7 +86,7 @@ async function main() {
     // Alternated rounds (lib.mjs alternate()): a neighbour's busy spell weighs on both paths.
     const [bareRounds, sendRounds] = await alternate(
       [
-        { name: "bare route", run: bareLoad },
+        { name: "bare route", cpu: { server: bare.pid }, cpuOptions: { postgres: true, selfName: "benchProcess" }, run: bareLoad },
         { name: "/v1/send", cpu: pidsOf(), cpuOptions: { postgres: true, selfName: "benchProcess" }, run: sendLoad },
       ],
       { rounds, duration },

@@ -4,7 +4,9 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 
-const all = readdirSync("bench").filter((f) => f.endsWith(".mjs") && !["lib.mjs", "responder.mjs"].includes(f)).map((f) => f.slice(0, -4));
+/** Modules of bench/ that other benchmarks run or import: not benchmarks themselves (hop and baseline serve until stopped). */
+const HELPERS = ["lib.mjs", "responder.mjs", "hop.mjs", "sink.mjs", "baseline.mjs"];
+const all = readdirSync("bench").filter((f) => f.endsWith(".mjs") && !HELPERS.includes(f)).map((f) => f.slice(0, -4));
 const names = process.argv.slice(2).length ? process.argv.slice(2) : all;
 for (const name of names) {
   if (!all.includes(name)) {
