@@ -14,6 +14,8 @@ export async function load({ url, headers = {}, method = "GET", body, connection
   return {
     title,
     requestsPerSec: Math.round(result.requests.average),
+    // autocannon's percentiles are whole milliseconds; the mean keeps the fraction
+    meanMs: +result.latency.average.toFixed(2),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
