@@ -88,8 +88,8 @@ try {
   const firstPage = await timed(20, async () => check(await api.get("/contacts?limit=20")));
   const deepPage = await timed(SAMPLES, async (i) => check(await api.get(`/contacts?limit=20&cursor=${codec.encode(`contacts:${big.id}`, deepIds[i].id)}`)));
   const search = await timed(SAMPLES, async (i) => check(await api.get(`/contacts?limit=20&search=user${(i * 7919) % CONTACTS}@domain`)));
-  const sqlDeep = await timed(SAMPLES, async (i) => sql`select * from contacts where project_id = ${big.id} and id > ${deepIds[i].id} order by id limit 21`);
-  const sqlSearch = await timed(SAMPLES, async (i) => sql`select * from contacts where project_id = ${big.id} and lower(email) like ${`%user${(i * 7919) % CONTACTS}@domain%`} order by id limit 21`);
+  const sqlDeep = await timed(SAMPLES, async (i) => sql`select * from contacts where project_id = ${big.id} and id > ${deepIds[i].id} order by id limit ${21}`);
+  const sqlSearch = await timed(SAMPLES, async (i) => sql`select * from contacts where project_id = ${big.id} and lower(email) like ${`%user${(i * 7919) % CONTACTS}@domain%`} order by id limit ${21}`);
   const sqlCount = await timed(5, async () => sql`select count(*) from contacts where project_id = ${big.id}`);
 
   const rss = { gatewayMb: peakRssMb(platform.procs.get("gateway")[0].child.pid), contactsMb: peakRssMb(platform.procs.get("contacts")[0].child.pid) };
