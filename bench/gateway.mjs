@@ -2,9 +2,8 @@
 // An authenticated request through the gateway and one NATS hop to a service that answers at once,
 // against a bare fastify route answering the same body in-process, same run, same concurrency. The
 // bare route runs in a process of its own, as the gateway does (bench/baseline.mjs says why).
-import { spawn } from "node:child_process";
 import { Platform } from "@mailroom/testkit";
-import { alternate, formatCpu, load, peakRssMb, profiled, startBaseline, writeResult, BENCH_ENV } from "./lib.mjs";
+import { alternate, formatCpu, load, peakRssMb, profiled, startBaseline, startHelper, writeResult, BENCH_ENV } from "./lib.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -13,22 +12,18 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const platform = new Platform({ services: ["gateway"], env: { ...BENCH_ENV }, serviceEnv: profiled() });
 await platform.start();
-/** The bench's own processes (responder, bare hop), stopped however the run ends. */
-const children = [];
-let bare;
+/** The bench's own processes (responder, bare hop, bare route), stopped however the run ends. */
+const helpers = [];
 try {
   const project = await platform.createProject("bench");
   const key = JSON.parse(await platform.cli(["keys", "create", "--project", project.id, "--kind", "secret", "--rate-limit", "1000000", "--json"])).key;
-  const responder = spawn(process.execPath, ["bench/responder.mjs"], { env: { ...process.env, ...platform.env }, stdio: ["ignore", "pipe", "inherit"] });
-  children.push(responder);
-  await new Promise((resolve) => responder.stdout.once("data", resolve));
-
-  const hop = spawn(process.execPath, ["bench/hop.mjs"], { env: { ...process.env, ...platform.env, ...profiled().hop, HOP_PROJECT_ID: project.id }, stdio: ["ignore", "pipe", "inherit"] });
-  children.push(hop);
-  const hopPort = String(await new Promise((resolve) => hop.stdout.once("data", resolve))).trim();
-  const hopUrl = `http://127.0.0.1:${hopPort}/contacts`;
-
-  bare = await startBaseline("json");
+  const responder = await startHelper("responder.mjs", [], platform.env);
+  helpers.push(responder);
+  const hop = await startHelper("hop.mjs", [], { ...platform.env, ...profiled().hop, HOP_PROJECT_ID: project.id });
+  helpers.push(hop);
+  const hopUrl = `http://127.0.0.1:${hop.line}/contacts`;
+  const bare = await startBaseline("json");
+  helpers.push(bare);
   const bareUrl = `${bare.url}/contacts`;
 
   const opts = { connections: CONNECTIONS, duration: DURATION };
@@ -60,7 +55,6 @@ try {
   const hopKiloInstructions = bareHop.kiloInstructions.hop;
 
   const rss = { gatewayMb: peakRssMb(gatewayPid), responderMb: peakRssMb(responder.pid), bareMb: peakRssMb(bare.pid), benchProcessMb: peakRssMb(process.pid) };
-  await bare.close();
 
   const ratio = gateway.ratio;
   const addedP50 = gateway.p50Ms - baseline.p50Ms;
@@ -81,11 +75,10 @@ try {
   const kilo = kiloInstructions === null ? "" : `\nThousands of instructions per request (perf stat): gateway ${kiloInstructions}, bare hop ${hopKiloInstructions}.`;
   writeResult(
     "gateway",
-    { baseline, baselineCpuUsPerRequest: baseline.cpuUsPerRequest, gateway, ratio, addedP50Ms: addedP50, rss, cpuUsPerRequest, bareHop, hopCpuUsPerRequest, kiloInstructions: { gateway: kiloInstructions, hop: hopKiloInstructions } },
+    { baseline, gateway, ratio, addedP50Ms: addedP50, rss, cpuUsPerRequest, bareHop, hopCpuUsPerRequest, kiloInstructions: { gateway: kiloInstructions, hop: hopKiloInstructions } },
     `${md}\nCPU per gateway request (µs): ${formatCpu(cpuUsPerRequest)}.\nCPU per bare hop request (µs): ${formatCpu(hopCpuUsPerRequest)}.\nCPU per bare fastify request (µs): ${formatCpu(baseline.cpuUsPerRequest)}.${kilo}`,
   );
 } finally {
-  for (const child of children) child.kill("SIGTERM");
-  await bare?.close();
+  await Promise.all(helpers.map((h) => h.close()));
   await platform.destroy();
 }

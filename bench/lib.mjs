@@ -24,27 +24,37 @@ export async function load({ url, headers = {}, method = "GET", body, connection
 }
 
 /**
- * A baseline route in a process of its own (bench/baseline.mjs says why, and which kinds there are):
- * `{ url, pid, close() }`, url without a path. `env` adds to this process's environment.
+ * A helper program of bench/ (responder, hop, baseline) in a process of its own, once it has printed
+ * its first line (a port, or that it is ready): `{ line, pid, close() }`. `env` adds to this process's
+ * environment; close() stops it with SIGTERM and waits for it to exit.
  */
-export async function startBaseline(kind, env = {}) {
-  const child = spawn(process.execPath, [new URL("./baseline.mjs", import.meta.url).pathname, kind], {
+export async function startHelper(script, args = [], env = {}) {
+  const child = spawn(process.execPath, [new URL(`./${script}`, import.meta.url).pathname, ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const port = await new Promise((resolve, reject) => {
-    child.stdout.once("data", (d) => resolve(String(d).trim()));
-    child.once("exit", (code) => reject(new Error(`baseline ${kind} exited with ${code} before listening`)));
-  });
   const exited = new Promise((resolve) => child.once("exit", resolve));
+  const line = await Promise.race([
+    new Promise((resolve) => child.stdout.once("data", (d) => resolve(String(d).trim()))),
+    exited.then((code) => Promise.reject(new Error(`${script} ${args.join(" ")} exited with ${code} before it was ready`))),
+  ]);
   return {
-    url: `http://127.0.0.1:${port}`,
+    line,
     pid: child.pid,
     async close() {
       child.kill("SIGTERM");
       await exited;
     },
   };
+}
+
+/**
+ * A baseline route in a process of its own (bench/baseline.mjs says why, and which kinds there are):
+ * `{ url, pid, close() }`, url without a path.
+ */
+export async function startBaseline(kind, env = {}) {
+  const helper = await startHelper("baseline.mjs", [kind], env);
+  return { ...helper, url: `http://127.0.0.1:${helper.line}` };
 }
 
 /** Peak resident memory of a process (VmHWM), in MB. */

@@ -2,9 +2,8 @@
 // Warm-cache /v1/verify throughput through the gateway against the gateway's no-op route (the same
 // gateway forwarding to a service that answers at once), same run; cold-cache p50/p99 against a
 // local DNS server.
-import { spawn } from "node:child_process";
 import { Platform, apiClient, startDnsServer } from "@mailroom/testkit";
-import { load, peakRssMb, writeResult, BENCH_ENV, profiled } from "./lib.mjs";
+import { load, peakRssMb, startHelper, writeResult, BENCH_ENV, profiled } from "./lib.mjs";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = 50;
@@ -25,8 +24,7 @@ try {
   const first = await api.post("/v1/verify", { email: "someone@bench.example" });
   if (first.status !== 200) throw new Error(`verify answered ${first.status}: ${JSON.stringify(first.body)}`);
 
-  const responder = spawn(process.execPath, ["bench/responder.mjs"], { env: { ...process.env, ...platform.env }, stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise((resolve) => responder.stdout.once("data", resolve));
+  const responder = await startHelper("responder.mjs", [], platform.env);
 
   const verifyOpts = { url: `${platform.url}/v1/verify`, method: "POST", headers, body: JSON.stringify({ email: "someone@bench.example" }), connections: CONNECTIONS };
   const noopOpts = { url: `${platform.url}/contacts`, headers, connections: CONNECTIONS };
@@ -34,7 +32,7 @@ try {
   await load({ ...noopOpts, duration: 2, title: "warm-up" });
   const noop = await load({ ...noopOpts, duration: DURATION, title: "noop" });
   const warm = await load({ ...verifyOpts, duration: DURATION, title: "verify" });
-  responder.kill("SIGTERM");
+  await responder.close();
 
   const queriesBefore = dns.queries.length;
   const cold = [];
