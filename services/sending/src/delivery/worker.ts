@@ -1,7 +1,7 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import { Batcher, type ConsumerSpec } from "@mailroom/kit";
 import type { Claim } from "../db/emails-repo.js";
-import { composeMessage, isPermanentFailure } from "../domain/compose.js";
+import { isPermanentFailure, outgoingMessage } from "../domain/compose.js";
 import { providerMessageId } from "../domain/feedback.js";
 import type { Ctx } from "../usecases/context.js";
 import { failEmail } from "../usecases/fail-email.js";
@@ -75,7 +75,7 @@ async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, batches: B
     const files = await ctx.emails.attachments(email.attachmentIds);
     // List-Unsubscribe is for marketing mail only; its signed link is made only then.
     const unsubscribeUrl = email.marketing ? ctx.links.url("u", email.id, email.projectId) : "";
-    const message = composeMessage(email, files, key, { returnPathDomain: ctx.returnPathDomain, unsubscribeUrl });
+    const message = await outgoingMessage(email, files, key, { returnPathDomain: ctx.returnPathDomain, unsubscribeUrl });
     await opts.throttle.wait(email.projectId, () => msg.working());
     let response: string;
     try {

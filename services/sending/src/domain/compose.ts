@@ -1,6 +1,7 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
 import type { SendMailOptions } from "nodemailer/lib/mailer/mail-message";
 import { BoundedMap } from "@mailroom/kit";
+import { type DkimOptions, rawMessage } from "./raw-message.js";
 
 /** What the delivery worker knows about one email record when it builds the message. */
 export interface OutgoingEmail {
@@ -117,6 +118,22 @@ export function composeMessage(
     disableFileAccess: true,
     disableUrlAccess: true,
   };
+}
+
+/**
+ * The message as the relay takes it. A single-part email (every campaign and workflow email, and a
+ * /v1/send without attachments) goes raw, built and signed without nodemailer's streams
+ * (raw-message.ts); the rest go through nodemailer's composer as composeMessage describes them.
+ */
+export async function outgoingMessage(
+  email: OutgoingEmail,
+  files: StoredAttachment[],
+  key: SigningKey,
+  ctx: ComposeContext,
+): Promise<SendMailOptions> {
+  const message = composeMessage(email, files, key, ctx);
+  const { signOnThreadPool: _onPool, ...dkim } = message.dkim as DkimOptions & { signOnThreadPool: boolean };
+  return (await rawMessage(message, dkim)) ?? message;
 }
 
 /** SMTP 5xx is final; anything else (4xx, connection trouble, timeouts) may work later. */

@@ -1,0 +1,127 @@
+import { generateKeyPairSync } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import nodemailer from "nodemailer";
+import { simpleParser } from "mailparser";
+import { dkimVerify } from "mailauth/lib/dkim/verify.js";
+import { composeMessage, type OutgoingEmail, outgoingMessage } from "../src/domain/compose.js";
+import { type DkimOptions, rawMessage, relaxedBody } from "../src/domain/raw-message.js";
+
+// The raw path (src/domain/raw-message.ts) must send what nodemailer's streaming path sends. RSA
+// PKCS#1 v1.5 signatures are deterministic, so with the date fixed the two messages are compared byte
+// for byte, DKIM-Signature included, and then verified as a receiver would.
+const { privateKey, publicKey } = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: "pkcs8", format: "pem" },
+  publicKeyEncoding: { type: "spki", format: "pem" },
+});
+const publicDer = publicKey.replace(/-----[^-]+-----|\s/g, "");
+const key = { domain: "example.test", selector: "mr1", privateKey };
+const ctx = { returnPathDomain: "bounces.example.test", unsubscribeUrl: "https://mail.example.test/u/abc" };
+const date = new Date("2026-11-25T08:00:00Z");
+
+const email = (over: Partial<OutgoingEmail> = {}): OutgoingEmail => ({
+  id: "0193a1b2-0000-7000-8000-000000000001",
+  to: "reader@example.org",
+  toName: null,
+  from: "news@example.test",
+  fromName: "Example News",
+  replyTo: null,
+  subject: "Spring news for Ada",
+  html: `<p>Hi Ada,</p><p>${"Our spring catalogue is here. ".repeat(20)}</p>`,
+  headers: {},
+  marketing: false,
+  messageId: "<0193a1b2-0000-7000-8000-000000000001@bounces.example.test>",
+  ...over,
+});
+
+/** What nodemailer's own composer and DKIM stream produce for the same message, CRLF as SMTP sends it. */
+async function streamed(e: OutgoingEmail): Promise<Buffer> {
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
+  const info = await transport.sendMail({ ...composeMessage(e, [], key, ctx), date });
+  return info.message as Buffer;
+}
+
+async function raw(e: OutgoingEmail): Promise<Buffer> {
+  const message = await outgoingMessage(e, [], key, { ...ctx });
+  expect(message.raw, "the raw path was taken").toBeInstanceOf(Buffer);
+  return message.raw as Buffer;
+}
+
+/** outgoingMessage with the date fixed: MailComposer reads it from the message. */
+async function rawAt(e: OutgoingEmail): Promise<Buffer> {
+  const message = composeMessage(e, [], key, ctx);
+  const { signOnThreadPool: _, ...dkim } = message.dkim as DkimOptions & { signOnThreadPool: boolean };
+  const out = await rawMessage({ ...message, date }, dkim);
+  expect(out, "the raw path was taken").not.toBeNull();
+  return out!.raw as Buffer;
+}
+
+const verifies = async (message: Buffer) => {
+  const result = await dkimVerify(message, { resolver: async () => [[`v=DKIM1; k=rsa; p=${publicDer}`]] });
+  return result.results[0]?.status.result;
+};
+
+const cases: Record<string, Partial<OutgoingEmail>> = {
+  "a campaign email (quoted-printable, one-click unsubscribe, bulk)": { marketing: true },
+  "non-ASCII names, subject and body (base64)": {
+    fromName: "Société Générale", toName: "Zoë Ångström", subject: "Frühlingsnachrichten für Zoë ✿",
+    html: `<p>${"ありがとうございます。".repeat(30)}</p>`,
+  },
+  "a short ASCII body with bare LF line breaks (7bit)": { html: "<p>Hello</p>\n<p>Two lines</p>\n" },
+  "whitespace runs, tabs and trailing blank lines": { html: "<p>a  \t b   </p>   \r\n\r\n<p>\tc</p>\r\n\r\n\r\n" },
+  "caller headers: long, folded, and one trying to inject a header": {
+    replyTo: "support@example.test",
+    headers: {
+      "X-Campaign": `spring-${"x".repeat(120)} with words to fold on`,
+      "X-Injected": "ok\r\nBcc: victim@example.org",
+      "List-Id": "Spring <spring.example.test>",
+    },
+  },
+  "a quoted display name": { fromName: 'News "Daily", Inc.', html: "<p>.starts with a dot\n.</p>" },
+};
+
+describe("raw single-part messages (built and signed without streams)", () => {
+  for (const [name, over] of Object.entries(cases)) {
+    it(`${name}: the bytes nodemailer's streaming path sends, and the signature verifies`, async () => {
+      const e = email(over);
+      const [viaStreams, viaRaw] = await Promise.all([streamed(e), rawAt(e)]);
+      expect(viaRaw.toString("latin1")).toBe(viaStreams.toString("latin1"));
+      expect(await verifies(viaRaw)).toBe("pass");
+    });
+  }
+
+  it("keeps what the receiver reads: subject, addresses, headers, body", async () => {
+    const e = email(cases["caller headers: long, folded, and one trying to inject a header"]);
+    const message = await raw({ ...e, marketing: true });
+    const parsed = await simpleParser(message);
+    expect(parsed.subject).toBe(e.subject);
+    expect(parsed.from?.value[0]).toMatchObject({ address: "news@example.test", name: "Example News" });
+    expect(parsed.messageId).toBe(e.messageId);
+    expect(parsed.html).toBe(`${e.html}\n`); // the message's last line ends, as on the streaming path
+    expect(parsed.headers.get("x-injected")).toBe("ok Bcc: victim@example.org");
+    expect(parsed.headers.get("bcc")).toBeUndefined();
+    expect(parsed.headers.get("precedence")).toBe("bulk");
+    // mailparser folds the List-* headers into one object; the lines themselves are what a client reads
+    expect(message.toString("latin1")).toMatch(/^List-Unsubscribe: <https:\/\/mail\.example\.test\/u\/abc>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n/m);
+  });
+
+  it("carries the envelope and the DSN request beside the raw message", async () => {
+    const message = await outgoingMessage(email(), [], key, ctx);
+    expect(message.envelope).toEqual({ from: `bounces+${email().id}@bounces.example.test`, to: ["reader@example.org"] });
+    expect(message.dsn).toMatchObject({ id: email().id, return: "headers", notify: ["success", "failure", "delay"] });
+    expect(message.dkim).toBeUndefined();
+  });
+
+  it("leaves attachments and data: images to nodemailer's composer", async () => {
+    const file = { filename: "a.txt", contentType: "text/plain", contentId: null, disposition: "attachment" as const, content: Buffer.from("a") };
+    expect((await outgoingMessage(email(), [file], key, ctx)).raw).toBeUndefined();
+    const inline = email({ html: '<p><img alt="x" src="data:image/png;base64,iVBORw0KGgo="></p>' });
+    expect((await outgoingMessage(inline, [], key, ctx)).raw).toBeUndefined();
+  });
+
+  it("canonicalizes a body as RFC 6376's relaxed algorithm says", () => {
+    expect(relaxedBody("a  \t b \r\n\r\nc\t\r\n\r\n\r\n")).toBe("a b\r\n\r\nc\r\n");
+    expect(relaxedBody("\r\n\r\n")).toBe("");
+    expect(relaxedBody("")).toBe("");
+  });
+});
