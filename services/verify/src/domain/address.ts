@@ -26,6 +26,17 @@ const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
 const octets = (s: string): number => Buffer.byteLength(s, "utf8");
 
+const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]";
+const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+/**
+ * The shape nearly every address has: an ASCII dot-atom local part at a host name whose top-level
+ * label has two characters or more. It is a subset of the RFC 5321 Mailbox grammar that
+ * smtp-address-parser accepts (address-fast-path.test.ts checks it on generated addresses), and
+ * it is checked in a microsecond, where the parser's Earley run took a third of the service's CPU per
+ * warm verification. Anything else still goes through the parser.
+ */
+export const PLAIN_MAILBOX = new RegExp(`^${ATEXT}+(?:\\.${ATEXT}+)*@(?:${LABEL}\\.)+[A-Za-z0-9][A-Za-z0-9-]{0,61}[A-Za-z0-9]$`);
+
 function invalid(message: string): AppError {
   return AppError.validation(`email ${message}`, [{ path: "email", message }]);
 }
@@ -50,10 +61,12 @@ export function parseAddress(input: string): ParsedAddress {
   if (writtenDomain.startsWith("[")) throw invalid("must have a domain name, not an IP address literal");
   if (octets(local) > MAX_LOCAL_OCTETS) throw invalid(`local part must be at most ${MAX_LOCAL_OCTETS} octets`);
 
-  try {
-    parseSmtpMailbox(raw);
-  } catch (err) {
-    throw invalid(describeSyntaxError(raw, err));
+  if (!(PLAIN_MAILBOX.test(raw) && writtenDomain.length <= MAX_DOMAIN_OCTETS)) {
+    try {
+      parseSmtpMailbox(raw);
+    } catch (err) {
+      throw invalid(describeSyntaxError(raw, err));
+    }
   }
 
   const asciiDomain = domainToASCII(writtenDomain);
