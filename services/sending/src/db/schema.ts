@@ -1,4 +1,5 @@
 import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
 import type { DnsRecord } from "@mailroom/contracts";
 export { outbox } from "@mailroom/kit";
 
@@ -103,7 +104,8 @@ export const emails = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [
-    index("emails_provider_message_id_idx").on(t.providerMessageId),
+    // Only relays that name their messages (SES) fill it, and only feedback looks rows up by it.
+    index("emails_provider_message_id_idx").on(t.providerMessageId).where(sql`provider_message_id is not null`),
     uniqueIndex("emails_project_idempotency_uq").on(t.projectId, t.idempotencyKey),
     index("emails_project_contact_idx").on(t.projectId, t.contactId, t.id),
     index("emails_project_campaign_idx").on(t.projectId, t.campaignId, t.id),
