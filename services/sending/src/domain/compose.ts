@@ -132,8 +132,7 @@ export async function outgoingMessage(
   ctx: ComposeContext,
 ): Promise<SendMailOptions> {
   const message = composeMessage(email, files, key, ctx);
-  const { signOnThreadPool: _onPool, ...dkim } = message.dkim as DkimOptions & { signOnThreadPool: boolean };
-  return (await rawMessage(message, dkim)) ?? message;
+  return (await rawMessage(message, message.dkim as DkimOptions)) ?? message;
 }
 
 /** SMTP 5xx is final; anything else (4xx, connection trouble, timeouts) may work later. */

@@ -3,6 +3,7 @@ import MailComposer from "nodemailer/lib/mail-composer";
 import type { SendMailOptions } from "nodemailer/lib/mailer/mail-message";
 import { encode as base64Encode, wrap as base64Wrap } from "nodemailer/lib/base64";
 import { encode as qpEncode, wrap as qpWrap } from "nodemailer/lib/qp";
+import MessageParser, { type MessageParserHeaderLine } from "nodemailer/lib/dkim/message-parser";
 import dkimSign from "nodemailer/lib/dkim/sign";
 
 /**
@@ -38,12 +39,11 @@ interface MimeNodeLike {
   getTransferEncoding(): string | false;
 }
 
-type HeaderLine = { key: string; line: string };
 type SignOnThreadPool = (
-  headers: HeaderLine[],
+  headers: MessageParserHeaderLine[],
   hashAlgo: string,
   bodyHash: string,
-  options: Omit<DkimOptions, "headerFieldNames"> & { headerFieldNames: string },
+  options: DkimOptions,
   callback: (err: Error | null, line: string | false) => void,
 ) => void;
 const signOnThreadPool = (dkimSign as unknown as { onThreadPool: SignOnThreadPool }).onThreadPool;
@@ -53,10 +53,9 @@ const DATA_IMAGE = /<img\b[^<>]*\bsrc\s*=[\s"']*data:/i;
 
 /** The signed raw message of `message`, or null when it is not a single text part. */
 export async function rawMessage(message: SendMailOptions, dkim: DkimOptions): Promise<RawMail | null> {
-  const attachments = message.attachments as unknown[] | undefined;
-  if ((attachments && attachments.length > 0) || message.text !== undefined || typeof message.html !== "string") return null;
-  if (DATA_IMAGE.test(message.html)) return null;
+  if (typeof message.html !== "string" || DATA_IMAGE.test(message.html)) return null;
   const { dkim: _ignored, envelope, dsn, ...rest } = message;
+  // Attachments (or a text part) make a multipart tree: those keep the streaming path.
   const root = new MailComposer(rest).compile() as unknown as MimeNodeLike;
   if (root.childNodes.length > 0 || typeof root.content !== "string") return null;
 
@@ -92,25 +91,17 @@ export function encodeBody(content: string, transferEncoding: string | false): s
 /** The DKIM-Signature line, or false where nodemailer's signer would leave the message unsigned. */
 function sign(head: string, body: string, dkim: DkimOptions): Promise<string | false> {
   const bodyHash = createHash("sha256").update(relaxedBody(body), "utf8").digest("base64");
-  // The signer reads header lines one character per byte, as the parser hands them over; a UTF-8
-  // header (an SMTPUTF8 address) must reach it as its bytes.
-  const bytes = /[^\x00-\x7f]/.test(head) ? Buffer.from(head, "utf8").toString("latin1") : head;
   return new Promise((resolve, reject) =>
-    signOnThreadPool(headerLines(bytes), "sha256", bodyHash, dkim, (err, line) => (err ? reject(err) : resolve(line))),
+    signOnThreadPool(headerLines(head), "sha256", bodyHash, dkim, (err, line) => (err ? reject(err) : resolve(line))),
   );
 }
 
-/** The header block as nodemailer's DKIM message parser hands it to the signer: unfolded, keyed. */
-export function headerLines(head: string): HeaderLine[] {
-  const lines: string[] = [];
-  for (const raw of head.split(/\r?\n/)) {
-    if (lines.length > 0 && /^[ \t]/.test(raw)) lines[lines.length - 1] += `\n${raw}`;
-    else lines.push(raw);
-  }
-  return lines
-    .filter((line) => /[^ \t\r]/.test(line))
-    .map((line) => ({ key: line.slice(0, line.indexOf(":")).replace(/^[ \t]+|[ \t]+$/g, "").toLowerCase(), line }));
-}
+/**
+ * The header block as nodemailer's DKIM stream hands it to the signer: its MessageParser's own
+ * parseHeaders, run on the bytes (it reads one character per byte, so a UTF-8 header keeps its bytes).
+ */
+const headerLines = (head: string): MessageParserHeaderLine[] =>
+  MessageParser.prototype.parseHeaders.call({ rawHeaders: Buffer.from(head, "utf8") } as MessageParser);
 
 /**
  * RFC 6376 §3.4.4 relaxed body: runs of SP and HTAB become one SP, whitespace at line ends goes,
