@@ -16,7 +16,9 @@ export default defineConfig({
     globalSetup: ["./test/global-setup.ts"],
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    testTimeout: 30_000,
+    // A backstop, not a bound: every wait inside a test has its own limit and names what it waited
+    // for. Multi-step tests on a loaded 2-core CI machine have run to three times their quiet duration.
+    testTimeout: 60_000,
     hookTimeout: 90_000,
     teardownTimeout: 60_000,
   },

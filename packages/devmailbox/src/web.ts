@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { inboxPage, mailHtml, messagePage, notFoundPage } from "./pages.js";
 import type { MessageStore } from "./store.js";
-import { toSummary } from "./types.js";
+import { type StoredMessage, toSummary } from "./types.js";
 
 const COMMON_HEADERS = {
   "X-Content-Type-Options": "nosniff",
@@ -25,11 +25,12 @@ export function createWebServer(store: MessageStore): Server {
 }
 
 function route(store: MessageStore, req: IncomingMessage): Reply {
-  const path = new URL(req.url ?? "/", "http://devmailbox").pathname;
+  const url = new URL(req.url ?? "/", "http://devmailbox");
+  const path = url.pathname;
   const method = req.method ?? "GET";
 
   if (path === "/api/messages") {
-    if (method === "GET") return json(200, store.list().map(toSummary));
+    if (method === "GET") return json(200, addressedTo(store.list(), url.searchParams.getAll("to")).map(toSummary));
     if (method === "DELETE") {
       store.clear();
       return { status: 204, type: "text/plain", body: "" };
@@ -85,4 +86,16 @@ function notAllowed(allow: string): Reply {
 function send(res: ServerResponse, reply: Reply): void {
   res.writeHead(reply.status, { ...COMMON_HEADERS, ...reply.headers, "Content-Type": reply.type });
   res.end(res.req.method === "HEAD" || reply.status === 204 ? undefined : reply.body);
+}
+
+/**
+ * `?to=a@x&to=b@y`: only the messages with one of these addresses among the envelope recipients or
+ * the To header, compared case-insensitively. A client waiting for its own mail polls this, so it
+ * should not have to download (and the sink serialise) every other message on each poll.
+ */
+function addressedTo(messages: StoredMessage[], to: string[]): StoredMessage[] {
+  if (to.length === 0) return messages;
+  const wanted = new Set(to.map((a) => a.toLowerCase()));
+  const hit = (a: string) => wanted.has(a.toLowerCase());
+  return messages.filter((m) => m.envelope.rcptTo.some(hit) || m.to.some(hit));
 }

@@ -84,6 +84,20 @@ describe("devmailbox web", () => {
     expect(await (await get("/api/messages")).json()).toEqual([]);
   });
 
+  it("filters the JSON list by recipient: envelope or To header, any case, several at once", async () => {
+    await sendOne({ to: "ann@example.com", subject: "to ann" });
+    await sendOne({ to: "bob@example.com", subject: "to bob" });
+    await transportFor(mailbox).sendMail({ ...sample, to: "list@example.com", envelope: { from: "s@example.com", to: ["cat@example.com"] }, subject: "bcc cat" });
+    const subjects = async (query: string) =>
+      ((await (await get(`/api/messages${query}`)).json()) as Array<{ subject: string }>).map((m) => m.subject);
+    expect(await subjects("?to=ANN@example.com")).toEqual(["to ann"]);
+    expect(await subjects("?to=cat@example.com")).toEqual(["bcc cat"]);
+    expect(await subjects("?to=list@example.com")).toEqual(["bcc cat"]);
+    expect(await subjects("?to=ann@example.com&to=bob@example.com")).toEqual(["to ann", "to bob"]);
+    expect(await subjects("?to=nobody@example.com")).toEqual([]);
+    expect(await subjects("")).toHaveLength(3);
+  });
+
   it("answers 404 for unknown messages and 405 for wrong methods", async () => {
     expect((await get("/messages/nope")).status).toBe(404);
     expect((await get("/messages/%E0%A4%A/raw")).status).toBe(404);

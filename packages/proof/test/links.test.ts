@@ -25,7 +25,7 @@ beforeAll(async () => {
   links = api.operations.filter((op) => !op.secured && op.pathParams.includes("token"));
   owner = await seedTenant("links", marker);
   const msg = await waitFor(
-    async () => ((await mailboxMessages()) as Array<{ envelope: { rcptTo: string[] }; html: string | null; headers: Array<{ value: string }> }>)
+    async () => ((await mailboxMessages([owner.contactEmail])) as Array<{ envelope: { rcptTo: string[] }; html: string | null; headers: Array<{ value: string }> }>)
       .find((m) => m.envelope.rcptTo.includes(owner.contactEmail)),
     { timeoutMs: 15_000, what: "the owner's message" },
   );

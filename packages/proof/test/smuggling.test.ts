@@ -21,7 +21,7 @@ beforeAll(async () => {
 }, 60_000);
 
 const sinkFor = async (address: string) =>
-  ((await mailboxMessages()) as SinkMessage[]).filter((m) => m.envelope.rcptTo.includes(address) || m.to.includes(address));
+  ((await mailboxMessages([address])) as SinkMessage[]).filter((m) => m.envelope.rcptTo.includes(address) || m.to.includes(address));
 
 /** Waits for the one message to `rcpt`, then long enough for a smuggled second one to show up too. */
 async function deliveredOnce(rcpt: string, evil: string) {

@@ -4,3 +4,4 @@ export * from "./http.js";
 export * from "./cleanup.js";
 export * from "./platform.js";
 export * from "./dns.js";
+export * from "./mailbox.js";

@@ -1,6 +1,7 @@
 import { inject } from "vitest";
 import { apiClient } from "./http.js";
 import { runCli } from "./platform.js";
+import { sinkMessages } from "./mailbox.js";
 export * from "./index.js";
 
 /** What the global setup provides to every test file (see test/global-setup.ts). */
@@ -36,8 +37,5 @@ export async function newProject(name = "test") {
   return { ...project, api: apiClient(p.url, project.secretKey), publicApi: apiClient(p.url, project.publicKey), anon: apiClient(p.url) };
 }
 
-/** Messages in the shared development mailbox (the SMTP sink), through its JSON API. */
-export async function mailboxMessages(): Promise<Array<Record<string, any>>> {
-  const res = await fetch(new URL("/api/messages", sharedPlatform().mailboxUrl));
-  return (await res.json()) as Array<Record<string, any>>;
-}
+/** Messages in the shared development mailbox (the SMTP sink): all, or only those to one of `to`. */
+export const mailboxMessages = (to?: Iterable<string>) => sinkMessages(sharedPlatform().mailboxUrl, to);

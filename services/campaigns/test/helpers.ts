@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
-import { runCli, waitFor, type ApiClient } from "@mailroom/testkit";
+import { runCli, sinkMessages, waitFor, type ApiClient } from "@mailroom/testkit";
 
 /** A recipient address no other test uses (the sink is shared by the whole run). */
 export const uniqueAddress = (tag = "r") => `${tag}-${randomBytes(5).toString("hex")}@example.com`;
@@ -60,8 +60,7 @@ export interface SinkMessage {
 /** Every message of the sink (JSON API of the development mailbox) addressed to one of `addresses`. */
 export async function sinkMessagesTo(mailboxUrl: string, addresses: Iterable<string>): Promise<SinkMessage[]> {
   const wanted = new Set([...addresses].map((a) => a.toLowerCase()));
-  const res = await fetch(new URL("/api/messages", mailboxUrl));
-  const all = (await res.json()) as SinkMessage[];
+  const all = (await sinkMessages(mailboxUrl, wanted)) as SinkMessage[];
   return all.filter((m) => m.envelope.rcptTo.some((r) => wanted.has(r.toLowerCase())));
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
 import { simpleParser, type ParsedMail } from "mailparser";
-import { addZones, sharedPlatform, waitFor, type ApiClient } from "@mailroom/testkit/shared";
+import { addZones, sharedPlatform, sinkMessages, waitFor, type ApiClient } from "@mailroom/testkit/shared";
 
 /** A domain name no other test uses (the DNS zones file is shared by the whole run). */
 export const uniqueDomain = (tag = "d") => `${tag}-${randomBytes(5).toString("hex")}.mailroom.test`;
@@ -25,8 +25,7 @@ export async function verifiedDomain(api: ApiClient, zonesFile = sharedPlatform(
 export async function messagesTo(to: string, count = 1, mailboxUrl = sharedPlatform().mailboxUrl, timeoutMs = 15_000) {
   return waitFor(
     async () => {
-      const res = await fetch(new URL("/api/messages", mailboxUrl));
-      const all = (await res.json()) as Array<Record<string, any>>;
+      const all = await sinkMessages(mailboxUrl, [to]);
       const mine = all.filter((m) => (m.to as string[]).includes(to) || (m.envelope.rcptTo as string[]).includes(to));
       return mine.length >= count ? mine : null;
     },

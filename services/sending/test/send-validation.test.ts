@@ -82,7 +82,7 @@ describe("/v1/send refuses a bad request before doing anything", () => {
     expect((await p.api.get("/emails")).body.data).toEqual([]);
     expect((await p.api.get("/contacts")).body.data).toEqual([]);
     await sleep(1000);
-    const delivered = (await mailboxMessages()).filter((m) => recipients.some((r) => m.envelope.rcptTo.includes(r)));
+    const delivered = (await mailboxMessages(recipients)).filter((m) => recipients.some((r) => m.envelope.rcptTo.includes(r)));
     expect(delivered).toEqual([]);
   });
 });

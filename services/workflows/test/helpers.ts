@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { type EventEnvelope, eventFamily, wireNames } from "@mailroom/contracts";
-import { addZones, type ApiClient, waitFor } from "@mailroom/testkit";
+import { addZones, type ApiClient, sinkMessages, waitFor } from "@mailroom/testkit";
 import { expect } from "vitest";
 
 export const uniqueEmail = (tag = "c") => `${tag}-${randomUUID().slice(0, 8)}@example.com`;
@@ -108,7 +108,7 @@ export async function verifiedTemplate(api: ApiClient, zonesFile: string, type: 
 export async function mailTo(mailboxUrl: string, to: string, timeoutMs = 15_000) {
   return waitFor(
     async () => {
-      const all = (await (await fetch(new URL("/api/messages", mailboxUrl))).json()) as Array<Record<string, any>>;
+      const all = await sinkMessages(mailboxUrl, [to]);
       const mine = all.filter((m) => (m.to as string[]).includes(to));
       return mine.length ? mine : null;
     },
