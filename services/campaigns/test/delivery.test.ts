@@ -58,7 +58,9 @@ describe("campaign delivery into the SMTP sink", () => {
 
     await waitFor(async () => (await sinkMessagesTo(mailbox(), a.yes)).length >= 1, { timeoutMs: 10_000, intervalMs: 50 });
     const firstAt = Date.now();
-    expect(firstAt - at.getTime()).toBeLessThan(2500);
+    // The scheduler ticks every 500 ms and the first email is on the sink well under a second later on
+    // a quiet machine; 5 s leaves room for a loaded one and still fails a scheduler that is minutes off.
+    expect(firstAt - at.getTime()).toBeLessThan(5000);
     const done = await waitForStatus(a.p.api, ca.id, "SENT");
     expect(done.stats).toMatchObject({ recipients: 3, sent: 3 });
     expect(await sinkMessagesTo(mailbox(), a.yes)).toHaveLength(3);
