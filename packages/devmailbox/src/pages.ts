@@ -18,7 +18,10 @@ const STYLE = `
   dd { margin: 0; overflow-wrap: anywhere; }
   iframe { width: 100%; height: 32rem; border: 1px solid #8886; background: #fff; }
   pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #8881; padding: .8rem; }
-  a:focus-visible { outline: 2px solid; outline-offset: 2px; }
+  a:focus-visible, input:focus-visible, button:focus-visible { outline: 2px solid; outline-offset: 2px; }
+  form { display: flex; gap: .5rem; align-items: center; margin-bottom: 1rem; }
+  input { font: inherit; padding: .2rem .4rem; min-width: 18rem; }
+  button { font: inherit; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
@@ -49,7 +52,7 @@ function time(iso: string): string {
 }
 
 /** Newest first: the message a developer just triggered is the one they look for. */
-export function inboxPage(messages: StoredMessage[]): string {
+export function inboxPage(messages: StoredMessage[], to: string[] = []): string {
   const rows = [...messages]
     .reverse()
     .map(
@@ -68,8 +71,20 @@ export function inboxPage(messages: StoredMessage[]): string {
 ${rows}
 </tbody>
 </table>`
-    : `<p>No messages yet. Mail sent to this mailbox's SMTP port appears here.</p>`;
-  return layout("Inbox", `<h1>Inbox <small>(${messages.length})</small></h1>\n${content}`);
+    : to.length
+      ? `<p>No messages to ${escapeHtml(to.join(", "))}.</p>`
+      : `<p>No messages yet. Mail sent to this mailbox's SMTP port appears here.</p>`;
+  return layout("Inbox", `<h1>Inbox <small>(${messages.length})</small></h1>\n${searchForm(to)}\n${content}`);
+}
+
+/** A recipient filter: the same `?to=` as the JSON list, for the one address a developer is testing. */
+function searchForm(to: string[]): string {
+  const current = to.join(" ");
+  return `<form method="get" action="/" role="search">
+<label for="to">Recipient</label>
+<input id="to" name="to" type="search" value="${escapeHtml(current)}" placeholder="someone@example.com">
+<button type="submit">Filter</button>${current ? ' <a href="/">Show all</a>' : ""}
+</form>`;
 }
 
 export function messagePage(message: StoredMessage): string {

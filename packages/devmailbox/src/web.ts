@@ -9,8 +9,9 @@ const COMMON_HEADERS = {
   "Cache-Control": "no-store",
 };
 
-// The inbox pages need nothing but their inline stylesheet and same-origin frames.
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; img-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
+// The inbox pages need nothing but their inline stylesheet, same-origin frames and the recipient
+// filter, a GET form to the inbox itself.
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 // Mail HTML runs with no script at all, even when opened outside its sandboxed frame; images and
 // inline styles stay allowed so the message looks as it would in a mail client.
@@ -30,7 +31,7 @@ function route(store: MessageStore, req: IncomingMessage): Reply {
   const method = req.method ?? "GET";
 
   if (path === "/api/messages") {
-    if (method === "GET") return json(200, addressedTo(store.list(), url.searchParams.getAll("to")).map(toSummary));
+    if (method === "GET") return json(200, addressedTo(store.list(), recipients(url.searchParams)).map(toSummary));
     if (method === "DELETE") {
       store.clear();
       return { status: 204, type: "text/plain", body: "" };
@@ -39,7 +40,10 @@ function route(store: MessageStore, req: IncomingMessage): Reply {
   }
 
   const isRead = method === "GET" || method === "HEAD";
-  if (path === "/") return isRead ? page(200, inboxPage(store.list())) : notAllowed("GET");
+  if (path === "/") {
+    const to = recipients(url.searchParams);
+    return isRead ? page(200, inboxPage(addressedTo(store.list(), to), to)) : notAllowed("GET");
+  }
 
   const apiMatch = /^\/api\/messages\/([^/]+)$/.exec(path);
   if (apiMatch) {
@@ -87,6 +91,10 @@ function send(res: ServerResponse, reply: Reply): void {
   res.writeHead(reply.status, { ...COMMON_HEADERS, ...reply.headers, "Content-Type": reply.type });
   res.end(res.req.method === "HEAD" || reply.status === 204 ? undefined : reply.body);
 }
+
+/** The `to` parameters, each of which may hold several addresses (the inbox's one search field). */
+const recipients = (params: URLSearchParams): string[] =>
+  params.getAll("to").flatMap((v) => v.split(/[\s,]+/)).filter(Boolean);
 
 /**
  * `?to=a@x&to=b@y`: only the messages with one of these addresses among the envelope recipients or

@@ -27,7 +27,8 @@ describe("devmailbox web", () => {
     expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
     const html = await res.text();
     expect(html).toContain('<html lang="en">');
-    expect(html.indexOf("newer")).toBeLessThan(html.indexOf("older"));
+    expect(html.indexOf(">newer</a>")).toBeGreaterThan(0);
+    expect(html.indexOf(">newer</a>")).toBeLessThan(html.indexOf(">older</a>"));
     expect(html).toContain(`href="/messages/${newer.id}"`);
     expect(html).toContain(`href="/messages/${older.id}"`);
   });
@@ -96,6 +97,25 @@ describe("devmailbox web", () => {
     expect(await subjects("?to=ann@example.com&to=bob@example.com")).toEqual(["to ann", "to bob"]);
     expect(await subjects("?to=nobody@example.com")).toEqual([]);
     expect(await subjects("")).toHaveLength(3);
+  });
+
+  it("filters the inbox page by recipient, keeping the search escaped and the form same-origin", async () => {
+    await sendOne({ to: "ann@example.com", subject: "for ann" });
+    await sendOne({ to: "bob@example.com", subject: "for bob" });
+    const res = await get("/?to=Ann%40example.com");
+    expect(res.headers.get("content-security-policy")).toContain("form-action 'self'");
+    const html = await res.text();
+    expect(html).toContain("for ann");
+    expect(html).not.toContain("for bob");
+    expect(html).toContain('value="Ann@example.com"');
+    expect(html).toContain('<a href="/">Show all</a>');
+    const both = await (await get("/?to=ann%40example.com+bob%40example.com")).text();
+    expect(both).toContain("for ann");
+    expect(both).toContain("for bob");
+    const hostile = await (await get(`/?to=${encodeURIComponent('"><script>x</script>')}`)).text();
+    expect(hostile).not.toContain("<script>");
+    expect(hostile).toContain("No messages to &quot;&gt;&lt;script&gt;x&lt;/script&gt;.");
+    expect(await (await get("/")).text()).not.toContain("Show all");
   });
 
   it("answers 404 for unknown messages and 405 for wrong methods", async () => {
