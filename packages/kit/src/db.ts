@@ -97,7 +97,7 @@ async function roundTrip<P extends readonly Promise<unknown>[]>(
   sql: Sql,
   build: (tx: postgres.ISql) => P,
 ): Promise<{ -readonly [K in keyof P]: Awaited<P[K]> }> {
-  const tx = await sql.reserve();
+  const tx = await reserve(sql);
   try {
     // typed as promises (a query's type says nothing of whether it started): checked here
     const statements = build(tx) as unknown as ReadonlyArray<{ execute?: () => Promise<unknown>; executed?: boolean }>;
@@ -115,6 +115,37 @@ async function roundTrip<P extends readonly Promise<unknown>[]>(
   }
 }
 
+/**
+ * How long a round trip waits for a connection of its own. Longer than any caller still waits for its
+ * answer (RPCs give up after 5 s), so it only ever ends a wait that would otherwise never end.
+ */
+const RESERVE_TIMEOUT_MS = 10_000;
+
+/**
+ * `sql.reserve()`, bounded. postgres.js 3.4.9 can drop a reserve that waits for a connection when
+ * the busy connection it waits on closes (porsager/postgres#1195): its promise never settles, and a
+ * caller awaiting it (a Batcher's one batch in flight, say) would hold everything behind it for good.
+ * A connection that does come after the bound goes straight back to the pool.
+ */
+async function reserve(sql: Sql): Promise<postgres.ReservedSql> {
+  const pending = sql.reserve();
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = Object.assign(new Error(`no database connection within ${RESERVE_TIMEOUT_MS} ms`), { code: "CONNECT_TIMEOUT" });
+      reject(err);
+    }, RESERVE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([pending, bound]);
+  } catch (err) {
+    pending.then((late) => late.release(), () => undefined);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** True for errors that mean "the database is unreachable" rather than "the query is wrong". */
 export function isConnectionError(err: unknown): boolean {
   // drizzle wraps the driver's error (DrizzleQueryError) and keeps it as `cause`.
@@ -122,9 +153,12 @@ export function isConnectionError(err: unknown): boolean {
   if (cause && cause !== err && isConnectionError(cause)) return true;
   const code = (err as { code?: string })?.code ?? "";
   return (
-    ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT"].includes(code) ||
+    // EPIPE: a write to a socket the server had just closed (seen when PostgreSQL was killed mid-burst)
+    ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT"].includes(code) ||
     code.startsWith("08") ||
+    // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now (starting up)
     code === "57P01" ||
+    code === "57P02" ||
     code === "57P03"
   );
 }
