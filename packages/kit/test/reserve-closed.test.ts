@@ -176,3 +176,15 @@ async function startProxy(target: URL): Promise<{ port: number; down(): Promise<
   };
 }
 
+
+describe("isConnectionError", () => {
+  const coded = (code: string) => Object.assign(new Error(code), { code });
+  it("knows the ways a connection ends, also inside drizzle's wrapper, and nothing a query itself did", () => {
+    for (const code of ["ECONNREFUSED", "ECONNRESET", "EPIPE", "CONNECTION_CLOSED", "CONNECT_TIMEOUT", "08006", "57P01", "57P02", "57P03"]) {
+      expect(isConnectionError(coded(code)), code).toBe(true);
+      expect(isConnectionError(Object.assign(new Error("wrapped"), { cause: coded(code) })), `wrapped ${code}`).toBe(true);
+    }
+    for (const code of ["23505", "42P01", "57014", "22P02", ""]) expect(isConnectionError(coded(code)), code || "no code").toBe(false);
+    expect(isConnectionError(undefined)).toBe(false);
+  });
+});
