@@ -4,6 +4,7 @@ import { migrate as drizzleMigrate } from "drizzle-orm/postgres-js/migrator";
 import { createHash } from "node:crypto";
 import { SpanKind } from "@opentelemetry/api";
 import { withSpan } from "./tracing.js";
+import { withTimeout } from "./ops.js";
 
 export type { Sql };
 export type Db = PostgresJsDatabase<Record<string, unknown>>;
@@ -122,27 +123,20 @@ async function roundTrip<P extends readonly Promise<unknown>[]>(
 const RESERVE_TIMEOUT_MS = 10_000;
 
 /**
- * `sql.reserve()`, bounded. postgres.js 3.4.9 can drop a reserve that waits for a connection when
- * the busy connection it waits on closes (porsager/postgres#1195): its promise never settles, and a
- * caller awaiting it (a Batcher's one batch in flight, say) would hold everything behind it for good.
- * A connection that does come after the bound goes straight back to the pool.
+ * `sql.reserve()`, bounded. The ways postgres.js 3.4.9 lost a waiting reserve for good are patched
+ * (patches/, porsager/postgres#1195); this bound is the backstop for any other, since a caller
+ * awaiting a reserve (a Batcher's one batch in flight, say) holds everything behind it. The timeout
+ * is a CONNECT_TIMEOUT, so callers answer 503; a connection that comes after it goes straight back.
  */
 async function reserve(sql: Sql): Promise<postgres.ReservedSql> {
   const pending = sql.reserve();
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const err = Object.assign(new Error(`no database connection within ${RESERVE_TIMEOUT_MS} ms`), { code: "CONNECT_TIMEOUT" });
-      reject(err);
-    }, RESERVE_TIMEOUT_MS);
-  });
   try {
-    return await Promise.race([pending, bound]);
+    return await withTimeout(pending, RESERVE_TIMEOUT_MS, () =>
+      Object.assign(new Error(`no database connection within ${RESERVE_TIMEOUT_MS} ms`), { code: "CONNECT_TIMEOUT" }),
+    );
   } catch (err) {
     pending.then((late) => late.release(), () => undefined);
     throw err;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -72,9 +72,10 @@ export class OpsServer {
   }
 }
 
-export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+/** `p`, or a rejection with `timedOut()` once `ms` have passed without it settling. */
+export function withTimeout<T>(p: Promise<T>, ms: number, timedOut = () => new Error(`timed out after ${ms} ms`)): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    const t = setTimeout(() => reject(timedOut()), ms);
     p.then(
       (v) => (clearTimeout(t), resolve(v)),
       (e) => (clearTimeout(t), reject(e)),

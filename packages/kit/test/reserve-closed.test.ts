@@ -8,8 +8,8 @@
 import { createServer, type Server, type Socket, connect } from "node:net";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASE_URL, dropDatabases, runPrefix } from "@mailroom/testkit";
-import { ensureDatabase, inOneRoundTrip, isConnectionError, openDatabase } from "../src/index.js";
+import { DATABASE_URL, dropDatabases, runPrefix, sleep } from "@mailroom/testkit";
+import { ensureDatabase, inOneRoundTrip, isConnectionError, openDatabase, withTimeout } from "../src/index.js";
 import { serviceDatabaseUrl } from "../src/config.js";
 
 const prefix = runPrefix("reserve");
@@ -26,13 +26,8 @@ afterAll(async () => {
 });
 
 /** Settles within `ms` or fails the test with `what`: the failure these tests guard against is a hang. */
-function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, hang]).finally(() => clearTimeout(timer));
-}
+const within = <T>(ms: number, what: string, p: Promise<T>): Promise<T> =>
+  withTimeout(p, ms, () => new Error(`${what} did not settle within ${ms} ms`));
 
 const kill = (pid: number) => admin`select pg_terminate_backend(${pid})`;
 
@@ -52,10 +47,10 @@ async function killReserved(tx: postgres.ReservedSql): Promise<void> {
       } catch {
         return;
       }
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
   })());
-  await new Promise((r) => setTimeout(r, 50));
+  await sleep(50);
 }
 
 describe("a reserved connection that dies", () => {
@@ -80,7 +75,7 @@ describe("a reserved connection that dies", () => {
       const pid = await pidOf(held);
       // the only connection is reserved: this round trip waits in the pool's queue for one
       const waiting = inOneRoundTrip(sql, (t) => [t`select 3 as three`] as const).then((r) => r, (e: unknown) => e);
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
       await kill(pid);
       const result = await within(15_000, "the waiting round trip", waiting);
       // it ran on the connection made again, or it failed as "unreachable" (503): never a hang
@@ -101,7 +96,7 @@ describe("a reserved connection that dies", () => {
         for (;;) {
           const [row] = await admin<{ pid: number }[]>`select pid from pg_stat_activity where query like ${`%${marker}%`} and pid <> pg_backend_pid()`;
           if (row) return row.pid;
-          await new Promise((r) => setTimeout(r, 20));
+          await sleep(20);
         }
       })());
       await kill(pid);
