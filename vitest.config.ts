@@ -1,19 +1,14 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+
+// The fault suite restarts servers of its own and loads the machine alone: `npm run test:faults`
+// (run by `npm test` after this suite, one file at a time).
+const exclude = ["**/node_modules/**", "**/dist/**", "packages/faults/**"];
 
 export default defineConfig({
   test: {
-    include: [
-      "packages/*/test/**/*.test.ts",
-      "packages/*/src/**/*.test.ts",
-      "services/*/test/**/*.test.ts",
-      "services/*/src/**/*.test.ts",
-      "deploy/**/*.test.ts",
-    ],
-    // The fault suite restarts servers of its own and loads the machine alone: `npm run test:faults`
-    // (run by `npm test` after this suite, one file at a time).
-    exclude: ["**/node_modules/**", "**/dist/**", "packages/faults/**"],
-    // One real platform (all six services, an SMTP sink, a DNS server) per run; see the file.
-    globalSetup: ["./test/global-setup.ts"],
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     // A backstop, not a bound: every wait inside a test has its own limit and names what it waited
@@ -21,5 +16,24 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 90_000,
     teardownTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        // Rules beside the code (`src/**/*.test.ts`): no servers, seconds (`npm run test:unit`).
+        test: { name: "unit", include: ["packages/*/src/**/*.test.ts", "services/*/src/**/*.test.ts"], exclude },
+        // Workspace packages from their sources, so the unit tests need no build either.
+        resolve: { alias: [{ find: /^@mailroom\/([a-z]+)$/, replacement: `${root}packages/$1/src/index.ts` }] },
+      },
+      {
+        extends: true,
+        test: {
+          name: "platform",
+          include: ["packages/*/test/**/*.test.ts", "services/*/test/**/*.test.ts", "deploy/**/*.test.ts"],
+          exclude,
+          // One real platform (all six services, an SMTP sink, a DNS server) per run; see the file.
+          globalSetup: ["./test/global-setup.ts"],
+        },
+      },
+    ],
   },
 });
