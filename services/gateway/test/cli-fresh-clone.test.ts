@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,12 +11,14 @@ import { DATABASE_URL, REPO_ROOT, dropDatabases, runPrefix } from "@mailroom/tes
 const dir = mkdtempSync(join(tmpdir(), "mailroom-clone-"));
 const prefix = runPrefix("cli");
 const env = { ...process.env, DB_PREFIX: prefix, DATABASE_URL, NODE_ENV: "test", LOG_LEVEL: "silent" };
-const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: dir, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+// Asynchronous, so the test worker keeps answering vitest while npm and the build run.
+const run = promisify(execFile);
+const sh = async (cmd: string, args: string[], cwd = dir) => (await run(cmd, args, { cwd, env, encoding: "utf8" })).stdout;
 
-beforeAll(() => {
-  execFileSync("git", ["clone", "--quiet", "--depth", "1", `file://${REPO_ROOT}`, dir]);
+beforeAll(async () => {
+  await sh("git", ["clone", "--quiet", "--depth", "1", `file://${REPO_ROOT}`, dir], REPO_ROOT);
   // From npm's cache: the suite's own install filled it. No install scripts: the CLI needs no patch.
-  sh("npm", ["install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"]);
+  await sh("npm", ["install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"]);
 }, 240_000);
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
@@ -23,9 +26,9 @@ afterAll(async () => {
 });
 
 describe("npx mailroom on a fresh clone", () => {
-  it("builds on first use, migrates and creates a project", () => {
-    expect(sh("npx", ["mailroom", "migrate"])).toMatch(/gateway/);
-    const project = JSON.parse(sh("npx", ["mailroom", "projects", "create", "--name", "Clone", "--json"]));
+  it("builds on first use, migrates and creates a project", async () => {
+    expect(await sh("npx", ["mailroom", "migrate"])).toMatch(/gateway/);
+    const project = JSON.parse(await sh("npx", ["mailroom", "projects", "create", "--name", "Clone", "--json"]));
     expect(project).toMatchObject({ name: "Clone", secretKey: expect.stringMatching(/^sk_/), publicKey: expect.stringMatching(/^pk_/) });
   }, 240_000);
 });
