@@ -13,7 +13,7 @@ import { parse } from "yaml";
 import { natsUser, type ServiceName } from "@mailroom/contracts";
 import { productionSecretProblem } from "@mailroom/kit";
 // @ts-expect-error plain ESM script without type declarations
-import { COMPOSE_PREFIX, composeNatsConf, passwordVariable } from "../compose/nats-conf.mjs";
+import { COMPOSE_PREFIX, composeNatsConf, passwordVariable } from "../nats-auth.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** Every launcher runs a service with these node flags. */
