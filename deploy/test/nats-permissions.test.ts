@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import * as contracts from "@mailroom/contracts";
-import { RPC_CALLS, SERVICE_NAMES, natsPermissions, wireNames, type ServiceName } from "@mailroom/contracts";
+import { RPC_CALLS, SERVICE_NAMES, natsInboxPrefix, natsPermissions, wireNames, type ServiceName } from "@mailroom/contracts";
 import { coreStreams } from "@mailroom/kit";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -63,6 +63,22 @@ describe("the NATS permission catalog", () => {
         const writers = SERVICE_NAMES.filter((s) => permissions[s].publish.allow.some((a) => covers(a, subject)));
         expect(writers.length, `nobody may publish to ${subject} (stream ${stream.name})`).toBeGreaterThan(0);
       }
+    }
+  });
+
+  it("keeps each service to its own replies and its own operations, and the API to the gateway", () => {
+    const permissions = natsPermissions("acme");
+    const names = wireNames("acme");
+    for (const service of SERVICE_NAMES) {
+      const { publish, subscribe } = permissions[service];
+      for (const other of SERVICE_NAMES.filter((o) => o !== service)) {
+        const readsOther = [`${natsInboxPrefix("acme", other)}.x`, names.rpc(`${other}.any`), names.rpcBatch(`${other}.any`)];
+        for (const subject of readsOther) expect(subscribe.allow.some((a) => covers(a, subject)), `${service} reads ${subject}`).toBe(false);
+      }
+      // An API route (a project's contacts list) may be requested by the gateway only.
+      const route = names.rpc("contacts.list");
+      expect(publish.allow.some((a) => covers(a, route)), `${service} → ${route}`).toBe(service === "gateway");
+      expect(publish.deny).toContain("$JS.API.STREAM.DELETE.>");
     }
   });
 
