@@ -27,7 +27,7 @@ function callsInCode(service: ServiceName): string[] {
   const found = new Set<string>();
   for (const file of sources(join(ROOT, "services", service, "src"))) {
     for (const [, catalog, name] of readFileSync(file, "utf8").matchAll(/\b(\w+Rpc)\.(\w+)\b/g)) {
-      const def = (contracts as Record<string, Record<string, { service?: string; operation?: string }> | undefined>)[catalog!]?.[name!];
+      const def = (contracts as unknown as Record<string, Record<string, { service?: string; operation?: string }> | undefined>)[catalog!]?.[name!];
       if (def?.operation && def.service !== service) found.add(def.operation);
     }
   }

@@ -51,7 +51,7 @@ describe("NATS users, with production values", () => {
     for (const pw of Object.values(passwords)) expect(pw.length).toBeGreaterThanOrEqual(32);
 
     const auth = byName(production, "Secret", "prod-mailroom-nats-auth")!;
-    expect(auth.metadata.namespace).toBe("nats"); // natsAuth.serverNamespace: where NATS can mount it
+    expect((auth.metadata as { namespace?: string }).namespace).toBe("nats"); // natsAuth.serverNamespace: where NATS can mount it
     const users = authUsers(auth.stringData["auth.conf"]);
     const catalog = natsPermissions("mailroom");
     expect(users.map((u) => u.user).sort()).toEqual(SERVICE_NAMES.map((s) => natsUser("mailroom", s)).sort());

@@ -1,6 +1,7 @@
 import { describe, expect, it, onTestFinished } from "vitest";
 import { freePort } from "@mailroom/testkit";
 import { connectRedis, createRedis, REDIS_WARNING_INTERVAL_MS, redisUnavailableWarning } from "../src/redis.js";
+import type { Logger } from "../src/logger.js";
 import { warnEvery } from "../src/warn-every.js";
 
 type Line = { obj: { err: string; suppressed?: number }; msg: string; at: number };
@@ -8,7 +9,8 @@ type Line = { obj: { err: string; suppressed?: number }; msg: string; at: number
 /** A logger that records its warnings with the (fake) time they were written. */
 function recorder(clock: { now: number }) {
   const lines: Line[] = [];
-  return { lines, log: { warn: (obj: Line["obj"], msg: string) => void lines.push({ obj, msg, at: clock.now }) } };
+  const warn = (obj: Line["obj"], msg: string) => void lines.push({ obj, msg, at: clock.now });
+  return { lines, log: { warn } as unknown as Pick<Logger, "warn"> };
 }
 
 describe("the Redis unavailable warning", () => {
