@@ -11,6 +11,13 @@ const Port = z.coerce.number().int().min(0).max(65535);
 export const BaseEnv = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
+  /**
+   * NATS credentials (decisions.md §12): a user and its password, or a `.creds` file (a JWT and its
+   * NKey seed, for servers run in operator mode). Unset: no credentials, as on a laptop.
+   */
+  NATS_USER: z.string().min(1).optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
+  NATS_CREDS: z.string().min(1).optional(),
   NATS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,32}$/, "letters, digits, _ and - only (it names streams)")
@@ -67,6 +74,8 @@ export function loadConfig<E extends z.ZodRawShape = {}>(
     throw new ConfigError(`Invalid configuration for ${service}:\n${lines.join("\n")}`);
   }
   const values = parsed.data as Record<string, unknown>;
+  const problems = [...natsCredentialProblems(values), ...(values.NODE_ENV === "production" ? productionProblems(env) : [])];
+  if (problems.length) throw new ConfigError(`Invalid configuration for ${service}:\n${problems.map((p) => `  ${p}`).join("\n")}`);
   const overrideName = `${service.toUpperCase()}_DATABASE_URL`;
   const databaseUrl = hasDb
     ? (env[overrideName] ?? serviceDatabaseUrl(values.DATABASE_URL as string, values.DB_PREFIX as string, service))
@@ -77,6 +86,49 @@ export function loadConfig<E extends z.ZodRawShape = {}>(
 
 export class ConfigError extends Error {}
 
+function natsCredentialProblems(values: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  if (Boolean(values.NATS_USER) !== Boolean(values.NATS_PASSWORD)) {
+    problems.push("NATS_USER, NATS_PASSWORD: set both or neither");
+  }
+  if (values.NATS_CREDS && values.NATS_USER) problems.push("NATS_CREDS: set it or NATS_USER and NATS_PASSWORD, not both");
+  return problems;
+}
+
+/** What production refuses to start with, whichever service it is. */
+function productionProblems(env: NodeJS.ProcessEnv): string[] {
+  const secret = productionSecretProblem(env.MAILROOM_SECRET);
+  return secret ? [secret] : [];
+}
+
+/** Bytes of MAILROOM_SECRET production requires: an HMAC-SHA256 key as long as its output. */
+export const MIN_PRODUCTION_SECRET_BYTES = 32;
+
+/**
+ * Values published in this repository (docker-compose's former default) or typical of examples: anyone
+ * can read them, so links signed with them could be forged. Compared trimmed and lower-cased.
+ */
+const KNOWN_SECRETS = new Set(["compose-development-secret-do-not-use-in-production"]);
+const PLACEHOLDER = /change-?me|replace-?me|do-?not-?use|placeholder|your[-_ ]?secret|example|insecure/i;
+const GENERATE = "generate one with `openssl rand -base64 48`";
+
+/**
+ * Why a MAILROOM_SECRET is not fit for production, or null when it is. The message names the
+ * variable and never repeats its value.
+ */
+export function productionSecretProblem(secret: string | undefined): string | null {
+  if (!secret) return `MAILROOM_SECRET is required in production; ${GENERATE}`;
+  const bytes = Buffer.byteLength(secret);
+  if (bytes < MIN_PRODUCTION_SECRET_BYTES) {
+    return `MAILROOM_SECRET must be at least ${MIN_PRODUCTION_SECRET_BYTES} bytes in production (it has ${bytes}); ${GENERATE}`;
+  }
+  // Fewer than 8 distinct characters: "xxxx…", "0000…", "abab…" – typed, not generated.
+  if (KNOWN_SECRETS.has(secret.trim().toLowerCase()) || PLACEHOLDER.test(secret) || new Set(secret).size < 8) {
+    return `MAILROOM_SECRET is a published example or a placeholder, not a secret; ${GENERATE}`;
+  }
+  return null;
+}
+
 export function serviceDatabaseUrl(databaseUrl: string, prefix: string, service: string): string {
   const url = new URL(databaseUrl);
   url.pathname = `/${prefix}_${service}`;
@@ -84,14 +136,19 @@ export function serviceDatabaseUrl(databaseUrl: string, prefix: string, service:
 }
 
 /**
- * MAILROOM_SECRET signs public links. Production must set it (a generated one would differ per pod);
- * in development it is generated once and kept in the data dir so links survive restarts.
+ * MAILROOM_SECRET signs public links. Production must set it (a generated one would differ per pod)
+ * to a value fit for a key (productionSecretProblem); in development it is generated once and kept
+ * in the data dir so links survive restarts.
  */
 export function resolveSecret(env: NodeJS.ProcessEnv = process.env): string {
   const given = env.MAILROOM_SECRET;
+  if (env.NODE_ENV === "production") {
+    const problem = productionSecretProblem(given);
+    if (problem) throw new ConfigError(problem);
+    return given!;
+  }
   if (given && given.length >= 16) return given;
   if (given) throw new ConfigError("MAILROOM_SECRET must be at least 16 characters");
-  if (env.NODE_ENV === "production") throw new ConfigError("MAILROOM_SECRET is required in production");
   const dir = env.MAILROOM_DATA_DIR ?? ".mailroom";
   const file = join(dir, "secret");
   if (existsSync(file)) return readFileSync(file, "utf8").trim();

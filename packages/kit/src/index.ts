@@ -9,6 +9,7 @@ export * from "./db.js";
 export * from "./ids.js";
 export * from "./outbox.js";
 export * from "./redis.js";
+export * from "./warn-every.js";
 export * from "./consumer.js";
 export * from "./batcher.js";
 export * from "./bounded-map.js";

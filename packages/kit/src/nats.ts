@@ -1,4 +1,13 @@
-import { connect, headers as natsHeaders, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
+import { readFileSync } from "node:fs";
+import {
+  connect,
+  createInbox,
+  credsAuthenticator,
+  headers as natsHeaders,
+  type ConnectionOptions,
+  type MsgHdrs,
+  type NatsConnection,
+} from "@nats-io/transport-node";
 import {
   jetstream,
   jetstreamManager,
@@ -9,15 +18,28 @@ import {
   type StreamConfig,
 } from "@nats-io/jetstream";
 import { context, propagation, type Context } from "@opentelemetry/api";
-import type { WireNames } from "@mailroom/contracts";
+import { natsInboxPrefix, type ServiceName, type WireNames } from "@mailroom/contracts";
+import { ConfigError, type BaseEnv } from "./config.js";
 import type { Logger } from "./logger.js";
+import { warnEvery } from "./warn-every.js";
 
 export type { NatsConnection, MsgHdrs, JetStreamClient, JetStreamManager };
 
-export async function connectNats(url: string, name: string, log: Logger): Promise<NatsConnection> {
-  const nc = await connect({
-    servers: url.split(",").map((s) => s.trim()),
+/** What a connection needs from the configuration: where, as whom, and for which service. */
+export type NatsSettings = Pick<BaseEnv, "NODE_ENV" | "NATS_URL" | "NATS_PREFIX" | "NATS_USER" | "NATS_PASSWORD" | "NATS_CREDS"> & {
+  service: ServiceName;
+};
+
+/**
+ * Connection options of a service (or of the CLI, which speaks as the gateway): its credentials,
+ * and an inbox prefix of its own, which the server's permissions let only this service read
+ * (natsPermissions in packages/contracts).
+ */
+export function natsConnectOptions(settings: NatsSettings, name: string): ConnectionOptions {
+  const options: ConnectionOptions = {
+    servers: settings.NATS_URL.split(",").map((s) => s.trim()),
     name,
+    inboxPrefix: natsInboxPrefix(settings.NATS_PREFIX, settings.service),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
     // Fail fast at start-up so the process exits with a message rather than hanging.
@@ -25,13 +47,45 @@ export async function connectNats(url: string, name: string, log: Logger): Promi
     // nats.js otherwise builds an Error (a stack capture) for every request and publish, in case it
     // times out: ~15% of the gateway's CPU. Our callers turn every failure into their own error.
     noAsyncTraces: true,
-  });
+  };
+  if (settings.NATS_USER) Object.assign(options, { user: settings.NATS_USER, pass: settings.NATS_PASSWORD });
+  if (settings.NATS_CREDS) {
+    let creds: Uint8Array;
+    try {
+      creds = readFileSync(settings.NATS_CREDS);
+    } catch (err) {
+      throw new ConfigError(`NATS_CREDS: cannot read ${settings.NATS_CREDS} (${(err as NodeJS.ErrnoException).code ?? err})`);
+    }
+    options.authenticator = credsAuthenticator(creds);
+  }
+  return options;
+}
+
+export async function connectNats(settings: NatsSettings, name: string, log: Logger): Promise<NatsConnection> {
+  const options = natsConnectOptions(settings, name);
+  const hasCredentials = Boolean(settings.NATS_USER || settings.NATS_CREDS || /\/\/[^/]*@/.test(settings.NATS_URL));
+  if (!hasCredentials && settings.NODE_ENV === "production") {
+    log.warn("NATS_URL has no credentials and NATS_USER/NATS_CREDS are unset: any process that reaches NATS can speak for this service");
+  }
+  const nc = await connect(options);
+  // Mostly permission violations (a deployment that does not match natsPermissions); the error names
+  // the subject. At most every 10 s, since every request that needs the subject repeats it.
+  const serverError = warnEvery(log, 10_000, "nats server error");
   (async () => {
     for await (const s of nc.status()) {
       if (s.type === "disconnect" || s.type === "reconnect") log.warn({ nats: s.type }, "nats connection status");
+      else if (s.type === "error") serverError(s.error);
     }
   })().catch(() => undefined);
   return nc;
+}
+
+/**
+ * A fresh inbox under the connection's own prefix (natsConnectOptions): inboxes made without it
+ * would fall outside what the service's NATS user may subscribe to.
+ */
+export function newInbox(nc: NatsConnection): string {
+  return createInbox((nc as NatsConnection & { options?: ConnectionOptions }).options?.inboxPrefix);
 }
 
 export function extractTrace(h: MsgHdrs | undefined): Context {

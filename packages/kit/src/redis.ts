@@ -1,4 +1,6 @@
 import { Redis } from "ioredis";
+import type { Logger } from "./logger.js";
+import { warnEvery } from "./warn-every.js";
 
 export type { Redis };
 
@@ -22,3 +24,13 @@ export function createRedis(url: string): Redis {
 export async function connectRedis(redis: Redis): Promise<void> {
   await redis.connect().catch(() => undefined); // the service starts degraded; /readyz shows it
 }
+
+/**
+ * The warning a service logs when a Redis command fails and it carries on without (`what` says how,
+ * e.g. "rate limits not enforced"): at once, then every 10 s for as long as Redis stays down.
+ */
+export function redisUnavailableWarning(log: Pick<Logger, "warn">, what: string, now?: () => number): (err: unknown) => void {
+  return warnEvery(log, REDIS_WARNING_INTERVAL_MS, `redis unavailable: ${what}`, now);
+}
+
+export const REDIS_WARNING_INTERVAL_MS = 10_000;

@@ -1,7 +1,7 @@
 import type { Msg, NatsConnection } from "@nats-io/transport-node";
-import { createInbox } from "@nats-io/transport-node";
 import { RpcBatchReply, RpcBatchRequest, type RpcReply, type WireNames } from "@mailroom/contracts";
 import type { Blobs } from "./blobs.js";
+import { newInbox } from "./nats.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -129,7 +129,7 @@ export class RpcCoalescer {
 
   private replyInbox(): string {
     if (this.inbox) return this.inbox;
-    this.inbox = createInbox();
+    this.inbox = newInbox(this.nc);
     this.nc.subscribe(`${this.inbox}.*`, { callback: (err, msg) => void (err || this.answered(msg)) });
     return this.inbox;
   }

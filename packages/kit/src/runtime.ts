@@ -77,7 +77,7 @@ export async function runService<E extends z.ZodRawShape>(spec: ServiceSpec<E>):
   const metrics = createMetrics(spec.name);
   const names = wireNames(config.NATS_PREFIX);
 
-  const nc = await connectNats(config.NATS_URL, `mailroom-${spec.name}`, log);
+  const nc = await connectNats(config, `mailroom-${spec.name}`, log);
   const { js, jsm: jsmP } = jetstreamOf(nc);
   const jsm = await jsmP;
   await ensureStreams(jsm, coreStreams(names, config.NATS_REPLICAS));

@@ -1,5 +1,5 @@
 import { ROUTES } from "@mailroom/contracts";
-import { traced, type Deps, type ServiceApp } from "@mailroom/kit";
+import { redisUnavailableWarning, traced, type Deps, type ServiceApp } from "@mailroom/kit";
 import type { GatewayEnv } from "./config.js";
 import { KeysRepo } from "./db/keys-repo.js";
 import { IdempotencyRepo } from "./db/idempotency-repo.js";
@@ -12,15 +12,11 @@ type GatewayDeps = Deps<(typeof GatewayEnv)["shape"]>;
 export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typeof buildHttp> } {
   const { config, log } = deps;
   const auth = new Authenticator(traced("KeysRepo", new KeysRepo(deps.db)), config.KEY_CACHE_MS);
-  let lastWarn = 0;
   const limiter = new RateLimiter(
     deps.redis,
     config.NATS_PREFIX,
     { perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST },
-    (err) => {
-      if (Date.now() - lastWarn > 10_000) log.warn({ err: String(err) }, "redis unavailable: rate limits not enforced");
-      lastWarn = Date.now();
-    },
+    redisUnavailableWarning(log, "rate limits not enforced"),
   );
   const idempotency = traced("IdempotencyRepo", new IdempotencyRepo(deps.sql));
   const http = buildHttp(

@@ -58,7 +58,7 @@ async function withKeys<T>(fn: (repo: KeysRepo) => Promise<T>): Promise<T> {
 async function broadcastRevocation(hash: string): Promise<void> {
   const config = loadConfig("gateway");
   const log = createLogger("cli", "silent");
-  const nc = await connectNats(config.NATS_URL, "mailroom-cli", log).catch(() => null);
+  const nc = await connectNats(config, "mailroom-cli", log).catch(() => null);
   if (!nc) return;
   nc.publish(wireNames(config.NATS_PREFIX).broadcast.keyRevoked, hash);
   await nc.drain().catch(() => undefined);
@@ -71,7 +71,7 @@ async function broadcastRevocation(hash: string): Promise<void> {
  */
 async function forceVerifyDomain(projectId: string, domain: string): Promise<unknown> {
   const config = loadConfig("gateway");
-  const nc = await connectNats(config.NATS_URL, "mailroom-cli", createLogger("cli", "silent"));
+  const nc = await connectNats(config, "mailroom-cli", createLogger("cli", "silent"));
   try {
     const names = wireNames(config.NATS_PREFIX);
     const rpc = new RpcClient(nc, names, new Blobs(nc, names.buckets.blobs), config.RPC_TIMEOUT_MS);

@@ -203,3 +203,66 @@ priorityClassName: {{ . }}
 serviceAccountName: {{ . }}
 {{- end }}
 {{- end -}}
+
+{{/*
+The services' NATS users and permissions, files/nats-users.json with config.natsPrefix filled in:
+{ "<service>": { "user": "<prefix>-<service>", "permissions": {...} } }.
+*/}}
+{{- define "mailroom.natsUsers" -}}
+{{- .Files.Get "files/nats-users.json" | replace "__NATS_PREFIX__" .Values.config.natsPrefix -}}
+{{- end -}}
+
+{{/*
+A service's NATS password, stable across upgrades like MAILROOM_SECRET: natsAuth.passwords.<service>,
+then the one already in the cluster, then a random one (memoised, since both Secrets include it).
+Call with (dict "root" $ "name" "gateway").
+*/}}
+{{- define "mailroom.natsPassword" -}}
+{{- $auth := .root.Values.natsAuth -}}
+{{- if index ($auth.passwords | default dict) .name -}}
+{{- index $auth.passwords .name -}}
+{{- else -}}
+{{- $existing := lookup "v1" "Secret" .root.Release.Namespace (printf "%s-nats-credentials" (include "mailroom.fullname" .root)) -}}
+{{- if and $existing $existing.data (hasKey $existing.data .name) -}}
+{{- index $existing.data .name | b64dec -}}
+{{- else -}}
+{{- if not (hasKey $auth "generated") -}}
+{{- $_ := set $auth "generated" dict -}}
+{{- end -}}
+{{- if not (hasKey $auth.generated .name) -}}
+{{- $_ := set $auth.generated .name (randAlphaNum 40) -}}
+{{- end -}}
+{{- index $auth.generated .name -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+What each service reaches besides NATS and DNS. database: it owns one (SERVICES in
+packages/contracts); redis: its main.ts asks for Redis; public: internet egress and why. The chart
+test checks the first two against the code.
+*/}}
+{{- define "mailroom.networkNeeds" -}}
+gateway: { database: true, redis: true }
+contacts: { database: true }
+sending: { database: true, redis: true, smtp: true, public: { why: "SNS signing certificates", ports: [443] } }
+campaigns: { database: true }
+workflows: { database: true, public: { why: "webhook steps, to any port" } }
+verify: { redis: true }
+{{- end -}}
+
+{{/* One egress rule: (dict "rule" {to, ports} "what" "comment" "udp" bool). Empty `to`: any address. */}}
+{{- define "mailroom.egressRule" -}}
+# {{ .what }}
+- ports:
+    {{- range .rule.ports }}
+    - { port: {{ . }}, protocol: TCP }
+    {{- if $.udp }}
+    - { port: {{ . }}, protocol: UDP }
+    {{- end }}
+    {{- end }}
+  {{- with .rule.to }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end -}}

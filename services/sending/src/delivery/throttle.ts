@@ -1,4 +1,4 @@
-import { TokenBucket, type Grant, type Logger, type Redis } from "@mailroom/kit";
+import { redisUnavailableWarning, TokenBucket, type Grant, type Logger, type Redis } from "@mailroom/kit";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -12,15 +12,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class ProjectThrottle {
   private readonly bucket: TokenBucket | null;
   private openUntil = 0;
-  private lastWarn = 0;
+  private readonly redisDown: (err: unknown) => void;
 
   constructor(
     redis: Redis | undefined,
     private readonly prefix: string,
     private readonly perSecond: number,
-    private readonly log: Logger,
+    log: Logger,
   ) {
     this.bucket = redis && perSecond > 0 ? new TokenBucket(redis) : null;
+    this.redisDown = redisUnavailableWarning(log, "sending rate not enforced");
   }
 
   async wait(projectId: string, keepAlive: () => void): Promise<void> {
@@ -32,8 +33,7 @@ export class ProjectThrottle {
         grant = await this.bucket.take(`${this.prefix}:send-rate:${projectId}`, this.perSecond, Math.max(1, this.perSecond), 1);
       } catch (err) {
         this.openUntil = Date.now() + 1000;
-        if (Date.now() - this.lastWarn > 10_000) this.log.warn({ err: String(err) }, "redis unavailable: sending rate not enforced");
-        this.lastWarn = Date.now();
+        this.redisDown(err);
         return;
       }
       if (grant.granted > 0) return;
