@@ -3,7 +3,7 @@ import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addZones, waitFor, type ApiClient } from "@mailroom/testkit";
 import { familyEvents, settledEvents } from "./events.js";
-import { RPD, arf, deliver, dsn, sendAndWait, startFeedbackPlatform } from "./feedback-helpers.js";
+import { RPD, arf, deliver, dsn, metricValue, sendAndWait, startFeedbackPlatform } from "./feedback-helpers.js";
 import { uniqueAddress, uniqueDomain, verifiedDomain } from "./helpers.js";
 
 type Fixture = Awaited<ReturnType<typeof startFeedbackPlatform>>;
@@ -13,10 +13,15 @@ describe("delivery reports, complaints and inbound mail over SMTP", () => {
   let p: Awaited<ReturnType<Fixture["project"]>>;
   let api: ApiClient;
   let domain: string;
-  const bounce = (emailId: string) => [`bounces+${emailId}@${RPD}`];
   const events = (name: string, emailId: string, count = 1) =>
     familyEvents(f.platform.prefix, "email", p.id, (e) => e.name === name && e.data.emailId === emailId, count);
-  const send = (to = uniqueAddress("fb")) => sendAndWait(api, { from: `news@${domain}`, to }).then((r) => ({ ...r, to }));
+  /** A sent email with the envelope sender the relay saw: where its reports go. */
+  const send = async (to = uniqueAddress("fb")) => {
+    const r = await sendAndWait(api, { from: `news@${domain}`, to });
+    return { ...r, to, verp: (await f.relay.to(to)).mailFrom };
+  };
+  const rejected = (source: string, reason: string) =>
+    metricValue(f.platform.procs.get("sending")![0]!.opsPort, "mailroom_feedback_rejected_total", { source, reason });
   const subscribedSend = async () => {
     const to = uniqueAddress("fb");
     await api.post("/contacts", { email: to, subscribed: true });
@@ -33,13 +38,12 @@ describe("delivery reports, complaints and inbound mail over SMTP", () => {
     await f?.destroy();
   });
 
-  it("sends with the VERP envelope sender and waits for the DSN before calling it delivered", async () => {
-    const { emailId, to, record } = await send();
+  it("sends with the signed VERP envelope sender and waits for the DSN before calling it delivered", async () => {
+    const { emailId, to, record, verp } = await send();
     expect(record.status).toBe("SENT");
-    const relayed = await f.relay.to(to);
-    expect(relayed.mailFrom).toBe(`bounces+${emailId}@${RPD}`);
+    expect(verp).toMatch(new RegExp(`^bounces\\+${emailId}\\.[0-9a-f]{16}@${RPD.replace(/\./g, "\\.")}$`));
 
-    await deliver(f.inboundPort, bounce(emailId), dsn({ emailId, to, action: "delivered", status: "2.0.0" }));
+    await deliver(f.inboundPort, [verp], dsn({ emailId, verp, to, action: "delivered", status: "2.0.0" }));
     const [e] = await events("email.delivery", emailId);
     const after = (await api.get(`/emails/${emailId}`)).body;
     expect(after.status).toBe("DELIVERED");
@@ -51,8 +55,8 @@ describe("delivery reports, complaints and inbound mail over SMTP", () => {
   });
 
   it("turns a 5.1.1 DSN into a permanent bounce that unsubscribes and suppresses transactional mail until resubscribed", async () => {
-    const { emailId, contactId, to } = await subscribedSend();
-    await deliver(f.inboundPort, bounce(emailId), dsn({ emailId, to, action: "failed", status: "5.1.1" }));
+    const { emailId, contactId, to, verp } = await subscribedSend();
+    await deliver(f.inboundPort, [verp], dsn({ emailId, verp, to, action: "failed", status: "5.1.1" }));
     const [e] = await events("email.bounce", emailId);
     const record = (await api.get(`/emails/${emailId}`)).body;
     expect(record.status).toBe("BOUNCED");
@@ -69,13 +73,13 @@ describe("delivery reports, complaints and inbound mail over SMTP", () => {
     // the contact.subscribed event lifts the suppression
     await waitFor(async () => ((await send(to)).record.status === "SENT" ? true : null), { timeoutMs: 15_000, intervalMs: 500, what: "a send after resubscription" });
     expect(f.relay.messages.filter((m) => m.rcptTo.includes(to))).toHaveLength(2);
-    expect(f.relay.messages.some((m) => m.mailFrom === `bounces+${blockedId}@${RPD}`)).toBe(false);
+    expect(f.relay.messages.some((m) => m.mailFrom.startsWith(`bounces+${blockedId}.`))).toBe(false);
   });
 
   it("turns a delay or a 4.x.x DSN into a transient bounce that leaves the contact subscribed", async () => {
-    const { emailId, contactId, to } = await subscribedSend();
-    await deliver(f.inboundPort, bounce(emailId), dsn({ emailId, to, action: "delayed", status: "4.4.7" }));
-    await deliver(f.inboundPort, bounce(emailId), dsn({ emailId, to, action: "failed", status: "4.2.2" }));
+    const { emailId, contactId, to, verp } = await subscribedSend();
+    await deliver(f.inboundPort, [verp], dsn({ emailId, verp, to, action: "delayed", status: "4.4.7" }));
+    await deliver(f.inboundPort, [verp], dsn({ emailId, verp, to, action: "failed", status: "4.2.2" }));
     const found = await events("email.bounce", emailId, 2);
     for (const e of found) {
       expect(e.data).toMatchObject({ bounceType: "Transient", transientBounce: true });
@@ -86,8 +90,8 @@ describe("delivery reports, complaints and inbound mail over SMTP", () => {
   });
 
   it("turns an ARF report into a complaint that unsubscribes the contact", async () => {
-    const { emailId, contactId, to } = await subscribedSend();
-    await deliver(f.inboundPort, bounce(emailId), arf({ emailId, to }));
+    const { emailId, contactId, to, verp } = await subscribedSend();
+    await deliver(f.inboundPort, [`fbl@${RPD}`], arf({ emailId, to, mailFrom: verp }));
     const [e] = await events("email.complaint", emailId);
     const record = (await api.get(`/emails/${emailId}`)).body;
     expect(record.status).toBe("COMPLAINED");
@@ -96,19 +100,63 @@ describe("delivery reports, complaints and inbound mail over SMTP", () => {
   });
 
   it("ignores reports for unknown or forged email ids and applies a repeated report once", async () => {
-    const { emailId, contactId, to } = await subscribedSend();
+    const { emailId, contactId, to, verp } = await subscribedSend();
     const unknown = randomUUID();
-    await deliver(f.inboundPort, bounce(unknown), dsn({ emailId: unknown, to, action: "failed", status: "5.1.1" }));
+    const unknownVerp = `bounces+${unknown}.${"0".repeat(16)}@${RPD}`;
+    await deliver(f.inboundPort, [unknownVerp], dsn({ emailId: unknown, verp: unknownVerp, to, action: "failed", status: "5.1.1" }));
     // the VERP address names our email but the report is about another message
-    await deliver(f.inboundPort, bounce(emailId), dsn({ emailId, to, action: "failed", status: "5.1.1", envelopeId: unknown, messageId: `<${unknown}@${RPD}>` }));
-    const report = dsn({ emailId, to, action: "delivered", status: "2.0.0" });
-    await deliver(f.inboundPort, bounce(emailId), report);
-    await deliver(f.inboundPort, bounce(emailId), report);
+    await deliver(f.inboundPort, [verp], dsn({ emailId, verp, to, action: "failed", status: "5.1.1", envelopeId: unknown, messageId: `<${unknown}@${RPD}>` }));
+    const report = dsn({ emailId, verp, to, action: "delivered", status: "2.0.0" });
+    await deliver(f.inboundPort, [verp], report);
+    await deliver(f.inboundPort, [verp], report);
     await events("email.delivery", emailId);
     expect(await settledEvents(f.platform.prefix, "email", p.id, (e) => e.data.emailId === emailId && e.name === "email.delivery")).toHaveLength(1);
     expect(await settledEvents(f.platform.prefix, "email", p.id, (e) => e.name === "email.bounce" && (e.data.emailId === emailId || e.data.emailId === unknown))).toHaveLength(0);
     expect((await api.get(`/emails/${emailId}`)).body.status).toBe("DELIVERED");
     expect((await api.get(`/contacts/${contactId}`)).body.subscribed).toBe(true);
+  });
+
+  it("changes nothing for a DSN or ARF report whose VERP tag is missing or wrong, and counts it", async () => {
+    const victim = await subscribedSend();
+    const other = await subscribedSend();
+    const { emailId, to } = victim;
+    const unsigned = `bounces+${emailId}@${RPD}`;
+    const wrongTag = `bounces+${emailId}.${"0".repeat(16)}@${RPD}`;
+    // a genuine tag, but of another email: the tag is bound to the id it signs
+    const swapped = `bounces+${emailId}.${other.verp.split("@")[0]!.split(".").pop()}@${RPD}`;
+    const before = {
+      dsnUnsigned: await rejected("dsn", "unsigned"),
+      dsnBadTag: await rejected("dsn", "bad_tag"),
+      arfUnsigned: await rejected("arf", "unsigned"),
+      arfBadTag: await rejected("arf", "bad_tag"),
+    };
+
+    for (const address of [unsigned, wrongTag, swapped]) {
+      // every DSN here is otherwise well-formed: ENVID and the returned Message-ID name the victim
+      await deliver(f.inboundPort, [address], dsn({ emailId, verp: address, to, action: "failed", status: "5.1.1" }));
+      await deliver(f.inboundPort, [`fbl@${RPD}`], arf({ emailId, to, mailFrom: address }));
+    }
+    // a complaint that names the email only by its returned Message-ID, which every recipient can read
+    await deliver(f.inboundPort, [`fbl@${RPD}`], arf({ emailId, to, mailFrom: null }));
+    // a genuine Original-Mail-From does not carry a forged Return-Path beside it
+    await deliver(f.inboundPort, [`fbl@${RPD}`], arf({ emailId, to, mailFrom: victim.verp, returnPath: wrongTag }));
+
+    // A later genuine DSN, for another email, is processed: the forged ones went before it.
+    await deliver(f.inboundPort, [other.verp], dsn({ emailId: other.emailId, verp: other.verp, to: other.to, action: "failed", status: "5.1.1" }));
+    await events("email.bounce", other.emailId);
+    expect((await api.get(`/emails/${other.emailId}`)).body.status).toBe("BOUNCED");
+
+    const about = await familyEvents(f.platform.prefix, "email", p.id, (e) => e.data.emailId === emailId && (e.name === "email.bounce" || e.name === "email.complaint"), 0);
+    expect(about).toHaveLength(0);
+    expect((await api.get(`/emails/${emailId}`)).body).toMatchObject({ status: "SENT", bouncedAt: null, complainedAt: null });
+    expect((await api.get(`/contacts/${victim.contactId}`)).body.subscribed).toBe(true);
+    // and the victim can still be mailed: nothing suppressed the address
+    expect((await send(to)).record.status).toBe("SENT");
+
+    expect((await rejected("dsn", "unsigned")) - before.dsnUnsigned).toBe(1);
+    expect((await rejected("dsn", "bad_tag")) - before.dsnBadTag).toBe(2);
+    expect((await rejected("arf", "unsigned")) - before.arfUnsigned).toBe(2);
+    expect((await rejected("arf", "bad_tag")) - before.arfBadTag).toBe(3);
   });
 
   it("turns mail to a verified domain into email.received with sanitized HTML and SPF, DKIM and DMARC verdicts", async () => {

@@ -52,11 +52,14 @@ async function applyReport(ctx: Ctx, parsed: ParsedMail, recipient: string, raw:
   const parts = parsed.attachments.map((a) => ({ contentType: a.contentType.toLowerCase(), text: a.content.toString("utf8") }));
   const report = readReport(contentType.params?.["report-type"] ?? null, parts);
   if (!report) return;
-  const emailId = emailIdOfReport(report, recipient, ctx.returnPathDomain);
-  if (!emailId) {
-    ctx.log.info({ recipient }, "feedback report names no email consistently; ignored");
+  const named = emailIdOfReport(report, recipient, ctx.verp);
+  if ("rejected" in named) {
+    // debug only: anyone can send these, and a flood must not flood the logs too
+    ctx.log.debug({ recipient, reason: named.rejected, type: report.type }, "feedback report not authenticated by its VERP tag; ignored");
+    ctx.feedbackMetrics.rejected.inc({ source: report.type, reason: named.rejected });
     return;
   }
+  const { emailId } = named;
   const at = new Date();
   const e: Engagement =
     report.type === "arf"
