@@ -74,7 +74,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       registerDomains(server, ctx);
       registerSettings(server, ctx);
       registerLinks(server, ctx, engagement);
-      registerSes(server, ctx, sns);
+      registerSes(server, ctx, sns, new Set(config.SES_SNS_TOPIC_ARNS));
     },
     consumers: [
       deliveryConsumer(ctx, relay, {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isTopicArn } from "./domain/sns.js";
 
 const Bool = z.enum(["true", "false", "1", "0", "on", "off", ""]).transform((v) => v === "true" || v === "1" || v === "on");
 const Ms = z.coerce.number().int().min(0);
@@ -36,6 +37,15 @@ export const SendingEnv = z.object({
   /** Idle time after which an inbound SMTP connection is closed. */
   INBOUND_SOCKET_TIMEOUT_MS: Ms.min(1000).default(60_000),
   INBOUND_MAX_CLIENTS: z.coerce.number().int().min(1).default(200),
+  /**
+   * The SNS topics whose messages POST /webhooks/ses accepts (comma-separated ARNs). Empty: the route
+   * answers 404, so a deployment that does not use SES offers nothing to forge.
+   */
+  SES_SNS_TOPIC_ARNS: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
+    .pipe(z.array(z.string().refine(isTopicArn, "must be SNS topic ARNs (arn:aws:sns:<region>:<account>:<name>)"))),
   /**
    * Tests only: a JSON file mapping SNS SigningCertURL → PEM, read instead of fetching the certificate
    * (there is no AWS in a test sandbox). Never set in production.
