@@ -91,11 +91,17 @@ export function buildApp(deps: SendingDeps): ServiceApp {
           host: config.INBOUND_SMTP_HOST,
           port: config.INBOUND_SMTP_PORT,
           maxBytes: config.INBOUND_MAX_BYTES,
+          keepBytes: Math.min(config.INBOUND_KEEP_BYTES, config.INBOUND_MAX_BYTES, config.INBOUND_BUFFER_BYTES),
+          bufferBytes: config.INBOUND_BUFFER_BYTES,
           socketTimeoutMs: config.INBOUND_SOCKET_TIMEOUT_MS,
           maxClients: config.INBOUND_MAX_CLIENTS,
           name: ctx.returnPathDomain,
         },
-        { accepts: (address) => acceptsRecipient(ctx, address), receive: (msg) => receiveMessage(ctx, resolve, msg) },
+        {
+          accepts: (address) => acceptsRecipient(ctx, address),
+          receive: (msg) => receiveMessage(ctx, resolve, msg),
+          outcome: (outcome) => ctx.feedbackMetrics.inbound.inc({ outcome }),
+        },
         deps.log,
       );
       pruner = setInterval(() => void ctx.feedback.pruneReceipts(RECEIPT_DAYS, ctx.sql).catch(() => undefined), 3_600_000);

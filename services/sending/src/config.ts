@@ -32,8 +32,15 @@ export const SendingEnv = z.object({
   /** Inbound SMTP (DSNs, complaints, received mail). 0 picks a free port (tests); the bound port is logged. */
   INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   INBOUND_SMTP_HOST: z.string().min(1).default("0.0.0.0"),
-  /** Largest inbound message; bigger ones get 552 at the end of DATA. */
-  INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  /** Largest inbound message taken at all (advertised SIZE); bigger ones get 552. */
+  INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).default(25 * 1024 * 1024),
+  /**
+   * Bytes of one inbound message kept and parsed: the rest is read and dropped, and the message still
+   * becomes its event, marked `truncated`. Reports and the text of received mail come first in a message.
+   */
+  INBOUND_KEEP_BYTES: z.coerce.number().int().min(16 * 1024).default(1024 * 1024),
+  /** Bytes kept for all inbound messages at once (the memory bound); beyond, senders get 452 and retry. */
+  INBOUND_BUFFER_BYTES: z.coerce.number().int().min(16 * 1024).default(32 * 1024 * 1024),
   /** Idle time after which an inbound SMTP connection is closed. */
   INBOUND_SOCKET_TIMEOUT_MS: Ms.min(1000).default(60_000),
   INBOUND_MAX_CLIENTS: z.coerce.number().int().min(1).default(200),

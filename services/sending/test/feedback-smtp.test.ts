@@ -7,6 +7,7 @@ import { RPD, arf, deliver, dsn, metricValue, sendAndWait, startFeedbackPlatform
 import { uniqueAddress, uniqueDomain, verifiedDomain } from "./helpers.js";
 
 type Fixture = Awaited<ReturnType<typeof startFeedbackPlatform>>;
+const MB = 1024 * 1024;
 
 describe("delivery reports, complaints and inbound mail over SMTP", () => {
   let f: Fixture;
@@ -29,7 +30,7 @@ describe("delivery reports, complaints and inbound mail over SMTP", () => {
   };
 
   beforeAll(async () => {
-    f = await startFeedbackPlatform({ INBOUND_MAX_BYTES: String(1024 * 1024) });
+    f = await startFeedbackPlatform({ INBOUND_MAX_BYTES: String(16 * MB), INBOUND_KEEP_BYTES: String(1 * MB) });
     p = await f.project();
     api = p.api;
     domain = (await verifiedDomain(api, f.zonesFile)).domain;
@@ -190,6 +191,7 @@ describe("delivery reports, complaints and inbound mail over SMTP", () => {
       dmarcVerdict: "PASS",
       spamVerdict: "PROCESSING_FAILED",
       virusVerdict: "PROCESSING_FAILED",
+      truncated: false,
     });
     const body = e!.data.body as string;
     expect(body).toContain("<p>Hi <b>there</b></p>");
@@ -207,8 +209,41 @@ describe("delivery reports, complaints and inbound mail over SMTP", () => {
     expect(err.responseCode).toBe(550);
   });
 
+  it("delivers a 12 MB message with a 100 KB subject as a truncated email.received, bounded in bytes", async () => {
+    const to = `big-${randomUUID().slice(0, 8)}@${domain}`;
+    const subject = "Größe ".repeat(15_000); // 105,000 bytes, 90,000 characters
+    // 100,000 characters but 300,000 bytes: a bound in characters would let it through whole
+    const html = `<p>${"€".repeat(100_000)}</p><script>alert(1)</script>`;
+    const attachment = `${"QUJD".repeat(19)}\r\n`.repeat(Math.ceil((12 * MB) / 78));
+    const raw = Buffer.from(
+      [
+        `From: Big Sender <big@sender.example>`, `To: ${to}`, `Subject: ${subject}`, `Message-ID: <big-${randomUUID()}@sender.example>`,
+        `X-Long: ${"h".repeat(200 * 1024)}`, `MIME-Version: 1.0`, `Content-Type: multipart/mixed; boundary="b"`, ``,
+        `--b`, `Content-Type: text/html; charset=utf-8`, `Content-Transfer-Encoding: 8bit`, ``, html, ``,
+        `--b`, `Content-Type: application/octet-stream; name="big.bin"`, `Content-Transfer-Encoding: base64`, ``, attachment,
+        `--b--`, ``,
+      ].join("\r\n"),
+    );
+    expect(raw.length).toBeGreaterThan(12 * MB);
+    const info = await deliver(f.inboundPort, [to], raw, "big@sender.example");
+    expect(info.response).toMatch(/^250/);
+
+    const [e] = await familyEvents(f.platform.prefix, "email", p.id, (x) => x.name === "email.received" && x.data.to === to);
+    const data = e!.data as Record<string, string | boolean>;
+    expect(data).toMatchObject({ truncated: true, from: "big@sender.example", fromHeader: "Big Sender <big@sender.example>", hasContent: true, dkimVerdict: "PROCESSING_FAILED" });
+    const subjectBytes = Buffer.byteLength(data.subject as string);
+    expect(subjectBytes).toBeLessThanOrEqual(2048);
+    expect(subjectBytes).toBeGreaterThan(1024);
+    expect(subject.startsWith(data.subject as string)).toBe(true);
+    const body = data.body as string;
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(256 * 1024);
+    expect(body.startsWith("<p>€€€")).toBe(true);
+    expect(body).not.toContain("\uFFFD");
+    expect(body).not.toContain("<script");
+  });
+
   it("refuses a message over the size limit", async () => {
-    const huge = `Subject: big\r\n\r\n${`${"y".repeat(998)}\r\n`.repeat(1100)}`;
+    const huge = `Subject: big\r\n\r\n${`${"y".repeat(998)}\r\n`.repeat(17 * 1024)}`;
     const err = await deliver(f.inboundPort, [`support@${domain}`], huge, "x@example.com").catch((e) => e);
     expect(err.responseCode).toBe(552);
   });
