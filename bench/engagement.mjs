@@ -45,6 +45,8 @@ try {
     ids.push(...res.body.data.emails.map((e) => e.email));
   }
   const messages = await waitFor(() => (mailbox.messages().length >= EMAILS ? mailbox.messages() : null), { timeoutMs: 120_000, what: "every email relayed" });
+  // DSNs go to the signed envelope sender each email was relayed with
+  const verpOf = new Map(messages.map((m) => [m.envelope.mailFrom.slice("bounces+".length, "bounces+".length + 36), m.envelope.mailFrom]));
   const paths = messages.map((m) => new URL(/href="([^"]+\/t\/c\/[^"]+)"/.exec(m.html)[1]).pathname);
   // Each connection walks this list in turn. A fixed list lets autocannon build each request once;
   // a setupRequest callback rebuilt every one and cost the load generator 33 µs a click against
@@ -73,7 +75,7 @@ try {
   const transport = nodemailer.createTransport({ host: "127.0.0.1", port: inboundPort, ignoreTLS: true, pool: true, maxConnections: 4, maxMessages: Infinity });
   const dsn = (emailId, n) =>
     [
-      `From: MAILER-DAEMON@mta.example`, `To: bounces+${emailId}@${RPD}`, `Subject: DSN`, `Message-ID: <bench-${n}@mta.example>`,
+      `From: MAILER-DAEMON@mta.example`, `To: ${verpOf.get(emailId)}`, `Subject: DSN`, `Message-ID: <bench-${n}@mta.example>`,
       `MIME-Version: 1.0`, `Content-Type: multipart/report; report-type=delivery-status; boundary="b"`, ``,
       `--b`, `Content-Type: message/delivery-status`, ``, `Reporting-MTA: dns; mta.example`, `Original-Envelope-Id: ${emailId}`, ``,
       `Final-Recipient: rfc822; x@example.com`, `Action: delivered`, `Status: 2.0.0`, ``, `--b--`, ``,
@@ -85,7 +87,7 @@ try {
     while (sentDsns < DSNS) {
       const n = sentDsns++;
       const emailId = ids[n % ids.length];
-      await transport.sendMail({ envelope: { from: "", to: [`bounces+${emailId}@${RPD}`] }, raw: dsn(emailId, n) }).catch(() => failed++);
+      await transport.sendMail({ envelope: { from: "", to: [verpOf.get(emailId)] }, raw: dsn(emailId, n) }).catch(() => failed++);
     }
   });
   await Promise.all(workers);

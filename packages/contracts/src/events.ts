@@ -99,6 +99,8 @@ export const EmailReceivedData = z.object({
   dkimVerdict: z.string(),
   dmarcVerdict: z.string(),
   processingTimeMillis: z.number(),
+  /** Mailroom's addition: a field was cut to its byte bound, or the message to the inbound keep size. */
+  truncated: z.boolean().optional(),
 });
 
 /** contact.subscribed / contact.unsubscribed: `{}` or `{reason}` after a bounce or complaint. */

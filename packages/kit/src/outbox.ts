@@ -7,6 +7,7 @@ import type { Sql } from "./db.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
 import { headersFrom, traceHeaders } from "./nats.js";
+import { fitPayload, headerBytes } from "./outbox-fit.js";
 
 /**
  * The transactional outbox. A service writes its state change and the rows here in one transaction;
@@ -19,6 +20,10 @@ import { headersFrom, traceHeaders } from "./nats.js";
  * out from memory (the common case, no read of this table), and are deleted in one statement with
  * the other rows published in the same 50 ms; a poll every half second publishes rows older than two
  * seconds, which only a failed publish or a crash leaves behind.
+ *
+ * A row whose message cannot fit the server's `max_payload` is published truncated (outbox-fit.ts),
+ * never retried for ever; and a row that fails to publish for any other reason stays for the poll
+ * without holding back the rows published beside it.
  *
  * Every service that emits includes this table in its drizzle schema (re-export it).
  */
@@ -95,6 +100,13 @@ export function eventMessage(names: WireNames, event: EventEnvelope): OutboxMess
   return { id: event.id, subject: names.subjects.event(eventFamily(event.name), event.projectId), payload: event };
 }
 
+/** NATS's default max_payload, for a connection that has not said its own yet. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+/** Room for the `Nats-Msg-Id` header and the protocol's framing beside a row's own headers. */
+const FRAMING_BYTES = 128;
+
+type Row = { id: string; subject: string; data: string; headers: Record<string, string> | null };
+
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -111,7 +123,14 @@ export class OutboxRelay {
     private readonly js: JetStreamClient,
     private readonly log: Logger,
     private readonly metrics: Metrics | undefined,
-    private readonly opts: { batch?: number; intervalMs?: number; leftoverAgeMs?: number; deleteDelayMs?: number } = {},
+    private readonly opts: {
+      batch?: number;
+      intervalMs?: number;
+      leftoverAgeMs?: number;
+      deleteDelayMs?: number;
+      /** The server's max_payload; read from the connection when not given. */
+      maxPayload?: number;
+    } = {},
   ) {}
 
   private gauge: NodeJS.Timeout | undefined;
@@ -157,8 +176,34 @@ export class OutboxRelay {
     this.kick(rows.filter((_, i) => written.has(owners[i]!)));
   }
 
-  private publish(r: { id: string; subject: string; data: string; headers: Record<string, string> | null }): Promise<unknown> {
-    return this.js.publish(r.subject, r.data, { msgID: r.id, headers: headersFrom(r.headers), timeout: 5000 });
+  /** The bytes a row's data may take: the server's max_payload less its headers. */
+  private payloadLimit(headers: Record<string, string> | null): number {
+    // the JetStream client keeps its connection, whose INFO says the server's max_payload
+    const info = (this.js as unknown as { nc?: { info?: { max_payload?: number } } }).nc?.info;
+    const max = this.opts.maxPayload ?? info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+    return max - headerBytes(headers ?? {}) - FRAMING_BYTES;
+  }
+
+  private publish(r: Row): Promise<unknown> {
+    const fit = fitPayload(r.data, this.payloadLimit(r.headers));
+    if (fit.truncated) this.log.warn({ id: r.id, subject: r.subject, bytes: Buffer.byteLength(r.data) }, "outbox message larger than a NATS message; published truncated");
+    return this.js.publish(r.subject, fit.data, { msgID: r.id, headers: headersFrom(r.headers), timeout: 5000 });
+  }
+
+  /** Publishes rows side by side: the ids that went out, and the first failure of the others. */
+  private async publishAll(rows: Row[]): Promise<{ ok: string[]; failed: number; error: unknown }> {
+    const results = await Promise.allSettled(rows.map((r) => this.publish(r)));
+    const ok: string[] = [];
+    let failed = 0;
+    let error: unknown;
+    results.forEach((res, i) => {
+      if (res.status === "fulfilled") ok.push(rows[i]!.id);
+      else {
+        failed++;
+        error ??= res.reason;
+      }
+    });
+    return { ok, failed, error };
   }
 
   private async flushCommitted(): Promise<void> {
@@ -167,14 +212,11 @@ export class OutboxRelay {
     try {
       while (this.committed.length > 0) {
         const rows = this.committed.splice(0, this.opts.batch ?? 256);
-        try {
-          await Promise.all(rows.map((r) => this.publish(r)));
-          for (const r of rows) this.published.push(r.id);
-          this.deleting ??= this.deletePublished();
-        } catch (err) {
-          // the rows are still in the table (or are gone and their messages out): the poll takes over
-          this.log.warn({ err: String(err), count: rows.length }, "outbox direct publish failed; the relay will retry");
-        }
+        const { ok, failed, error } = await this.publishAll(rows);
+        for (const id of ok) this.published.push(id);
+        if (ok.length) this.deleting ??= this.deletePublished();
+        // the failed rows are still in the table (or are gone and their messages out): the poll takes over
+        if (failed) this.log.warn({ err: String(error), count: failed }, "outbox direct publish failed; the relay will retry");
       }
     } finally {
       this.flushing = undefined;
@@ -228,7 +270,8 @@ export class OutboxRelay {
   /**
    * Publishes one batch of rows at least `minAgeMs` old, oldest first; returns how many went out.
    * Exposed for tests. A row the direct path is publishing at the same moment goes out twice with
-   * the same `Nats-Msg-Id`, which JetStream drops as a duplicate.
+   * the same `Nats-Msg-Id`, which JetStream drops as a duplicate. Rows that fail stay for the next
+   * round while the others of the batch are deleted; only a batch of which nothing went out throws.
    */
   async publishBatch(minAgeMs = 0): Promise<number> {
     const batch = this.opts.batch ?? 256;
@@ -238,9 +281,11 @@ export class OutboxRelay {
         where created_at <= clock_timestamp() - ${minAgeMs} * interval '1 millisecond'
         order by created_at, id limit ${batch} for update skip locked`;
       if (rows.length === 0) return 0;
-      await Promise.all(rows.map((r) => this.publish({ ...r, data: JSON.stringify(r.payload) })));
-      await tx`delete from outbox where id = any(${rows.map((r) => r.id)}::uuid[])`;
-      return rows.length;
+      const { ok, failed, error } = await this.publishAll(rows.map((r) => ({ ...r, data: JSON.stringify(r.payload) })));
+      if (ok.length === 0) throw error;
+      await tx`delete from outbox where id = any(${ok}::uuid[])`;
+      if (failed) this.log.warn({ err: String(error), count: failed }, "outbox rows failed to publish; the relay will retry");
+      return ok.length;
     });
   }
 

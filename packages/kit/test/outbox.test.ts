@@ -3,7 +3,7 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { wireNames, type EventEnvelope } from "@mailroom/contracts";
+import { EventEnvelope, wireNames } from "@mailroom/contracts";
 import { DATABASE_URL, NATS_URL, deleteStreams, dropDatabases, runPrefix, waitFor } from "@mailroom/testkit";
 import { createLogger, createMetrics, coreStreams, ensureStreams, enqueue, eventMessage, migrate, newId, openDatabase, OutboxRelay } from "../src/index.js";
 import { serviceDatabaseUrl } from "../src/config.js";
@@ -22,6 +22,21 @@ function event(): EventEnvelope {
 async function streamCount(): Promise<number> {
   const jsm = await jetstreamManager(nc);
   return (await jsm.streams.info(names.streams.events.name)).state.messages;
+}
+
+/** The events of the stream with these ids, by id. */
+async function eventsInStream(ids: string[]): Promise<Map<string, EventEnvelope>> {
+  const consumer = await jetstream(nc).consumers.get(names.streams.events.name);
+  const wanted = new Set(ids);
+  const found = new Map<string, EventEnvelope>();
+  let left = await streamCount();
+  while (left-- > 0 && found.size < wanted.size) {
+    const m = await consumer.next({ expires: 2000 });
+    if (!m) break;
+    const e = m.json<EventEnvelope>();
+    if (wanted.has(e.id)) found.set(e.id, e);
+  }
+  return found;
 }
 
 async function distinctIdsInStream(): Promise<{ total: number; distinct: number }> {
@@ -136,6 +151,48 @@ describe("outbox", () => {
     expect(await relay.publishBatch(0)).toBe(5);
     expect(await relay.backlog()).toBe(0);
     expect((await streamCount()) - before).toBe(5);
+  });
+
+  it("publishes an event too large for a NATS message truncated, on both paths, and the rows behind it too", async () => {
+    const maxPayload = nc.info!.max_payload;
+    const big = (): EventEnvelope => ({
+      ...event(),
+      name: "email.received",
+      family: "email",
+      contactId: newId(),
+      email: "reader@example.com",
+      data: { messageId: "<m1@example.com>", from: "sender@example.com", hasContent: true, body: "€".repeat(Math.ceil(maxPayload / 3) + 1024), recipients: ["a@example.com"] },
+    });
+    const check = (sent: EventEnvelope, got: EventEnvelope | undefined) => {
+      expect(got, `event ${sent.id} published`).toBeDefined();
+      expect(EventEnvelope.safeParse(got).success).toBe(true);
+      const { data, ...envelope } = got!;
+      const { data: _sentData, ...sentEnvelope } = sent;
+      expect(envelope).toEqual(sentEnvelope);
+      expect(data).toEqual({ messageId: "<m1@example.com>", from: "sender@example.com", hasContent: true, truncated: true, originalBytes: expect.any(Number) });
+      expect(data.originalBytes as number).toBeGreaterThan(maxPayload);
+    };
+
+    // the poll: the big row is the oldest of its batch and holds up nothing
+    const polled = big();
+    const behindPoll = Array.from({ length: 3 }, event);
+    await sql.begin((tx) => enqueue(tx, [polled, ...behindPoll].map((e) => eventMessage(names, e))));
+    const relay = new OutboxRelay(sql, jetstream(nc), log, createMetrics("t9"));
+    expect(await relay.publishBatch()).toBe(4);
+    expect(await relay.backlog()).toBe(0);
+
+    // the direct path, right after the commit
+    const direct = big();
+    const behindDirect = Array.from({ length: 3 }, event);
+    await relay.transaction(async (_tx, emit) => emit([direct, ...behindDirect].map((e) => eventMessage(names, e))));
+    await waitFor(async () => (await relay.backlog()) === 0, { timeoutMs: 5000, what: "the direct path's rows published and deleted" });
+
+    const all = [polled, ...behindPoll, direct, ...behindDirect];
+    const found = await eventsInStream(all.map((e) => e.id));
+    check(polled, found.get(polled.id));
+    check(direct, found.get(direct.id));
+    for (const e of [...behindPoll, ...behindDirect]) expect(found.get(e.id)).toEqual(e);
+    await relay.stop();
   });
 
   it("loses and duplicates nothing when the writing process is killed with SIGKILL mid-stream", async () => {

@@ -10,6 +10,7 @@ import { createRelay } from "./delivery/transport.js";
 import { deliveryConsumer } from "./delivery/worker.js";
 import { ProjectThrottle } from "./delivery/throttle.js";
 import { LinkSigner } from "./domain/links.js";
+import { VerpSigner } from "./domain/verp.js";
 import { registerDomains } from "./handlers/domains.js";
 import { registerEmails } from "./handlers/emails.js";
 import { registerLinks } from "./handlers/links.js";
@@ -20,6 +21,7 @@ import { suppressionConsumer } from "./handlers/suppression-consumer.js";
 import { registerTemplates } from "./handlers/templates.js";
 import { startInbound, type InboundServer } from "./inbound/server.js";
 import { createResolver, createTxtLookup } from "./infra/dns.js";
+import { createFeedbackMetrics } from "./infra/feedback-metrics.js";
 import { createSnsClient } from "./infra/sns-certs.js";
 import type { Ctx } from "./usecases/context.js";
 import { startDomainRechecks } from "./usecases/domains.js";
@@ -34,6 +36,7 @@ const RECEIPT_DAYS = 30;
 
 export function buildApp(deps: SendingDeps): ServiceApp {
   const { config } = deps;
+  const secret = resolveSecret();
   const ctx: Ctx = {
     sql: deps.sql,
     names: deps.names,
@@ -47,10 +50,12 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     settings: traced("SettingsRepo", new SettingsRepo(deps.sql)),
     suppressions: traced("SuppressionsRepo", new SuppressionsRepo(deps.sql)),
     txt: createTxtLookup(config.DNS_SERVER, config.DNS_TIMEOUT_MS),
-    links: new LinkSigner(config.PUBLIC_URL, resolveSecret()),
+    links: new LinkSigner(config.PUBLIC_URL, secret),
+    verp: new VerpSigner(secret, returnPathDomain(config)),
     returnPathDomain: returnPathDomain(config),
     maxAttachmentBytes: config.SEND_MAX_ATTACHMENT_BYTES,
     metrics: deps.metrics,
+    feedbackMetrics: createFeedbackMetrics(deps.metrics.registry),
     queue: emailQueue(() => ctx),
   };
   const relay = createRelay(config.SMTP_URL, config.SMTP_POOL_SIZE);
@@ -69,7 +74,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       registerDomains(server, ctx);
       registerSettings(server, ctx);
       registerLinks(server, ctx, engagement);
-      registerSes(server, ctx, sns);
+      registerSes(server, ctx, sns, new Set(config.SES_SNS_TOPIC_ARNS));
     },
     consumers: [
       deliveryConsumer(ctx, relay, {
@@ -86,11 +91,17 @@ export function buildApp(deps: SendingDeps): ServiceApp {
           host: config.INBOUND_SMTP_HOST,
           port: config.INBOUND_SMTP_PORT,
           maxBytes: config.INBOUND_MAX_BYTES,
+          keepBytes: Math.min(config.INBOUND_KEEP_BYTES, config.INBOUND_MAX_BYTES, config.INBOUND_BUFFER_BYTES),
+          bufferBytes: config.INBOUND_BUFFER_BYTES,
           socketTimeoutMs: config.INBOUND_SOCKET_TIMEOUT_MS,
           maxClients: config.INBOUND_MAX_CLIENTS,
           name: ctx.returnPathDomain,
         },
-        { accepts: (address) => acceptsRecipient(ctx, address), receive: (msg) => receiveMessage(ctx, resolve, msg) },
+        {
+          accepts: (address) => acceptsRecipient(ctx, address),
+          receive: (msg) => receiveMessage(ctx, resolve, msg),
+          outcome: (outcome) => ctx.feedbackMetrics.inbound.inc({ outcome }),
+        },
         deps.log,
       );
       pruner = setInterval(() => void ctx.feedback.pruneReceipts(RECEIPT_DAYS, ctx.sql).catch(() => undefined), 3_600_000);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isTopicArn } from "./domain/sns.js";
 
 const Bool = z.enum(["true", "false", "1", "0", "on", "off", ""]).transform((v) => v === "true" || v === "1" || v === "on");
 const Ms = z.coerce.number().int().min(0);
@@ -31,11 +32,27 @@ export const SendingEnv = z.object({
   /** Inbound SMTP (DSNs, complaints, received mail). 0 picks a free port (tests); the bound port is logged. */
   INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   INBOUND_SMTP_HOST: z.string().min(1).default("0.0.0.0"),
-  /** Largest inbound message; bigger ones get 552 at the end of DATA. */
-  INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  /** Largest inbound message taken at all (advertised SIZE); bigger ones get 552. */
+  INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).default(25 * 1024 * 1024),
+  /**
+   * Bytes of one inbound message kept and parsed: the rest is read and dropped, and the message still
+   * becomes its event, marked `truncated`. Reports and the text of received mail come first in a message.
+   */
+  INBOUND_KEEP_BYTES: z.coerce.number().int().min(16 * 1024).default(1024 * 1024),
+  /** Bytes kept for all inbound messages at once (the memory bound); beyond, senders get 452 and retry. */
+  INBOUND_BUFFER_BYTES: z.coerce.number().int().min(16 * 1024).default(32 * 1024 * 1024),
   /** Idle time after which an inbound SMTP connection is closed. */
   INBOUND_SOCKET_TIMEOUT_MS: Ms.min(1000).default(60_000),
   INBOUND_MAX_CLIENTS: z.coerce.number().int().min(1).default(200),
+  /**
+   * The SNS topics whose messages POST /webhooks/ses accepts (comma-separated ARNs). Empty: the route
+   * answers 404, so a deployment that does not use SES offers nothing to forge.
+   */
+  SES_SNS_TOPIC_ARNS: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
+    .pipe(z.array(z.string().refine(isTopicArn, "must be SNS topic ARNs (arn:aws:sns:<region>:<account>:<name>)"))),
   /**
    * Tests only: a JSON file mapping SNS SigningCertURL → PEM, read instead of fetching the certificate
    * (there is no AWS in a test sandbox). Never set in production.

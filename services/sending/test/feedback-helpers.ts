@@ -111,11 +111,14 @@ export async function deliver(port: number, to: string[], raw: string | Buffer, 
 
 const CRLF = (s: string) => s.replace(/\r?\n/g, "\r\n");
 
-/** An RFC 3464 delivery status notification about one of our messages. */
-export function dsn(o: { emailId: string; to: string; action: string; status: string; envelopeId?: string; messageId?: string }) {
+/**
+ * An RFC 3464 delivery status notification about one of our messages, sent to `verp` (the envelope
+ * sender the relay saw, or a forged one).
+ */
+export function dsn(o: { emailId: string; verp: string; to: string; action: string; status: string; envelopeId?: string; messageId?: string }) {
   const id = `<dsn-${randomBytes(6).toString("hex")}@mta.example>`;
   return CRLF(`From: Mail Delivery System <MAILER-DAEMON@mta.example>
-To: bounces+${o.emailId}@${RPD}
+To: ${o.verp}
 Subject: Delivery Status Notification
 Message-ID: ${id}
 Date: ${new Date().toUTCString()}
@@ -152,10 +155,13 @@ Message-ID: ${o.messageId ?? `<${o.emailId}@${RPD}>`}
 `);
 }
 
-/** An RFC 5965 abuse report about one of our messages. */
-export function arf(o: { emailId: string; to: string }) {
+/**
+ * An RFC 5965 abuse report about one of our messages. `mailFrom` is its Original-Mail-From (left out
+ * when null), `returnPath` the Return-Path of the returned headers (none when absent).
+ */
+export function arf(o: { emailId: string; to: string; mailFrom: string | null; returnPath?: string }) {
   return CRLF(`From: <fbl@isp.example>
-To: bounces+${o.emailId}@${RPD}
+To: fbl@${RPD}
 Subject: Abuse report
 Message-ID: <arf-${randomBytes(6).toString("hex")}@isp.example>
 Date: ${new Date().toUTCString()}
@@ -173,20 +179,32 @@ Content-Type: message/feedback-report
 Feedback-Type: abuse
 User-Agent: ISP-FBL/1.0
 Version: 1
-Original-Mail-From: <bounces+${o.emailId}@${RPD}>
-Original-Rcpt-To: <${o.to}>
+${o.mailFrom === null ? "" : `Original-Mail-From: <${o.mailFrom}>\n`}Original-Rcpt-To: <${o.to}>
 Arrival-Date: ${new Date().toUTCString()}
 
 --b2
 Content-Type: text/rfc822-headers
 
-From: sender@example.com
+${o.returnPath ? `Return-Path: <${o.returnPath}>\n` : ""}From: sender@example.com
 To: ${o.to}
 Subject: hello
 Message-ID: <${o.emailId}@${RPD}>
 
 --b2--
 `);
+}
+
+/** The value of one sample of a Prometheus metric on a service's /metrics (0 when absent). */
+export async function metricValue(opsPort: number, name: string, labels: Record<string, string>): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const sample = /^[^{]+\{([^}]*)\} (\S+)$/.exec(line);
+    if (!sample) continue;
+    const has = Object.entries(labels).every(([k, v]) => sample[1]!.includes(`${k}="${v}"`));
+    if (has) return Number(sample[2]);
+  }
+  return 0;
 }
 
 /** One transactional email; resolves with its id once the relay took it and the record says so. */

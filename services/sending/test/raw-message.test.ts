@@ -16,7 +16,7 @@ const { privateKey, publicKey } = generateKeyPairSync("rsa", {
 });
 const publicDer = publicKey.replace(/-----[^-]+-----|\s/g, "");
 const key = { domain: "example.test", selector: "mr1", privateKey };
-const ctx = { returnPathDomain: "bounces.example.test", unsubscribeUrl: "https://mail.example.test/u/abc" };
+const ctx = { envelopeSender: "bounces+0193a1b2-0000-7000-8000-000000000001.0123456789abcdef@bounces.example.test", unsubscribeUrl: "https://mail.example.test/u/abc" };
 const date = new Date("2026-11-25T08:00:00Z");
 
 const email = (over: Partial<OutgoingEmail> = {}): OutgoingEmail => ({
@@ -106,7 +106,7 @@ describe("raw single-part messages (built and signed without streams)", () => {
 
   it("carries the envelope and the DSN request beside the raw message", async () => {
     const message = await outgoingMessage(email(), [], key, ctx);
-    expect(message.envelope).toEqual({ from: `bounces+${email().id}@bounces.example.test`, to: ["reader@example.org"] });
+    expect(message.envelope).toEqual({ from: ctx.envelopeSender, to: ["reader@example.org"] });
     expect(message.dsn).toMatchObject({ id: email().id, return: "headers", notify: ["success", "failure", "delay"] });
     expect(message.dkim).toBeUndefined();
   });

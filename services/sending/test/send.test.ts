@@ -32,7 +32,7 @@ describe("/v1/send", () => {
       const [msg] = await messagesTo(addresses[i]!);
       expect(msg!.subject).toBe(`Hi ${addresses[i]}`);
       expect(msg!.messageId).toBe(`<${sent.email}@bounces.mailroom.test>`);
-      expect(msg!.envelope.mailFrom).toBe(`bounces+${sent.email}@bounces.mailroom.test`);
+      expect(msg!.envelope.mailFrom).toMatch(new RegExp(`^bounces\\+${sent.email}\\.[0-9a-f]{16}@bounces\\.mailroom\\.test$`));
       expect(msg!.envelope.dsn).toMatchObject({ ret: "HDRS", envid: sent.email });
       expect(msg!.envelope.dsn.recipients[0].notify).toEqual(["SUCCESS", "FAILURE", "DELAY"]);
       const record = await waitFor(async () => {

@@ -75,7 +75,7 @@ async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, batches: B
     const files = await ctx.emails.attachments(email.attachmentIds);
     // List-Unsubscribe is for marketing mail only; its signed link is made only then.
     const unsubscribeUrl = email.marketing ? ctx.links.url("u", email.id, email.projectId) : "";
-    const message = await outgoingMessage(email, files, key, { returnPathDomain: ctx.returnPathDomain, unsubscribeUrl });
+    const message = await outgoingMessage(email, files, key, { envelopeSender: ctx.verp.address(email.id), unsubscribeUrl });
     await opts.throttle.wait(email.projectId, () => msg.working());
     let response: string;
     try {

@@ -48,7 +48,8 @@ export function keyObject(pem: string): KeyObject {
 }
 
 export interface ComposeContext {
-  returnPathDomain: string;
+  /** The signed VERP address of this email (verp.ts): where its DSNs go. */
+  envelopeSender: string;
   /** List-Unsubscribe target of marketing mail. */
   unsubscribeUrl: string;
 }
@@ -72,8 +73,6 @@ export const RESERVED_HEADERS = new Set(
 );
 
 export const messageIdFor = (emailId: string, returnPathDomain: string) => `<${emailId}@${returnPathDomain}>`;
-/** VERP: a bounce names the email record it is about (decisions.md §6). */
-export const envelopeSenderFor = (emailId: string, returnPathDomain: string) => `bounces+${emailId}@${returnPathDomain}`;
 
 /** The nodemailer message of one email record: deterministic ids, DSN request, DKIM, no file or URL access. */
 export function composeMessage(
@@ -96,7 +95,7 @@ export function composeMessage(
     html: email.html,
     messageId: email.messageId,
     headers,
-    envelope: { from: envelopeSenderFor(email.id, ctx.returnPathDomain), to: [email.to] },
+    envelope: { from: ctx.envelopeSender, to: [email.to] },
     dsn: { id: email.id, return: "headers", notify: ["success", "failure", "delay"], recipient: email.to },
     attachments: files.map((f) => ({
       filename: f.filename,

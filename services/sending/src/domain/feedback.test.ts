@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { classifyDsn, emailIdOfReport, fieldBlocks, providerMessageId, readReport } from "./feedback.js";
 import { dkimVerdictOf, verdictOf } from "./verdicts.js";
+import { VerpSigner } from "./verp.js";
 
 const ID = "0190a5d0-0000-7000-8000-000000000001";
 const OTHER = "0190a5d0-0000-7000-8000-000000000002";
 const RPD = "bounces.example.net";
+const verp = new VerpSigner("s".repeat(32), RPD);
 
 const status = (action: string, code: string, envid = ID) => ({
   contentType: "message/delivery-status",
@@ -25,22 +27,48 @@ describe("delivery reports", () => {
     expect(classifyDsn("expanded-ish", "2.0.0")).toBeNull();
   });
 
-  it("names the email only when VERP, ENVID and the original Message-ID agree", () => {
+  it("names the email only when a signed VERP address names it and ENVID and the original Message-ID agree", () => {
     const headers = { contentType: "text/rfc822-headers", text: `Message-ID: <${ID}@${RPD}>\nSubject: x\n` };
     const report = readReport("delivery-status", [status("failed", "5.1.1"), headers])!;
     expect(report).toMatchObject({ type: "dsn", outcome: "permanent", status: "5.1.1", envelopeId: ID, originalMessageId: `<${ID}@${RPD}>` });
-    expect(emailIdOfReport(report, `bounces+${ID}@${RPD}`, RPD)).toBe(ID);
-    expect(emailIdOfReport(report, `bounces+${OTHER}@${RPD}`, RPD)).toBeNull();
-    expect(emailIdOfReport(report, `bounces+${ID}@elsewhere.example`, RPD)).toBe(ID);
-    expect(emailIdOfReport(readReport("delivery-status", [status("failed", "5.1.1", "not-ours")])!, null, RPD)).toBeNull();
+    expect(emailIdOfReport(report, verp.address(ID), verp)).toEqual({ emailId: ID });
+    // the tag is checked whatever the case an MTA gave the local part
+    expect(emailIdOfReport(report, verp.address(ID).toUpperCase(), verp)).toEqual({ emailId: ID });
+    expect(emailIdOfReport(report, verp.address(OTHER), verp)).toEqual({ rejected: "inconsistent" });
+    expect(emailIdOfReport(readReport("delivery-status", [status("failed", "5.1.1", "not-ours")])!, verp.address(ID), verp)).toEqual({ emailId: ID });
   });
 
-  it("reads an ARF report and its original envelope sender", () => {
-    const report = readReport("feedback-report", [
-      { contentType: "message/feedback-report", text: `Feedback-Type: abuse\nVersion: 1\nOriginal-Mail-From: <bounces+${ID}@${RPD}>\n` },
-    ])!;
-    expect(report).toMatchObject({ type: "arf", feedbackType: "abuse", originalMailFrom: `bounces+${ID}@${RPD}` });
-    expect(emailIdOfReport(report, `fbl@${RPD}`, RPD)).toBe(ID);
+  it("changes nothing for a report whose VERP tag is missing or wrong, whatever else it names", () => {
+    const report = readReport("delivery-status", [status("failed", "5.1.1"), { contentType: "text/rfc822-headers", text: `Message-ID: <${ID}@${RPD}>\n` }])!;
+    expect(emailIdOfReport(report, `bounces+${ID}@${RPD}`, verp)).toEqual({ rejected: "unsigned" });
+    expect(emailIdOfReport(report, `bounces+${ID}.${"0".repeat(16)}@${RPD}`, verp)).toEqual({ rejected: "bad_tag" });
+    expect(emailIdOfReport(report, `bounces+${ID}.${verp.tag(OTHER)}@${RPD}`, verp)).toEqual({ rejected: "bad_tag" });
+    expect(emailIdOfReport(report, `bounces+${ID}.${verp.tag(ID).slice(0, 15)}@${RPD}`, verp)).toEqual({ rejected: "bad_tag" });
+    // another secret's tag
+    expect(emailIdOfReport(report, new VerpSigner("t".repeat(32), RPD).address(ID), verp)).toEqual({ rejected: "bad_tag" });
+    // ENVID and the Message-ID alone are public: they never suffice
+    expect(emailIdOfReport(report, `postmaster@${RPD}`, verp)).toEqual({ rejected: "unsigned" });
+    // a signed address of another domain is not ours
+    expect(emailIdOfReport(report, new VerpSigner("s".repeat(32), "elsewhere.example").address(ID), verp)).toEqual({ rejected: "unsigned" });
+  });
+
+  it("reads an ARF report and names the email by its signed original envelope sender or Return-Path only", () => {
+    const arf = (mailFrom: string | null, returnPath: string | null) =>
+      readReport("feedback-report", [
+        { contentType: "message/feedback-report", text: `Feedback-Type: abuse\nVersion: 1\n${mailFrom ? `Original-Mail-From: <${mailFrom}>\n` : ""}` },
+        { contentType: "text/rfc822-headers", text: `${returnPath ? `Return-Path: <${returnPath}>\n` : ""}Message-ID: <${ID}@${RPD}>\n` },
+      ])!;
+    const report = arf(verp.address(ID), null);
+    expect(report).toMatchObject({ type: "arf", feedbackType: "abuse", originalMailFrom: verp.address(ID) });
+    expect(emailIdOfReport(report, `fbl@${RPD}`, verp)).toEqual({ emailId: ID });
+    expect(emailIdOfReport(arf(null, verp.address(ID)), `fbl@${RPD}`, verp)).toEqual({ emailId: ID });
+    // the returned Message-ID alone names the email, but anyone can write it
+    expect(emailIdOfReport(arf(null, null), `fbl@${RPD}`, verp)).toEqual({ rejected: "unsigned" });
+    expect(emailIdOfReport(arf(`bounces+${ID}@${RPD}`, null), `fbl@${RPD}`, verp)).toEqual({ rejected: "unsigned" });
+    expect(emailIdOfReport(arf(`bounces+${ID}.${"f".repeat(16)}@${RPD}`, null), `fbl@${RPD}`, verp)).toEqual({ rejected: "bad_tag" });
+    // one genuine address does not carry a forged one
+    expect(emailIdOfReport(arf(verp.address(ID), `bounces+${ID}.${"f".repeat(16)}@${RPD}`), `fbl@${RPD}`, verp)).toEqual({ rejected: "bad_tag" });
+    expect(emailIdOfReport(arf(verp.address(OTHER), null), `fbl@${RPD}`, verp)).toEqual({ rejected: "inconsistent" });
   });
 
   it("ignores other reports and parts", () => {

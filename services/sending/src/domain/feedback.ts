@@ -1,3 +1,5 @@
+import type { VerpSigner } from "./verp.js";
+
 /**
  * Reading delivery feedback: DSNs (RFC 3464), ARF complaint reports (RFC 5965) and relay answers.
  * Pure functions; the inbound server and the SES webhook turn their input into these shapes.
@@ -5,9 +7,16 @@
 
 export type DsnOutcome = "delivered" | "permanent" | "transient";
 
+/** What the returned headers of the original message (both report types may carry them) name. */
+interface Returned {
+  originalMessageId: string | null;
+  /** The `Return-Path` the final MTA added: our envelope sender, when the report kept it. */
+  originalReturnPath: string | null;
+}
+
 export type Report =
-  | { type: "dsn"; outcome: DsnOutcome; status: string | null; envelopeId: string | null; originalMessageId: string | null }
-  | { type: "arf"; feedbackType: string; originalMailFrom: string | null; originalMessageId: string | null };
+  | ({ type: "dsn"; outcome: DsnOutcome; status: string | null; envelopeId: string | null } & Returned)
+  | ({ type: "arf"; feedbackType: string; originalMailFrom: string | null } & Returned);
 
 /** One MIME part of a multipart/report, decoded to text. */
 export interface ReportPart {
@@ -58,18 +67,18 @@ export function classifyDsn(action: string | undefined, status: string | undefin
   return null;
 }
 
-/** The Message-ID header inside a returned-headers or returned-message part. */
-function originalMessageId(parts: ReportPart[]): string | null {
+const strip = (v: string | undefined) => (v === undefined ? null : v.replace(/^[^;]*;\s*/, "").replace(/^<|>$/g, "").trim() || null);
+
+/** The Message-ID and Return-Path inside the first returned-headers or returned-message part. */
+function returned(parts: ReportPart[]): Returned {
   for (const p of parts) {
     if (p.contentType !== "text/rfc822-headers" && p.contentType !== "message/rfc822" && p.contentType !== "message/rfc822-headers") continue;
     const headerText = p.text.replace(/\r\n/g, "\n").split("\n\n")[0] ?? "";
-    const id = fieldBlocks(headerText)[0]?.["message-id"];
-    if (id) return id.trim();
+    const fields = fieldBlocks(headerText)[0] ?? {};
+    return { originalMessageId: fields["message-id"]?.trim() || null, originalReturnPath: strip(fields["return-path"]) };
   }
-  return null;
+  return { originalMessageId: null, originalReturnPath: null };
 }
-
-const strip = (v: string | undefined) => (v === undefined ? null : v.replace(/^[^;]*;\s*/, "").replace(/^<|>$/g, "").trim() || null);
 
 /** A delivery-status or feedback-report, or null for any other message. */
 export function readReport(reportType: string | null, parts: ReportPart[]): Report | null {
@@ -87,7 +96,7 @@ export function readReport(reportType: string | null, parts: ReportPart[]): Repo
       outcome,
       status: rcpt?.status?.trim() ?? null,
       envelopeId: perMessage["original-envelope-id"]?.trim() ?? null,
-      originalMessageId: originalMessageId(parts),
+      ...returned(parts),
     };
   }
   if (type === "feedback-report") {
@@ -98,17 +107,10 @@ export function readReport(reportType: string | null, parts: ReportPart[]): Repo
       type: "arf",
       feedbackType: (fields["feedback-type"] ?? "abuse").toLowerCase(),
       originalMailFrom: strip(fields["original-mail-from"]),
-      originalMessageId: originalMessageId(parts),
+      ...returned(parts),
     };
   }
   return null;
-}
-
-/** The email id of a VERP address `bounces+<emailId>@<returnPathDomain>`. */
-export function emailIdOfVerp(address: string | null, returnPathDomain: string): string | null {
-  if (!address) return null;
-  const m = new RegExp(`^bounces\\+(${UUID})@(.+)$`, "i").exec(address.trim());
-  return m && m[2]!.toLowerCase() === returnPathDomain.toLowerCase() ? m[1]!.toLowerCase() : null;
 }
 
 /** The email id of a Mailroom Message-ID `<emailId@returnPathDomain>`. */
@@ -118,20 +120,28 @@ export function emailIdOfMessageId(messageId: string | null, returnPathDomain: s
   return m && m[2]!.toLowerCase() === returnPathDomain.toLowerCase() ? m[1]!.toLowerCase() : null;
 }
 
+/** Why a report changes nothing; counted in `mailroom_feedback_rejected_total`. */
+export type RejectReason = "unsigned" | "bad_tag" | "inconsistent";
+
 /**
- * Every place a report names the email must agree: the VERP recipient, ENVID, the original
- * Message-ID and the original envelope sender. One id named consistently is the email; ids that
- * disagree mean a forged or garbled report, which changes nothing.
+ * The email a report is about (decisions.md §12). Only a signed VERP address proves it: the VERP
+ * recipient of a DSN, or for a complaint its `Original-Mail-From` or the returned `Return-Path`.
+ * Every VERP address the report holds must carry a genuine tag, and every other place that names the
+ * email (ENVID, the returned Message-ID, which anyone can read off a message) must agree with it.
+ * Anything else is forged or garbled and changes nothing.
  */
-export function emailIdOfReport(report: Report, verpRecipient: string | null, returnPathDomain: string): string | null {
-  const candidates = [
-    emailIdOfVerp(verpRecipient, returnPathDomain),
-    emailIdOfMessageId(report.originalMessageId, returnPathDomain),
-    report.type === "dsn" ? (new RegExp(`^${UUID}$`, "i").test(report.envelopeId ?? "") ? report.envelopeId!.toLowerCase() : null) : null,
-    report.type === "arf" ? emailIdOfVerp(report.originalMailFrom, returnPathDomain) : null,
+export function emailIdOfReport(report: Report, verpRecipient: string | null, verp: VerpSigner): { emailId: string } | { rejected: RejectReason } {
+  const addresses = [verpRecipient, report.originalReturnPath, report.type === "arf" ? report.originalMailFrom : null].map((a) => verp.read(a));
+  if (addresses.some((r) => r.kind === "forged")) return { rejected: "bad_tag" };
+  if (addresses.some((r) => r.kind === "unsigned")) return { rejected: "unsigned" };
+  const signed = addresses.flatMap((r) => (r.kind === "signed" ? [r.emailId] : []));
+  if (!signed.length) return { rejected: "unsigned" };
+  const named = [
+    ...signed,
+    emailIdOfMessageId(report.originalMessageId, verp.domain),
+    report.type === "dsn" && new RegExp(`^${UUID}$`, "i").test(report.envelopeId ?? "") ? report.envelopeId!.toLowerCase() : null,
   ].filter((c): c is string => c !== null);
-  const unique = new Set(candidates);
-  return unique.size === 1 ? candidates[0]! : null;
+  return new Set(named).size === 1 ? { emailId: signed[0]! } : { rejected: "inconsistent" };
 }
 
 /**

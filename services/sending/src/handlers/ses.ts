@@ -5,9 +5,10 @@ import type { Ctx } from "../usecases/context.js";
 import { handleSesWebhook } from "../usecases/ses.js";
 import { routeOf } from "./route.js";
 
-export function registerSes(server: RpcServer, ctx: Ctx, sns: SnsClient): void {
+/** `topics`: SES_SNS_TOPIC_ARNS; empty, the route answers 404. */
+export function registerSes(server: RpcServer, ctx: Ctx, sns: SnsClient, topics: ReadonlySet<string>): void {
   server.route(routeOf(feedbackRoutes, "sending.feedback.ses"), async ({ body }) => {
-    await handleSesWebhook(ctx, sns, body);
+    await handleSesWebhook(ctx, sns, topics, body);
     return { status: 200, body: { success: true } };
   });
 }

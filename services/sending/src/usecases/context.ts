@@ -9,6 +9,8 @@ import type { FeedbackRepo } from "../db/feedback-repo.js";
 import type { SettingsRepo } from "../db/settings-repo.js";
 import type { SuppressionsRepo } from "../db/suppressions-repo.js";
 import type { LinkSigner } from "../domain/links.js";
+import type { VerpSigner } from "../domain/verp.js";
+import type { FeedbackMetrics } from "../infra/feedback-metrics.js";
 
 /** What the use cases share; built once in app.ts. */
 export interface Ctx {
@@ -25,9 +27,12 @@ export interface Ctx {
   suppressions: SuppressionsRepo;
   txt: TxtLookup;
   links: LinkSigner;
+  /** Signs and reads the VERP envelope senders of RETURN_PATH_DOMAIN. */
+  verp: VerpSigner;
   returnPathDomain: string;
   maxAttachmentBytes: number;
   metrics: Metrics;
+  feedbackMetrics: FeedbackMetrics;
   /** Group commit of queued emails (queue-email.ts). */
   queue: Batcher<NewEmail[], Set<string>>;
 }

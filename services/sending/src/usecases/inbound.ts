@@ -6,6 +6,7 @@ import { contactsRpc, type EventEnvelope } from "@mailroom/contracts";
 import { eventMessage, newId, type Sql } from "@mailroom/kit";
 import type { Engagement } from "../db/feedback-repo.js";
 import { emailIdOfReport, readReport } from "../domain/feedback.js";
+import { RECEIVED_LIMITS, boundHeaderSection, cutSanitizedHtml, cutUtf8, stripControls } from "../domain/inbound-bounds.js";
 import { dkimVerdictOf, verdictOf } from "../domain/verdicts.js";
 import type { Resolve } from "../infra/dns.js";
 import type { Ctx } from "./context.js";
@@ -13,16 +14,15 @@ import { recordFeedback } from "./feedback.js";
 
 /** One message as the inbound SMTP server took it. */
 export interface InboundMessage {
+  /** The message, or its first INBOUND_KEEP_BYTES when `truncated`. */
   raw: Buffer;
+  truncated: boolean;
   mailFrom: string;
   rcptTo: string[];
   remoteAddress: string;
   helo: string;
   receivedAt: Date;
 }
-
-/** email.received travels on NATS inside the event: the body is cut beyond this many characters. */
-export const MAX_RECEIVED_BODY_CHARS = 256 * 1024;
 
 const domainOf = (address: string) => address.slice(address.lastIndexOf("@") + 1).toLowerCase();
 
@@ -38,11 +38,14 @@ export async function acceptsRecipient(ctx: Ctx, address: string): Promise<boole
  * (so the server answers 250 only then); throws NotYetSent or any failure for a 4xx retry.
  */
 export async function receiveMessage(ctx: Ctx, resolve: Resolve, msg: InboundMessage): Promise<void> {
-  const parsed = await simpleParser(msg.raw, { keepDeliveryStatus: true, skipHtmlToText: true, skipTextLinks: true, skipImageLinks: true });
+  // header fields are cut before anything parses or authenticates them
+  const bounded = boundHeaderSection(msg.raw);
+  const message = { ...msg, raw: bounded.raw, truncated: msg.truncated || bounded.cut };
+  const parsed = await simpleParser(message.raw, { keepDeliveryStatus: true, skipHtmlToText: true, skipTextLinks: true, skipImageLinks: true });
   const feedback = msg.rcptTo.filter((r) => domainOf(r) === ctx.returnPathDomain.toLowerCase());
   const inbound = msg.rcptTo.filter((r) => domainOf(r) !== ctx.returnPathDomain.toLowerCase());
-  if (feedback.length) await applyReport(ctx, parsed, feedback[0]!, msg.raw);
-  if (inbound.length) await emitReceived(ctx, resolve, parsed, msg, inbound);
+  if (feedback.length) await applyReport(ctx, parsed, feedback[0]!, message.raw);
+  if (inbound.length) await emitReceived(ctx, resolve, parsed, message, inbound);
 }
 
 /** A DSN or ARF report to a feedback address. Anything else sent there (auto-replies) is dropped. */
@@ -52,11 +55,14 @@ async function applyReport(ctx: Ctx, parsed: ParsedMail, recipient: string, raw:
   const parts = parsed.attachments.map((a) => ({ contentType: a.contentType.toLowerCase(), text: a.content.toString("utf8") }));
   const report = readReport(contentType.params?.["report-type"] ?? null, parts);
   if (!report) return;
-  const emailId = emailIdOfReport(report, recipient, ctx.returnPathDomain);
-  if (!emailId) {
-    ctx.log.info({ recipient }, "feedback report names no email consistently; ignored");
+  const named = emailIdOfReport(report, recipient, ctx.verp);
+  if ("rejected" in named) {
+    // debug only: anyone can send these, and a flood must not flood the logs too
+    ctx.log.debug({ recipient, reason: named.rejected, type: report.type }, "feedback report not authenticated by its VERP tag; ignored");
+    ctx.feedbackMetrics.rejected.inc({ source: report.type, reason: named.rejected });
     return;
   }
+  const { emailId } = named;
   const at = new Date();
   const e: Engagement =
     report.type === "arf"
@@ -75,9 +81,13 @@ const fromHeaderOf = (parsed: ParsedMail) =>
 
 const firstAddress = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a[0] : a)?.value[0]?.address ?? null;
 
-async function verdicts(raw: Buffer, msg: InboundMessage, resolve: Resolve, mta: string) {
+/**
+ * SPF, DKIM and DMARC verdicts. A truncated message cannot have its DKIM body hash checked, so DKIM
+ * is PROCESSING_FAILED then and DMARC too unless it passed anyway (through aligned SPF).
+ */
+async function verdicts(msg: InboundMessage, resolve: Resolve, mta: string) {
   try {
-    const r = await authenticate(raw, {
+    const r = await authenticate(msg.raw, {
       ip: msg.remoteAddress,
       helo: msg.helo,
       sender: msg.mailFrom,
@@ -86,10 +96,11 @@ async function verdicts(raw: Buffer, msg: InboundMessage, resolve: Resolve, mta:
       disableArc: true,
       disableBimi: true,
     });
+    const dmarcVerdict = verdictOf(r.dmarc ? r.dmarc.status.result : "none");
     return {
       spfVerdict: verdictOf(r.spf ? r.spf.status.result : "none"),
-      dkimVerdict: dkimVerdictOf(r.dkim?.results?.map((d) => d.status?.result) ?? []),
-      dmarcVerdict: verdictOf(r.dmarc ? r.dmarc.status.result : "none"),
+      dkimVerdict: msg.truncated ? "PROCESSING_FAILED" : dkimVerdictOf(r.dkim?.results?.map((d) => d.status?.result) ?? []),
+      dmarcVerdict: msg.truncated && dmarcVerdict !== "PASS" ? "PROCESSING_FAILED" : dmarcVerdict,
     };
   } catch {
     return { spfVerdict: "PROCESSING_FAILED", dkimVerdict: "PROCESSING_FAILED", dmarcVerdict: "PROCESSING_FAILED" } as const;
@@ -105,14 +116,50 @@ const sanitize = (html: string) =>
   });
 
 /**
+ * The body in at most RECEIVED_LIMITS.bodyBytes: HTML is cut BEFORE it is sanitized (so the
+ * sanitizer's work is bounded by the limit, not by the message) and again after (escaping can lengthen it).
+ */
+function bodyOf(parsed: ParsedMail): { value: string; cut: boolean } {
+  const max = RECEIVED_LIMITS.bodyBytes;
+  if (parsed.html) {
+    const html = cutUtf8(parsed.html, max);
+    const clean = cutSanitizedHtml(sanitize(html.value), max);
+    return { value: clean.value, cut: html.cut || clean.cut };
+  }
+  return cutUtf8(stripControls(parsed.text ?? ""), max);
+}
+
+/** The fields of email.received that come from the message, each within its byte bound. */
+function receivedFields(parsed: ParsedMail, msg: InboundMessage, messageId: string) {
+  let cut = msg.truncated;
+  const bound = (value: string, max: number) => {
+    const r = cutUtf8(stripControls(value), max);
+    cut ||= r.cut;
+    return r.value;
+  };
+  const from = bound(firstAddress(parsed.from) ?? msg.mailFrom, RECEIVED_LIMITS.addressBytes);
+  const fields = {
+    messageId: bound(messageId, RECEIVED_LIMITS.messageIdBytes),
+    from,
+    fromHeader: bound(fromHeaderOf(parsed) ?? from, RECEIVED_LIMITS.fromHeaderBytes),
+    subject: bound((parsed.subject ?? "").replace(/[\r\n]+/g, " "), RECEIVED_LIMITS.subjectBytes),
+    recipients: msg.rcptTo.map((r) => bound(r, RECEIVED_LIMITS.addressBytes)),
+  };
+  const body = bodyOf(parsed);
+  return { ...fields, body: body.value, truncated: cut || body.cut };
+}
+
+/**
  * email.received for each recipient at a verified domain, in each project that verified it
  * (decisions.md §6). The sender's contact is named when the project has one; none is created.
  */
 async function emitReceived(ctx: Ctx, resolve: Resolve, parsed: ParsedMail, msg: InboundMessage, recipients: string[]): Promise<void> {
-  const auth = await verdicts(msg.raw, msg, resolve, ctx.returnPathDomain);
-  const from = firstAddress(parsed.from) ?? msg.mailFrom;
-  const body = (parsed.html ? sanitize(parsed.html) : (parsed.text ?? "")).slice(0, MAX_RECEIVED_BODY_CHARS);
-  const messageId = parsed.messageId ?? `<${newId()}@${ctx.returnPathDomain}>`;
+  const auth = await verdicts(msg, resolve, ctx.returnPathDomain);
+  const { from, fromHeader, subject, recipients: allRecipients, body, messageId, truncated } = receivedFields(
+    parsed,
+    msg,
+    parsed.messageId ?? `<${newId()}@${ctx.returnPathDomain}>`,
+  );
   const events: EventEnvelope[] = [];
   for (const to of recipients) {
     for (const projectId of await ctx.domains.projectsWithVerified(domainOf(to))) {
@@ -127,13 +174,15 @@ async function emitReceived(ctx: Ctx, resolve: Resolve, parsed: ParsedMail, msg:
         data: {
           messageId,
           from,
-          fromHeader: fromHeaderOf(parsed) ?? from,
-          to,
-          subject: parsed.subject ?? "",
+          fromHeader,
+          to: cutUtf8(to, RECEIVED_LIMITS.addressBytes).value,
+          subject,
           timestamp: msg.receivedAt.toISOString(),
-          recipients: msg.rcptTo,
+          recipients: allRecipients,
           hasContent: body.length > 0,
           body,
+          // Mailroom's addition: some field was cut to its byte bound, or the message to INBOUND_KEEP_BYTES
+          truncated,
           // No spam or virus scanner is part of Mailroom (README: Inbound mail).
           spamVerdict: "PROCESSING_FAILED",
           virusVerdict: "PROCESSING_FAILED",

@@ -1,7 +1,7 @@
 import { AppError } from "@mailroom/contracts";
 import type { Engagement } from "../db/feedback-repo.js";
 import { emailIdOfMessageId } from "../domain/feedback.js";
-import { SnsMessage, isSnsUrl, verifySnsSignature } from "../domain/sns.js";
+import { SnsMessage, isSnsSubscribeUrl, refusalOf, verifySnsSignature, type SnsRefusal } from "../domain/sns.js";
 import type { SnsClient } from "../infra/sns-certs.js";
 import type { Ctx } from "./context.js";
 import { NotYetSent, recordFeedback } from "./feedback.js";
@@ -69,25 +69,44 @@ function parseBody(body: unknown): SnsMessage {
   return m.data;
 }
 
+const REFUSED: Record<SnsRefusal, string> = {
+  topic: "The SNS topic is not accepted here",
+  timestamp: "The SNS message was not signed within the last hour",
+  signature_version: "Only SNS SignatureVersion 2 (SHA256) is accepted: set the topic's SignatureVersion attribute to 2",
+  certificate_url: "The SNS signing certificate is not Amazon's",
+};
+
 /**
- * POST /webhooks/ses: the SNS signature is checked before anything is read (certificate only from
- * sns.<region>.amazonaws.com over https); a bad one is 401 and changes nothing. A notification about
- * an email not yet recorded as sent is 503, so SNS delivers it again later.
+ * POST /webhooks/ses (decisions.md §12). With no SES_SNS_TOPIC_ARNS the route does not exist (404, as
+ * the gateway answers an unknown route). Otherwise the message must come from one of those topics,
+ * be signed within the hour with version 2, and name SNS's certificate for the topic's region: all
+ * checked before any certificate is fetched or any signature computed, so an anonymous caller costs
+ * a JSON parse. Then the signature; a refusal is 401 and changes nothing. A notification about an
+ * email not yet recorded as sent is 503, so SNS delivers it again later.
  */
-export async function handleSesWebhook(ctx: Ctx, sns: SnsClient, body: unknown): Promise<void> {
+export async function handleSesWebhook(ctx: Ctx, sns: SnsClient, topics: ReadonlySet<string>, body: unknown): Promise<void> {
+  if (topics.size === 0) throw new AppError("NOT_FOUND", "Route POST /webhooks/ses not found");
   const m = parseBody(body);
-  if (!isSnsUrl(m.SigningCertURL, true)) throw new AppError("UNAUTHORIZED", "The SNS signing certificate is not Amazon's");
-  let pem: string;
+  const refusal = refusalOf(m, topics, new Date());
+  if (refusal) {
+    ctx.log.debug({ topic: m.TopicArn.slice(0, 200), refusal }, "SNS message refused");
+    ctx.feedbackMetrics.rejected.inc({ source: "sns", reason: refusal });
+    throw new AppError("UNAUTHORIZED", REFUSED[refusal]);
+  }
+  let cert: Awaited<ReturnType<SnsClient["certificate"]>>;
   try {
-    pem = await sns.certificate(m.SigningCertURL);
+    cert = await sns.certificate(m.SigningCertURL);
   } catch (err) {
     ctx.log.warn({ err: String(err) }, "could not fetch the SNS signing certificate");
     throw new AppError("SERVICE_UNAVAILABLE", "The SNS signing certificate could not be fetched");
   }
-  if (!verifySnsSignature(m, pem)) throw new AppError("UNAUTHORIZED", "Invalid SNS signature");
+  if (!verifySnsSignature(m, cert)) {
+    ctx.feedbackMetrics.rejected.inc({ source: "sns", reason: "signature" });
+    throw new AppError("UNAUTHORIZED", "Invalid SNS signature");
+  }
 
   if (m.Type === "SubscriptionConfirmation") {
-    if (m.SubscribeURL && isSnsUrl(m.SubscribeURL, false)) await sns.confirm(m.SubscribeURL);
+    if (m.SubscribeURL && isSnsSubscribeUrl(m.SubscribeURL, m.TopicArn)) await sns.confirm(m.SubscribeURL);
     return;
   }
   if (m.Type !== "Notification") return;
