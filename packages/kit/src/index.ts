@@ -10,6 +10,7 @@ export * from "./ids.js";
 export * from "./outbox.js";
 export * from "./redis.js";
 export * from "./consumer.js";
+export * from "./dead-letter.js";
 export * from "./batcher.js";
 export * from "./bounded-map.js";
 export * from "./liquid-bounds.js";
