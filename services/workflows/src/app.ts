@@ -30,8 +30,7 @@ export function buildApp(deps: Deps<typeof WorkflowsEnv.shape>): ServiceApp {
   const scheduler = new Scheduler(deps.sql, deps.rpc, starter, deps.log, { intervalMs: c.WORKFLOWS_SCHEDULE_POLL_MS });
   const editor = new Editor(deps.sql, { rpc: deps.rpc, resolve, allowedHosts });
   const executions = new Executions(deps.sql, deps.rpc, starter);
-  // a batch consumer of its own (not the runtime's per-message ConsumerRunner), started last
-  const triggers = triggersConsumer(deps, deps.sql, engine, {
+  const triggers = triggersConsumer(deps.names, deps.sql, engine, {
     leaseMs: c.WORKFLOWS_LEASE_MS,
     concurrency: c.WORKFLOWS_TRIGGER_CONCURRENCY,
     batch: c.WORKFLOWS_TRIGGER_BATCH,
@@ -41,13 +40,13 @@ export function buildApp(deps: Deps<typeof WorkflowsEnv.shape>): ServiceApp {
       registerWorkflowRoutes(server, deps.sql, editor, executions);
       registerTemplateInUse(server, deps.sql);
     },
+    // stopped by the runtime before `stop()`, so no trigger is handed to a stopping engine
+    batchConsumers: [triggers],
     async start() {
-      await triggers.start();
       poller.start();
       scheduler.start();
     },
     async stop() {
-      await triggers.stop();
       await scheduler.stop();
       await poller.stop();
       await engine.stop();
