@@ -14,6 +14,8 @@ import { Executions } from "./usecases/executions.js";
 /** The spec's webhook limits (api-spec Limits): 10 s per request, up to 5 redirects, no retries. */
 const WEBHOOK_TIMEOUT_MS = 10_000;
 const WEBHOOK_MAX_REDIRECTS = 5;
+/** Of the shutdown bound, what is kept for the writes after the last step and closing connections. */
+const SHUTDOWN_MARGIN_MS = 3000;
 
 /** Builds the workflows service from its deps; nothing listens or polls until the runtime starts it. */
 export function buildApp(deps: Deps<typeof WorkflowsEnv.shape>): ServiceApp {
@@ -24,6 +26,7 @@ export function buildApp(deps: Deps<typeof WorkflowsEnv.shape>): ServiceApp {
   const engine = new Engine(deps.sql, { rpc: deps.rpc, webhook, timeScale: c.WORKFLOWS_TIME_SCALE }, deps.log, deps.metrics, {
     leaseMs: c.WORKFLOWS_LEASE_MS,
     concurrency: c.WORKFLOWS_CONCURRENCY,
+    stopGraceMs: Math.max(0, c.SHUTDOWN_TIMEOUT_MS - SHUTDOWN_MARGIN_MS),
   });
   const starter = new Starter(deps.sql, engine, deps.log, c.WORKFLOWS_LEASE_MS);
   const poller = new Poller(deps.sql, engine, deps.log, { intervalMs: c.WORKFLOWS_POLL_MS, leaseMs: c.WORKFLOWS_LEASE_MS });
