@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import { wireNames, type DeadLetter, type WireNames } from "@mailroom/contracts";
-import { NATS_URL, deleteStreams, runPrefix, waitFor } from "@mailroom/testkit";
+import { NATS_URL, deleteStreams, readDeadLetters, runPrefix, waitFor } from "@mailroom/testkit";
 import { coreStreams, createLogger, createMetrics, DeadLetters, ensureStreams, type ConsumerDeps, type Metrics } from "../src/index.js";
 
 /**
@@ -67,20 +67,8 @@ export class JsFixture {
   }
 
   /** The dead letters of a durable, in order. */
-  async deadLetters(durable: string): Promise<DeadLetter[]> {
-    const subject = this.names.subjects.deadLetter(durable);
-    const info = await this.jsm.streams.info(this.names.streams.deadLetters.name, { subjects_filter: subject });
-    const count = info.state.subjects?.[subject] ?? 0;
-    const out: DeadLetter[] = [];
-    if (count === 0) return out;
-    let seq = 0;
-    while (out.length < count) {
-      const m = await this.jsm.streams.getMessage(this.names.streams.deadLetters.name, { next_by_subj: subject, seq: seq + 1 });
-      if (!m) break;
-      seq = m.seq;
-      out.push(m.json<DeadLetter>());
-    }
-    return out;
+  deadLetters(durable: string): Promise<DeadLetter[]> {
+    return readDeadLetters(NATS_URL, this.prefix, durable);
   }
 }
 

@@ -69,7 +69,13 @@ export function triggersConsumer(
     concurrency: opts.concurrency,
     waitMs: 0,
     decode(msg) {
-      const parsed = EventEnvelope.safeParse(msg.json());
+      let body: unknown;
+      try {
+        body = msg.json();
+      } catch {
+        throw new PoisonMessage("not an event envelope: not JSON");
+      }
+      const parsed = EventEnvelope.safeParse(body);
       if (!parsed.success) throw new PoisonMessage(`not an event envelope: ${parsed.error.message}`);
       // events without a contact start and resume nothing: acked unhandled
       return parsed.data.contactId ? (parsed.data as ContactEvent) : null;
