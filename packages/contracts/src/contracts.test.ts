@@ -262,6 +262,15 @@ describe("campaigns and workflows", () => {
     expect(CreateStepRequest.parse({ type: "EXIT" })).toEqual({ type: "EXIT", config: {} });
   });
 
+  it("refuses webhook headers that frame the message, name the host or manage the connection", () => {
+    const step = (headers: Record<string, string>) => ({ type: "WEBHOOK", config: { url: "https://example.com/h", headers } });
+    const reserved = { Host: "a", "content-length": "1", "Transfer-Encoding": "chunked", CONNECTION: "close", "Keep-Alive": "1", Upgrade: "h2c", TE: "trailers" };
+    expect(issuePaths(CreateStepRequest, step({ ...reserved, Authorization: "Bearer x" })).sort()).toEqual(
+      Object.keys(reserved).map((h) => `config.headers.${h}`).sort(),
+    );
+    expect(CreateStepRequest.safeParse(step({ Authorization: "Bearer x", Cookie: "a=b", "X-Custom": "1", "Content-Type": "text/plain" })).success).toBe(true);
+  });
+
   it("checks triggerConfig against the triggerType it comes with", () => {
     expect(UpdateWorkflowRequest.safeParse({ triggerType: "SCHEDULE", triggerConfig: { cron: "0 9 * * 1" } }).success).toBe(true);
     expect(issuePaths(UpdateWorkflowRequest, { triggerType: "SCHEDULE" })).toEqual(["triggerConfig"]);

@@ -2,6 +2,7 @@ export * from "./errors.js";
 export * from "./services.js";
 export * from "./subjects.js";
 export * from "./permissions.js";
+export * from "./dead-letter.js";
 export * from "./route.js";
 export * from "./common.js";
 export * from "./events.js";

@@ -59,12 +59,14 @@ export function natsPermissions(prefix: string): Record<ServiceName, NatsPermiss
     subscribe: { allow: [`${natsInboxPrefix(p, service)}.>`, ...serve(service), ...subscribe] },
   });
   const events = names.streams.events.subjects;
+  // Every service that runs a durable consumer gives up poison messages to the dead-letter stream.
+  const deadLetters = names.streams.deadLetters.subjects;
   const out: Record<ServiceName, NatsPermissions> = {
     gateway: entry("gateway", [names.rpc(">"), names.rpcBatch(">"), names.broadcast.keyRevoked], [names.broadcast.keyRevoked]),
-    contacts: entry("contacts", [...events, ...names.streams.contactChanges.subjects, ...calls(RPC_CALLS.contacts)]),
-    sending: entry("sending", [...events, ...names.streams.sendJobs.subjects, ...calls(RPC_CALLS.sending)]),
-    campaigns: entry("campaigns", calls(RPC_CALLS.campaigns)),
-    workflows: entry("workflows", calls(RPC_CALLS.workflows)),
+    contacts: entry("contacts", [...events, ...names.streams.contactChanges.subjects, ...deadLetters, ...calls(RPC_CALLS.contacts)]),
+    sending: entry("sending", [...events, ...names.streams.sendJobs.subjects, ...deadLetters, ...calls(RPC_CALLS.sending)]),
+    campaigns: entry("campaigns", [...deadLetters, ...calls(RPC_CALLS.campaigns)]),
+    workflows: entry("workflows", [...deadLetters, ...calls(RPC_CALLS.workflows)]),
     verify: entry("verify", calls(RPC_CALLS.verify)),
   };
   return Object.fromEntries(SERVICE_NAMES.map((s) => [s, out[s]])) as Record<ServiceName, NatsPermissions>;

@@ -54,12 +54,20 @@ export function wireNames(prefixInput: string) {
       sendJobs: { name: `${up}_SEND_JOBS`, subjects: [`${p}.jobs.send.>`] },
       /** Contact state changes (data, subscription, deletion) for the segment tracker. */
       contactChanges: { name: `${up}_CONTACT_CHANGES`, subjects: [`${p}.changes.contacts.>`] },
+      /**
+       * Messages a durable consumer gave up on (decisions.md §12), one DeadLetter each:
+       * `<p>.deadletter.<consumer>`. Limits retention, bounded in size and age; kept for inspection
+       * and replay, consumed by nobody.
+       */
+      deadLetters: { name: `${up}_DEAD_LETTERS`, subjects: [`${p}.deadletter.>`] },
     },
     subjects: {
       event: (family: EventFamily, projectId: string) => `${p}.events.${family}.${projectId}`,
       eventsOfFamily: (family: EventFamily) => `${p}.events.${family}.>`,
       sendJob: (projectId: string) => `${p}.jobs.send.${projectId}`,
       contactChange: (projectId: string) => `${p}.changes.contacts.${projectId}`,
+      /** Where the durable consumer `consumer` puts the messages it gave up on. */
+      deadLetter: (consumer: string) => `${p}.deadletter.${consumer}`,
     },
     /** Durable consumer names. */
     consumers: {

@@ -1,9 +1,9 @@
-import type { Consumer, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from "@nats-io/jetstream";
+import type { JsMsg } from "@nats-io/jetstream";
 import { SpanKind, context, trace, type Link } from "@opentelemetry/api";
-import { PoisonMessage, ensureConsumer, reportPending } from "./consumer.js";
+import { DEFAULT_ACK_WAIT_MS, DEFAULT_MAX_DELIVER, ensureConsumer, reportPending, type ConsumerDeps } from "./consumer.js";
+import { Failures, PoisonMessage } from "./dead-letter.js";
 import { extractTrace } from "./nats.js";
-import type { Logger } from "./logger.js";
-import type { Metrics } from "./metrics.js";
+import { Puller } from "./puller.js";
 
 const tracer = trace.getTracer("mailroom-consumer");
 
@@ -14,9 +14,15 @@ export interface BatchConsumerSpec<T> {
   filterSubject?: string;
   /** Messages per batch at most; a batch is one call of `handle`. Default 256. */
   batch?: number;
-  /** How long a fetch waits for a full batch before handling what it has (≥ 1000). Default 1000. */
+  /**
+   * How long the first message of a batch waits for the batch to fill (bigger batches, fewer
+   * transactions). 0, the default, hands over whatever has arrived at once: batches then grow only
+   * while every handler is busy.
+   */
   waitMs?: number;
-  /** Attempts before a message is given up (then `onGiveUp` runs and it is terminated); -1, the default, never gives up. */
+  /** `handle` calls under way at once. Default 1. */
+  concurrency?: number;
+  /** Attempts before a failing message is given up (`onGiveUp`, then the dead-letter subject). Default 10. */
   maxDeliver?: number;
   ackWaitMs?: number;
   /** Delay before retry n (1-based). */
@@ -26,6 +32,8 @@ export interface BatchConsumerSpec<T> {
    * A throw makes the message poison: it alone is given up, the rest of its batch goes on.
    */
   decode(msg: JsMsg): T | null;
+  /** Resolves when the handler can take another batch (backpressure from what it feeds). */
+  ready?(): Promise<void>;
   /** Applies a batch atomically (one transaction): it resolves when all of it is durable, or throws having applied none of it. */
   handle(items: T[]): Promise<void>;
   onGiveUp?(msg: JsMsg, err: unknown): Promise<void>;
@@ -39,67 +47,75 @@ interface Item<T> {
 /**
  * A durable pull consumer that handles messages a batch at a time, for projections where one
  * transaction per message would be thousands of small transactions a second (email events at
- * campaign rates). Every message of a batch is acked after `handle` resolved. When it throws, the
- * batch is retried later; when it throws again with redelivered messages in it (or throws a
- * PoisonMessage), its messages are handled one by one so that one bad message cannot hold the others
- * back, and only the failing ones are retried or, past `maxDeliver` or when poison, given up.
- * `handle` must therefore be idempotent: a message may be applied again after a lost ack.
+ * campaign rates, workflow triggers). Every message of a batch is acked after `handle` resolved. When
+ * it throws, the batch is retried later; when it throws again with redelivered messages in it (or
+ * throws a PoisonMessage), its messages are handled one by one so that one bad message cannot hold
+ * the others back, and only the failing ones are retried or, past `maxDeliver` or when poison, given
+ * up to the dead-letter subject. `handle` must therefore be idempotent: a message may be applied
+ * again after a lost ack. It holds at most `batch × concurrency` messages and keeps them all alive.
  */
 export class BatchConsumer<T> {
-  private loop: Promise<void> | undefined;
-  private fetching: ConsumerMessages | undefined;
+  private puller: Puller | undefined;
+  private readonly workers: Promise<void>[] = [];
   private pendingTimer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private wake: (() => void) | undefined;
+  private readonly stopping: Promise<void>;
+  private signalStop: () => void = () => undefined;
+  private readonly failures: Failures;
 
   constructor(
-    private readonly js: JetStreamClient,
-    private readonly jsm: JetStreamManager,
+    private readonly deps: ConsumerDeps,
     private readonly spec: BatchConsumerSpec<T>,
-    private readonly log: Logger,
-    private readonly metrics: Metrics,
-  ) {}
-
-  async start(): Promise<void> {
-    await ensureConsumer(this.jsm, { ...this.spec, maxDeliver: this.spec.maxDeliver ?? -1 });
-    const consumer = await this.js.consumers.get(this.spec.stream, this.spec.durable);
-    this.loop = (async () => {
-      while (!this.stopped) {
-        const msgs = await this.fetch(consumer);
-        if (msgs.length > 0) await this.process(msgs);
-      }
-    })().catch((err) => this.log.error({ err: String(err), durable: this.spec.durable }, "batch consumer loop ended"));
-    this.pendingTimer = reportPending(consumer, this.metrics, this.spec.durable);
+  ) {
+    this.failures = new Failures(deps, { ...spec, maxDeliver: spec.maxDeliver ?? DEFAULT_MAX_DELIVER });
+    this.stopping = new Promise((r) => (this.signalStop = r));
   }
 
-  private async fetch(consumer: Consumer): Promise<JsMsg[]> {
-    const msgs: JsMsg[] = [];
-    try {
-      this.fetching = await consumer.fetch({ max_messages: this.spec.batch ?? 256, expires: this.spec.waitMs ?? 1000 });
-      if (this.stopped) await this.fetching.close();
-      for await (const m of this.fetching) msgs.push(m);
-    } catch (err) {
-      if (this.stopped) return msgs;
-      this.log.warn({ err: String(err), durable: this.spec.durable }, "fetch failed; retrying");
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 1000);
-        this.wake = () => (clearTimeout(t), resolve());
-      });
-    } finally {
-      this.fetching = undefined;
+  private get batch(): number {
+    return this.spec.batch ?? 256;
+  }
+
+  async start(): Promise<void> {
+    const { js, jsm, log, metrics } = this.deps;
+    await ensureConsumer(jsm, this.spec);
+    const consumer = await js.consumers.get(this.spec.stream, this.spec.durable);
+    const concurrency = this.spec.concurrency ?? 1;
+    const puller = new Puller(
+      consumer,
+      { durable: this.spec.durable, capacity: this.batch * concurrency, ackWaitMs: this.spec.ackWaitMs ?? DEFAULT_ACK_WAIT_MS },
+      log,
+    );
+    this.puller = puller;
+    puller.start();
+    for (let i = 0; i < concurrency; i++) {
+      this.workers.push(this.work(puller).catch((err) => log.error({ err: String(err), durable: this.spec.durable }, "batch consumer worker ended")));
     }
-    return msgs;
+    this.pendingTimer = reportPending(consumer, metrics, this.spec.durable);
+  }
+
+  private async work(puller: Puller): Promise<void> {
+    while (!this.stopped) {
+      if (this.spec.ready) await Promise.race([this.spec.ready(), this.stopping]);
+      const msgs = await puller.take(this.batch, this.spec.waitMs ?? 0);
+      if (msgs.length === 0) return;
+      try {
+        await this.process(msgs);
+      } finally {
+        for (const m of msgs) puller.release(m);
+      }
+    }
   }
 
   private async process(msgs: JsMsg[]): Promise<void> {
     const items: Item<T>[] = [];
     for (const msg of msgs) {
-      if (msg.redelivered) this.metrics.redeliveries.inc({ consumer: this.spec.durable });
+      if (msg.redelivered) this.deps.metrics.redeliveries.inc({ consumer: this.spec.durable });
+      if (await this.failures.exhausted(msg)) continue;
       let value: T | null;
       try {
         value = this.spec.decode(msg);
       } catch (err) {
-        await this.giveUp(msg, err);
+        await this.failures.giveUp(msg, err);
         continue;
       }
       if (value === null) msg.ack();
@@ -112,9 +128,9 @@ export class BatchConsumer<T> {
       return;
     } catch (err) {
       const isolate = items.length > 1 && (err instanceof PoisonMessage || items.some((i) => i.msg.info.deliveryCount > 1));
-      this.log.warn({ err: String(err), durable: this.spec.durable, count: items.length, isolate }, "batch failed");
+      this.deps.log.warn({ err: String(err), durable: this.spec.durable, count: items.length, isolate }, "batch failed");
       if (!isolate) {
-        for (const i of items) await this.retryOrGiveUp(i.msg, err);
+        for (const i of items) await this.failures.failed(i.msg, err);
         return;
       }
     }
@@ -123,7 +139,7 @@ export class BatchConsumer<T> {
         await this.run([i]);
         i.msg.ack();
       } catch (err) {
-        await this.retryOrGiveUp(i.msg, err);
+        await this.failures.failed(i.msg, err);
       }
     }
   }
@@ -150,26 +166,13 @@ export class BatchConsumer<T> {
     }
   }
 
-  private async retryOrGiveUp(msg: JsMsg, err: unknown): Promise<void> {
-    const attempt = msg.info.deliveryCount;
-    const max = this.spec.maxDeliver ?? -1;
-    if (err instanceof PoisonMessage || (max > 0 && attempt >= max)) return this.giveUp(msg, err);
-    msg.nak(this.spec.retryDelayMs?.(attempt) ?? Math.min(30_000, 250 * 2 ** (attempt - 1)));
-  }
-
-  private async giveUp(msg: JsMsg, err: unknown): Promise<void> {
-    const attempt = msg.info.deliveryCount;
-    this.log.error({ err: String(err), durable: this.spec.durable, attempt, subject: msg.subject }, "message given up");
-    await this.spec.onGiveUp?.(msg, err).catch((e) => this.log.error({ err: String(e) }, "onGiveUp failed"));
-    msg.term(); // no reason: nats-server 2.9 ignores a "+TERM <reason>" (the reason is logged above)
-  }
-
-  /** Stops fetching, lets the batch in hand finish (its messages are acked), then returns. */
+  /** Stops pulling, lets the batches in hand finish (acked), and hands the rest back at once. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.signalStop();
     clearInterval(this.pendingTimer);
-    this.wake?.();
-    await this.fetching?.close().catch(() => undefined);
-    await this.loop;
+    await this.puller?.stop();
+    await Promise.allSettled(this.workers);
+    this.puller?.dispose();
   }
 }

@@ -1,22 +1,25 @@
-import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, type Consumer, type JsMsg } from "@nats-io/jetstream";
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import { SpanKind, context, trace } from "@opentelemetry/api";
+import { type DeadLetters, Failures, SPARE_DELIVERIES } from "./dead-letter.js";
 import { extractTrace } from "./nats.js";
+import { Puller } from "./puller.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
 
 const tracer = trace.getTracer("mailroom-consumer");
 
-/** Thrown by a handler for a message that can never succeed: it is terminated, not retried. */
-export class PoisonMessage extends Error {}
+export const DEFAULT_MAX_DELIVER = 10;
+export const DEFAULT_ACK_WAIT_MS = 30_000;
 
 export interface ConsumerSpec {
   stream: string;
   durable: string;
   /** One subject filter (nats-server 2.9 has no multi-filter consumers). */
   filterSubject?: string;
-  /** Attempts before a message is given up (then `onGiveUp` runs and it is terminated). */
+  /** Attempts before a failing message is given up (`onGiveUp`, then the dead-letter subject). Default 10. */
   maxDeliver?: number;
+  /** The server redelivers a message not acked (nor kept alive) within this. Default 30 s. */
   ackWaitMs?: number;
   /** Parallel handlers; 1 keeps the stream's order. */
   concurrency?: number;
@@ -26,27 +29,47 @@ export interface ConsumerSpec {
   onGiveUp?(msg: JsMsg, err: unknown): Promise<void>;
 }
 
-/** The durable's server-side settings; an existing durable keeps the ones it was created with. */
+/** What a consumer needs from the runtime. */
+export interface ConsumerDeps {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  log: Logger;
+  metrics: Metrics;
+  deadLetters: DeadLetters;
+}
+
+/** The durable's server-side settings. */
 export type DurableSettings = Pick<ConsumerSpec, "stream" | "durable" | "filterSubject" | "maxDeliver" | "ackWaitMs">;
 
+/**
+ * Creates the durable, or brings an existing one to the settings asked for: a durable created by an
+ * older version (e.g. with unlimited deliveries) gets the current bound on its next start. Safe when
+ * N processes start at once (a lost creation race is success; updates are idempotent).
+ */
 export async function ensureConsumer(jsm: JetStreamManager, spec: DurableSettings): Promise<void> {
-  try {
-    await jsm.consumers.info(spec.stream, spec.durable);
-  } catch {
-    await jsm.consumers
-      .add(spec.stream, {
-        durable_name: spec.durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        ack_wait: (spec.ackWaitMs ?? 30_000) * 1e6,
-        max_deliver: spec.maxDeliver ?? 10,
-        max_ack_pending: 10_000,
-        ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
-      })
-      .catch((err: Error) => {
-        if (!/already in use|exists/i.test(err.message)) throw err;
-      });
+  const want = {
+    ack_wait: (spec.ackWaitMs ?? DEFAULT_ACK_WAIT_MS) * 1e6,
+    // the handler's attempts plus the spare deliveries that only carry a message to its dead letter
+    max_deliver: (spec.maxDeliver ?? DEFAULT_MAX_DELIVER) + SPARE_DELIVERIES,
+  };
+  const existing = await jsm.consumers.info(spec.stream, spec.durable).catch(() => null);
+  if (existing) {
+    const c = existing.config;
+    if (c.ack_wait !== want.ack_wait || c.max_deliver !== want.max_deliver) await jsm.consumers.update(spec.stream, spec.durable, want);
+    return;
   }
+  await jsm.consumers
+    .add(spec.stream, {
+      durable_name: spec.durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      max_ack_pending: 10_000,
+      ...want,
+      ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
+    })
+    .catch((err: Error) => {
+      if (!/already in use|exists/i.test(err.message)) throw err;
+    });
 }
 
 /** Sets the consumer's pending gauge every 10 s (unref'd: it never keeps a process alive). */
@@ -62,57 +85,60 @@ export function reportPending(consumer: Consumer, metrics: Metrics, durable: str
 }
 
 /**
- * Runs a durable pull consumer: a message is acked only after its handler resolved (its work is
- * durable), retried with a delay when the handler throws, and terminated when it is poison or has
- * used up its attempts.
+ * Runs a durable pull consumer, one message per handler call: a message is acked only after its
+ * handler resolved (its work is durable), retried with a delay when the handler throws, and given up
+ * (dead-lettered, then terminated) when it is poison or has used up its attempts. It pulls only as
+ * many messages as it has free handlers and keeps each alive while it is handled.
  */
 export class ConsumerRunner {
-  private messages: ConsumerMessages | undefined;
+  private puller: Puller | undefined;
   private readonly inflight = new Set<Promise<void>>();
   private loop: Promise<void> | undefined;
   private pendingTimer: NodeJS.Timeout | undefined;
+  private readonly failures: Failures;
 
   constructor(
-    private readonly js: JetStreamClient,
+    private readonly deps: ConsumerDeps,
     private readonly spec: ConsumerSpec,
-    private readonly log: Logger,
-    private readonly metrics: Metrics,
-  ) {}
+  ) {
+    this.failures = new Failures(deps, { ...spec, maxDeliver: spec.maxDeliver ?? DEFAULT_MAX_DELIVER });
+  }
 
   async start(): Promise<void> {
-    const consumer = await this.js.consumers.get(this.spec.stream, this.spec.durable);
+    const { js, jsm, log, metrics } = this.deps;
+    await ensureConsumer(jsm, this.spec);
+    const consumer = await js.consumers.get(this.spec.stream, this.spec.durable);
     const concurrency = this.spec.concurrency ?? 1;
-    this.messages = await consumer.consume({ max_messages: Math.max(concurrency * 2, 16) });
+    const puller = new Puller(consumer, { durable: this.spec.durable, capacity: concurrency, ackWaitMs: this.spec.ackWaitMs ?? DEFAULT_ACK_WAIT_MS }, log);
+    this.puller = puller;
+    puller.start();
+    // The puller holds no more than `concurrency` messages, so each one taken has a handler at once.
     this.loop = (async () => {
-      for await (const msg of this.messages!) {
-        while (this.inflight.size >= concurrency) await Promise.race(this.inflight);
-        const p = this.process(msg).finally(() => this.inflight.delete(p));
-        this.inflight.add(p);
+      for (;;) {
+        const msgs = await puller.take(concurrency);
+        if (msgs.length === 0) return;
+        for (const msg of msgs) {
+          const p = this.process(msg).finally(() => {
+            this.inflight.delete(p);
+            puller.release(msg);
+          });
+          this.inflight.add(p);
+        }
       }
-    })().catch((err) => this.log.error({ err, durable: this.spec.durable }, "consumer loop ended"));
-    this.pendingTimer = reportPending(consumer, this.metrics, this.spec.durable);
+    })().catch((err) => log.error({ err: String(err), durable: this.spec.durable }, "consumer loop ended"));
+    this.pendingTimer = reportPending(consumer, metrics, this.spec.durable);
   }
 
   private async process(msg: JsMsg): Promise<void> {
-    const attempt = msg.info.deliveryCount;
-    if (msg.redelivered) this.metrics.redeliveries.inc({ consumer: this.spec.durable });
+    if (msg.redelivered) this.deps.metrics.redeliveries.inc({ consumer: this.spec.durable });
+    if (await this.failures.exhausted(msg)) return;
     const ctx = extractTrace(msg.headers);
     const span = tracer.startSpan(`consume ${this.spec.durable}`, { kind: SpanKind.CONSUMER }, ctx);
     try {
       await context.with(trace.setSpan(ctx, span), () => this.spec.handle(msg));
       msg.ack();
     } catch (err) {
-      const max = this.spec.maxDeliver ?? 10;
-      if (err instanceof PoisonMessage || attempt >= max) {
-        this.log.error({ err: String(err), durable: this.spec.durable, attempt }, "message given up");
-        await this.spec.onGiveUp?.(msg, err).catch((e) => this.log.error({ err: String(e) }, "onGiveUp failed"));
-        // No reason: nats-server 2.9 ignores a "+TERM <reason>", leaving the message to be redelivered.
-        msg.term();
-      } else {
-        const delay = this.spec.retryDelayMs?.(attempt) ?? Math.min(30_000, 250 * 2 ** (attempt - 1));
-        this.log.warn({ err: String(err), durable: this.spec.durable, attempt, delay }, "message failed; retrying");
-        msg.nak(delay);
-      }
+      await this.failures.failed(msg, err);
     } finally {
       span.end();
     }
@@ -121,8 +147,9 @@ export class ConsumerRunner {
   /** Stops pulling, lets in-flight handlers finish (their messages are acked), then returns. */
   async stop(): Promise<void> {
     clearInterval(this.pendingTimer);
-    await this.messages?.close().catch(() => undefined);
-    await Promise.allSettled([...this.inflight]);
+    await this.puller?.stop();
     await this.loop;
+    await Promise.allSettled([...this.inflight]);
+    this.puller?.dispose();
   }
 }

@@ -11,6 +11,7 @@ export * from "./outbox.js";
 export * from "./redis.js";
 export * from "./warn-every.js";
 export * from "./consumer.js";
+export * from "./dead-letter.js";
 export * from "./batcher.js";
 export * from "./bounded-map.js";
 export * from "./liquid-bounds.js";

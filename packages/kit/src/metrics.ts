@@ -49,6 +49,12 @@ export function createMetrics(service: string) {
       labelNames: ["consumer"],
       registers: [registry],
     }),
+    deadLetters: new Counter({
+      name: "mailroom_dead_letters_total",
+      help: "Messages a durable consumer gave up on and put on its dead-letter subject",
+      labelNames: ["consumer"],
+      registers: [registry],
+    }),
     emails: new Counter({
       name: "mailroom_emails_total",
       help: "Emails by outcome (sent, failed, bounced, delivered, complained) per project",

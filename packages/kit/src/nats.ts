@@ -11,6 +11,7 @@ import {
 import {
   jetstream,
   jetstreamManager,
+  DiscardPolicy,
   RetentionPolicy,
   StorageType,
   type JetStreamClient,
@@ -143,6 +144,18 @@ export function coreStreams(names: WireNames, replicas: number): Array<Partial<S
       retention: RetentionPolicy.Limits,
       storage: StorageType.File,
       max_age: DAY_NS,
+      duplicate_window: 2 * 60 * 1e9,
+      num_replicas: replicas,
+    },
+    {
+      // Kept for inspection and replay, never consumed: bounded so a flood of poison cannot fill the disk.
+      name: names.streams.deadLetters.name,
+      subjects: names.streams.deadLetters.subjects,
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_age: 14 * DAY_NS,
+      max_bytes: 256 * 1024 * 1024,
+      discard: DiscardPolicy.Old,
       duplicate_window: 2 * 60 * 1e9,
       num_replicas: replicas,
     },

@@ -11,8 +11,9 @@ import { RpcClient, RpcServer } from "./rpc.js";
 import { migrate, openDatabase, type Db, type Sql } from "./db.js";
 import { OutboxRelay } from "./outbox.js";
 import { connectRedis, createRedis, type Redis } from "./redis.js";
-import { ConsumerRunner, ensureConsumer, type ConsumerSpec } from "./consumer.js";
+import { ConsumerRunner, type ConsumerSpec } from "./consumer.js";
 import { BatchConsumer, type BatchConsumerSpec } from "./batch-consumer.js";
+import { DeadLetters } from "./dead-letter.js";
 import { OpsServer, type ReadinessCheck } from "./ops.js";
 import { stopTelemetry } from "./telemetry.js";
 
@@ -115,14 +116,14 @@ export async function runService<E extends z.ZodRawShape>(spec: ServiceSpec<E>):
   app.register?.(server);
   server.start();
   const runners: Array<{ stop(): Promise<void> }> = [];
+  const consumerDeps = { js, jsm, log, metrics, deadLetters: new DeadLetters(js, names, metrics) };
   for (const c of app.consumers ?? []) {
-    await ensureConsumer(jsm, c);
-    const runner = new ConsumerRunner(js, c, log, metrics);
+    const runner = new ConsumerRunner(consumerDeps, c);
     await runner.start();
     runners.push(runner);
   }
   for (const c of app.batchConsumers ?? []) {
-    const runner = new BatchConsumer(js, jsm, c, log, metrics);
+    const runner = new BatchConsumer(consumerDeps, c);
     await runner.start();
     runners.push(runner);
   }

@@ -14,6 +14,8 @@ import { Executions } from "./usecases/executions.js";
 /** The spec's webhook limits (api-spec Limits): 10 s per request, up to 5 redirects, no retries. */
 const WEBHOOK_TIMEOUT_MS = 10_000;
 const WEBHOOK_MAX_REDIRECTS = 5;
+/** Of the shutdown bound, what is kept for the writes after the last step and closing connections. */
+const SHUTDOWN_MARGIN_MS = 3000;
 
 /** Builds the workflows service from its deps; nothing listens or polls until the runtime starts it. */
 export function buildApp(deps: Deps<typeof WorkflowsEnv.shape>): ServiceApp {
@@ -24,14 +26,14 @@ export function buildApp(deps: Deps<typeof WorkflowsEnv.shape>): ServiceApp {
   const engine = new Engine(deps.sql, { rpc: deps.rpc, webhook, timeScale: c.WORKFLOWS_TIME_SCALE }, deps.log, deps.metrics, {
     leaseMs: c.WORKFLOWS_LEASE_MS,
     concurrency: c.WORKFLOWS_CONCURRENCY,
+    stopGraceMs: Math.max(0, c.SHUTDOWN_TIMEOUT_MS - SHUTDOWN_MARGIN_MS),
   });
   const starter = new Starter(deps.sql, engine, deps.log, c.WORKFLOWS_LEASE_MS);
   const poller = new Poller(deps.sql, engine, deps.log, { intervalMs: c.WORKFLOWS_POLL_MS, leaseMs: c.WORKFLOWS_LEASE_MS });
   const scheduler = new Scheduler(deps.sql, deps.rpc, starter, deps.log, { intervalMs: c.WORKFLOWS_SCHEDULE_POLL_MS });
   const editor = new Editor(deps.sql, { rpc: deps.rpc, resolve, allowedHosts });
   const executions = new Executions(deps.sql, deps.rpc, starter);
-  // a batch consumer of its own (not the runtime's per-message ConsumerRunner), started last
-  const triggers = triggersConsumer(deps, deps.sql, engine, {
+  const triggers = triggersConsumer(deps.names, deps.sql, engine, {
     leaseMs: c.WORKFLOWS_LEASE_MS,
     concurrency: c.WORKFLOWS_TRIGGER_CONCURRENCY,
     batch: c.WORKFLOWS_TRIGGER_BATCH,
@@ -41,13 +43,13 @@ export function buildApp(deps: Deps<typeof WorkflowsEnv.shape>): ServiceApp {
       registerWorkflowRoutes(server, deps.sql, editor, executions);
       registerTemplateInUse(server, deps.sql);
     },
+    // stopped by the runtime before `stop()`, so no trigger is handed to a stopping engine
+    batchConsumers: [triggers],
     async start() {
-      await triggers.start();
       poller.start();
       scheduler.start();
     },
     async stop() {
-      await triggers.stop();
       await scheduler.stop();
       await poller.stop();
       await engine.stop();

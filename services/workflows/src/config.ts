@@ -32,6 +32,13 @@ export const WorkflowsEnv = z.object({
   WORKFLOWS_TRIGGER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   /** Trigger events handled together (one round of statements) at most; batches form only under load. */
   WORKFLOWS_TRIGGER_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
+  /**
+   * The shared shutdown bound, with a longer default here: a webhook under way when SIGTERM comes may
+   * take the spec's 10 s, and its answer must be recorded before the process exits. Steps under way
+   * get this minus 3 s (for the writes that follow); a webhook still waiting then is cut short and
+   * its step run again by another replica.
+   */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   /** How often SCHEDULE workflows are checked for a due tick. */
   WORKFLOWS_SCHEDULE_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
 });

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { type EventEnvelope, eventFamily, wireNames } from "@mailroom/contracts";
-import { newProject, sharedPlatform } from "@mailroom/testkit/shared";
+import { newProject, readDeadLetters, sharedPlatform } from "@mailroom/testkit/shared";
 import { describe, expect, it } from "vitest";
 import { buildWorkflow, contactOf, executionIn, executionsWhen, track, uniqueEmail, uniqueName } from "./helpers.js";
 
@@ -52,6 +52,11 @@ describe("trigger events in batches", () => {
     // nothing more arrives: the old event, the duplicate and the poison message started nothing
     await new Promise((r) => setTimeout(r, 1000));
     expect((await p.api.get(`/workflows/${main.id}/executions?limit=100`)).body.data).toHaveLength(30);
+    // the poison message went to the dead-letter subject at once, with why
+    const letter = (await readDeadLetters(sharedPlatform().env.NATS_URL!, prefix, wireNames(prefix).consumers.workflowsTriggers)).find(
+      (l) => l.subject === wireNames(prefix).subjects.event("custom", p.id),
+    );
+    expect(letter).toMatchObject({ data: "not an envelope", attempts: 1, reason: expect.stringMatching(/^not an event envelope/) });
   });
 
   it("resumes every execution waiting for an event of the same burst", async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { addZones, apiClient, type ApiClient, Platform } from "@mailroom/testkit";
 import { sharedPlatform } from "@mailroom/testkit/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWorkflow, executionIn, executionsWhen, track, uniqueEmail, uniqueName } from "./helpers.js";
+import { buildWorkflow, executionIn, executionsWhen, expectError, track, uniqueEmail, uniqueName } from "./helpers.js";
 import { type Receiver, startReceiver } from "./receiver.js";
 
 /**
@@ -12,20 +12,24 @@ import { type Receiver, startReceiver } from "./receiver.js";
 let platform: Platform;
 let receiver: Receiver;
 let canary: Receiver;
+/** Another allowed origin (another port), for redirects across origins. */
+let other: Receiver;
 let api: ApiClient;
 
 beforeAll(async () => {
   canary = await startReceiver();
+  other = await startReceiver();
   receiver = await startReceiver((r) => {
     if (r.url.startsWith("/fail")) return { status: 500 };
     if (r.url.startsWith("/slow")) return { status: 200, delayMs: 11_000 };
     if (r.url.startsWith("/to-canary")) return { status: 302, headers: { location: `http://127.0.0.1:${canary.port}/hook` } };
     if (r.url.startsWith("/hop")) return { status: 307, headers: { location: "/ok?hopped=1" } };
+    if (r.url.startsWith("/to-other")) return { status: 307, headers: { location: `${other.url}/landed` } };
     return { status: 200 };
   });
   platform = new Platform({
     services: ["gateway", "contacts", "workflows"],
-    env: { WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, DNS_SERVER: sharedPlatform().dnsAddress },
+    env: { WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port},127.0.0.1:${other.port}`, DNS_SERVER: sharedPlatform().dnsAddress },
   });
   await platform.start();
   api = apiClient(platform.url, (await platform.createProject()).secretKey);
@@ -35,6 +39,7 @@ afterAll(async () => {
   await platform?.destroy();
   await receiver?.close();
   await canary?.close();
+  await other?.close();
 });
 
 describe("WEBHOOK step", () => {
@@ -137,13 +142,55 @@ describe("WEBHOOK step", () => {
     const list = await executionsWhen(api, id, (l) => l.length === targets.length && l.every((e) => !["RUNNING", "WAITING"].includes(e.status)), 30_000);
     for (const e of list) {
       const detail = (await api.get(`/workflows/${id}/executions/${e.id}`)).body;
-      expect(detail.status, `${detail.context.event.target}`).toBe("FAILED");
-      expect(detail.steps.at(-1).error, `${detail.context.event.target}`).toMatch(/not a public address/);
+      const target = String(detail.context.event.target);
+      const error = String(detail.steps.at(-1).error);
+      expect(detail.status, target).toBe("FAILED");
+      expect(error, target).toMatch(/not a public address|resolves to an address that is not public/);
+      // a name's error never tells what it resolved to (no DNS oracle)
+      if (target.includes("mailroom.test")) expect(error, target).not.toMatch(/127\.0\.0\.1|::1|169\.254|93\.184|loopback|linkLocal/);
     }
     const redirected = await executionIn(api, redirect.id, ["FAILED", "COMPLETED"]);
     expect(redirected.status).toBe("FAILED");
     expect(redirected.steps.at(-1).error).toMatch(/not a public address/);
     expect(receiver.received.some((r) => r.url === "/to-canary")).toBe(true);
     expect(canary.received).toEqual([]);
+  });
+
+  it("refuses on save a host that resolves to a private address without naming the address", async () => {
+    const tag = randomBytes(4).toString("hex");
+    addZones(sharedPlatform().zonesFile, { [`inside-${tag}.mailroom.test`]: { A: ["10.9.8.7"] } });
+    const { id } = await buildWorkflow(api, uniqueName("save"), [], { enable: false });
+    const res = await api.post(`/workflows/${id}/steps`, { type: "WEBHOOK", config: { url: `http://inside-${tag}.mailroom.test/hook` } });
+    expectError(res, 400, "VALIDATION_ERROR");
+    const said = JSON.stringify(res.body);
+    expect(said).toMatch(/resolves to an address that is not public/);
+    expect(said).not.toMatch(/10\.9\.8\.7|private/);
+    expect((await api.get(`/workflows/${id}`)).body.steps).toHaveLength(1);
+  });
+
+  it("refuses on save headers that frame the message, name the host or manage the connection", async () => {
+    const { id } = await buildWorkflow(api, uniqueName("hdr"), [], { enable: false });
+    for (const name of ["Host", "Content-Length", "Transfer-Encoding", "Connection", "keep-alive", "Upgrade"]) {
+      const res = await api.post(`/workflows/${id}/steps`, { type: "WEBHOOK", config: { url: `${receiver.url}/ok`, headers: { [name]: "x", "X-Fine": "1" } } });
+      expectError(res, 400, "VALIDATION_ERROR");
+      expect(res.body.details, name).toEqual([{ path: `config.headers.${name}`, message: expect.stringContaining("cannot be configured") }]);
+    }
+    expect((await api.get(`/workflows/${id}`)).body.steps).toHaveLength(1);
+  });
+
+  it("does not carry the step's credentials along a redirect to another origin", async () => {
+    const event = uniqueName("xorigin");
+    const { id } = await buildWorkflow(api, event, [
+      { type: "WEBHOOK", config: { url: `${receiver.url}/to-other`, headers: { Authorization: "Bearer s3cret", Cookie: "sid=1", "X-Api-Key": "k" } } },
+    ]);
+    const email = uniqueEmail();
+    await track(api, email, event);
+    expect((await executionIn(api, id, ["COMPLETED", "FAILED"])).status).toBe("COMPLETED");
+    const first = receiver.received.find((r) => r.url === "/to-other" && r.body.includes(email))!;
+    expect(first.headers.authorization).toBe("Bearer s3cret");
+    const landed = other.received.find((r) => r.body.includes(email))!;
+    expect(landed.url).toBe("/landed");
+    expect(landed.headers["content-type"]).toBe("application/json");
+    for (const h of ["authorization", "cookie", "x-api-key"]) expect(landed.headers[h], h).toBeUndefined();
   });
 });

@@ -64,6 +64,35 @@ const HttpHeaderName = z
   .max(100)
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: "must be an HTTP header name" });
 
+/**
+ * Headers a webhook step may not set (compared case-insensitively): the hop-by-hop fields of
+ * RFC 9110 §7.6.1 and those that frame the message or name its host belong to the HTTP client, and
+ * a tenant setting them could smuggle a second request or confuse a proxy. Refused on save; a stored
+ * step that has one never sends it.
+ */
+export const RESERVED_WEBHOOK_HEADERS: ReadonlySet<string> = new Set([
+  "connection",
+  "content-length",
+  "expect",
+  "host",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+const WebhookHeaders = z.record(HttpHeaderName, singleLine(4000)).superRefine((headers, ctx) => {
+  for (const name of Object.keys(headers)) {
+    if (RESERVED_WEBHOOK_HEADERS.has(name.toLowerCase())) {
+      ctx.addIssue({ code: "custom", path: [name], message: `${name} is set by the HTTP client and cannot be configured` });
+    }
+  }
+});
+
 /** `url` may hold Liquid, so it is checked (scheme, private addresses) again after rendering. */
 export const WebhookStepConfig = z.object({
   url: z
@@ -74,7 +103,7 @@ export const WebhookStepConfig = z.object({
       message: "must be an http:// or https:// URL",
     }),
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
-  headers: z.record(HttpHeaderName, singleLine(4000)).optional(),
+  headers: WebhookHeaders.optional(),
   /** Replaces the default payload; Liquid-rendered. */
   body: JsonValue.optional(),
 });

@@ -20,8 +20,10 @@ export function statsConsumer(names: WireNames, sql: Sql, log: Logger): BatchCon
     filterSubject: `${names.prefix}.events.>`,
     batch: 500,
     waitMs: 1000,
-    // Never given up: a stat that is dropped could leave a campaign in SENDING.
-    maxDeliver: -1,
+    // A dropped stat could leave a campaign in SENDING, so a failing one is retried for about two
+    // hours (a database outage) before it goes to the dead-letter subject, from where it can be replayed.
+    maxDeliver: 30,
+    retryDelayMs: (attempt) => Math.min(300_000, 1000 * 2 ** (attempt - 1)),
     decode: hitOf,
     async handle(hits) {
       const sent = await applyStatHits(sql, hits);

@@ -17,7 +17,6 @@ export function emailEventsConsumer(names: WireNames, projection: EmailActivityP
     filterSubject: names.subjects.eventsOfFamily("email"),
     batch: 500,
     waitMs: 1000,
-    // As when this consumer took one message at a time (the durable keeps what it was created with).
     maxDeliver: 10,
     // A throw here (not JSON, not an envelope) terminates that message alone.
     decode(msg) {

@@ -326,6 +326,19 @@ export const executionsRepo = {
     return rows.length > 0;
   },
 
+  /**
+   * Gives a claim back (the replica is shutting down): the execution stays RUNNING and any replica's
+   * next poll takes it over, instead of waiting out the lease. `interruptedRunId` is a step run whose
+   * effect was cut short by the shutdown: its mark goes too, so the step runs again rather than fail.
+   */
+  async release(q: Q, id: string, token: string, interruptedRunId: string | null = null): Promise<void> {
+    await q`
+      with e as (
+        update executions set lease_token = null, lease_until = now()
+        where id = ${id} and lease_token = ${token} and status = 'RUNNING' returning id)
+      update step_runs set effect_at = null where id = ${interruptedRunId} and exists (select 1 from e)`;
+  },
+
   /** Pushes a claim's expiry out (a transient failure retries after `ms`, from any replica). */
   async backOff(q: Q, id: string, token: string, ms: number): Promise<void> {
     await q`update executions set lease_until = now() + ${lease(ms)}::interval where id = ${id} and lease_token = ${token}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blockedReason, ipLiteral, parseWebhookUrl } from "./addresses.js";
+import { blockedReason, ipLiteral, parseWebhookUrl, refusal } from "./addresses.js";
 
 describe("blockedReason", () => {
   it.each([
@@ -33,5 +33,20 @@ describe("URL forms", () => {
     expect(typeof parseWebhookUrl("file:///etc/passwd")).toBe("string");
     expect(typeof parseWebhookUrl("http://a:b@example.com/")).toBe("string");
     expect(ipLiteral("example.com")).toBeNull();
+  });
+});
+
+describe("refusal", () => {
+  it("says a name resolves to an address that is not public, never which", () => {
+    for (const addresses of [["10.1.2.3"], ["93.184.216.34", "127.0.0.1"], ["::1"], ["169.254.169.254"]]) {
+      const said = refusal("db.internal.example", null, addresses);
+      expect(said).toBe("db.internal.example resolves to an address that is not public");
+    }
+    expect(refusal("example.com", null, ["93.184.216.34", "2606:2800:220:1::1"])).toBeNull();
+  });
+
+  it("names an IP literal the tenant wrote, with its kind", () => {
+    expect(refusal("127.0.0.1", "127.0.0.1", ["127.0.0.1"])).toBe("127.0.0.1 is not a public address (loopback)");
+    expect(refusal("93.184.216.34", "93.184.216.34", ["93.184.216.34"])).toBeNull();
   });
 });

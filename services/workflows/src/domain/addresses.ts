@@ -73,3 +73,16 @@ export function parseWebhookUrl(raw: string): URL | string {
   if (!url.hostname) return "the URL has no host";
   return url;
 }
+
+/**
+ * Why the address rule refuses a host, or null when every address is public. The message never
+ * names an address a name resolved to: a tenant must not learn what an internal name points at.
+ * An IP literal is named (the tenant wrote it), with its kind.
+ */
+export function refusal(hostname: string, literal: string | null, addresses: string[]): string | null {
+  if (literal) {
+    const reason = blockedReason(literal);
+    return reason ? `${hostname} is not a public address (${reason})` : null;
+  }
+  return addresses.some((a) => blockedReason(a) !== null) ? `${hostname} resolves to an address that is not public` : null;
+}

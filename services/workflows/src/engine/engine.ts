@@ -4,7 +4,7 @@ import { type Claim, executionsRepo } from "../db/executions-repo.js";
 import type { ExecutionRow, StepRow, StepRunRow, Ts } from "../db/rows.js";
 import { type GraphEdge, nextStepId } from "../domain/graph.js";
 import { Plans } from "./plans.js";
-import { type Outcome, TransientError } from "./outcome.js";
+import { Interrupted, type Outcome, TransientError } from "./outcome.js";
 import { runStep, StepFailure, type StepEnv } from "./steps.js";
 
 export interface EngineOptions {
@@ -12,6 +12,12 @@ export interface EngineOptions {
   concurrency: number;
   /** How long a step that failed transiently waits before any replica tries it again. */
   retryMs?: number;
+  /**
+   * How long steps under way may go on once `stop()` is called; then a webhook still waiting for its
+   * answer is cut short and its execution given back to run the step again. Above the webhook timeout
+   * (the default shutdown bound leaves room), so normally every step under way finishes.
+   */
+  stopGraceMs?: number;
 }
 
 /**
@@ -26,11 +32,13 @@ export class Engine {
   private readonly active = new Set<Promise<void>>();
   private readonly waiters: Array<() => void> = [];
   private stopped = false;
+  /** Aborted when the stop grace is over: cuts short the steps still under way. */
+  private readonly interrupt = new AbortController();
   private readonly plans: Plans;
 
   constructor(
     private readonly sql: Sql,
-    private readonly env: Omit<StepEnv, "markEffect">,
+    private readonly env: Omit<StepEnv, "markEffect" | "interrupt">,
     private readonly log: Logger,
     private readonly metrics: Metrics,
     private readonly opts: EngineOptions,
@@ -49,8 +57,22 @@ export class Engine {
   }
 
   submit(claims: Claim[]): void {
+    if (this.stopped) {
+      this.track(this.release(claims));
+      return;
+    }
     this.queue.push(...claims);
     this.pump();
+  }
+
+  private track(p: Promise<void>): void {
+    const tracked = p.catch((err) => this.log.warn({ err: String(err) }, "release failed")).finally(() => this.active.delete(tracked));
+    this.active.add(tracked);
+  }
+
+  /** Gives claims back, so another replica (or the next start) takes them at its next poll. */
+  private async release(claims: Claim[]): Promise<void> {
+    await Promise.all(claims.map((c) => executionsRepo.release(this.sql, c.id, c.token)));
   }
 
   private pump(): void {
@@ -67,11 +89,18 @@ export class Engine {
     }
   }
 
+  /**
+   * Starts nothing more: queued claims are given back at once, steps under way finish (their results
+   * recorded) and their executions are given back; past the grace, a webhook still waiting is cut
+   * short and its step left to run again. No execution is failed by a shutdown.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.queue.length = 0; // their claims expire and another replica (or the next start) takes them
+    this.track(this.release(this.queue.splice(0)));
     for (const w of this.waiters.splice(0)) w();
-    await Promise.allSettled([...this.active]);
+    const grace = setTimeout(() => this.interrupt.abort(), this.opts.stopGraceMs ?? 10_000);
+    while (this.active.size > 0) await Promise.allSettled([...this.active]);
+    clearTimeout(grace);
   }
 
   private async run(claim: Claim): Promise<void> {
@@ -92,7 +121,7 @@ export class Engine {
     let contactFetch: Promise<Contact> | undefined = row.current_step_id && plan.needsContact(row.current_step_id) ? this.contact(row) : undefined;
     contactFetch?.catch(() => undefined);
     const contact = () => (contactFetch ??= this.contact(row));
-    const env: StepEnv = { ...this.env, markEffect: (run) => executionsRepo.markEffect(this.sql, run.id) };
+    const env: StepEnv = { ...this.env, interrupt: this.interrupt.signal, markEffect: (run) => executionsRepo.markEffect(this.sql, run.id) };
     let run = claim.run && claim.run.step_id === row.current_step_id ? claim.run : undefined;
 
     while (execution && !this.stopped) {
@@ -116,6 +145,11 @@ export class Engine {
           setContact: (c) => void (contactFetch = Promise.resolve(c)),
         });
       } catch (err) {
+        if (err instanceof Interrupted) {
+          this.log.info({ executionId: ex.id, stepId: step.id }, "step cut short by shutdown; given back to run again");
+          await executionsRepo.release(this.sql, ex.id, token, current.id);
+          return;
+        }
         if (err instanceof TransientError) {
           this.log.warn({ err: err.message, executionId: ex.id, stepId: step.id }, "step failed transiently; retrying later");
           await executionsRepo.backOff(this.sql, ex.id, token, this.opts.retryMs ?? 2000);
@@ -128,6 +162,8 @@ export class Engine {
       execution = applied?.execution ?? null;
       run = applied?.run;
     }
+    // stopped between steps: the next one runs on another replica (or after the restart) at once
+    if (execution) await executionsRepo.release(this.sql, execution.id, token);
   }
 
   private async contact(ex: ExecutionRow): Promise<Contact> {

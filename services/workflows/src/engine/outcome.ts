@@ -7,3 +7,6 @@ export type Outcome =
 
 /** A failure that may pass (a service did not answer): the step is tried again later, not failed. */
 export class TransientError extends Error {}
+
+/** The replica is shutting down and cut the step short before its effect was known: it runs again elsewhere. */
+export class Interrupted extends Error {}

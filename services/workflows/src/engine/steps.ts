@@ -10,9 +10,9 @@ import { evaluateFilter } from "@mailroom/filters";
 import type { RpcClient } from "@mailroom/kit";
 import type { ExecutionRow, StepRow, StepRunRow, WorkflowRow } from "../db/rows.js";
 import { iso } from "../db/rows.js";
-import { callWebhook, WebhookError, type WebhookPolicy } from "../infra/webhook-client.js";
+import { callWebhook, WebhookError, WebhookInterrupted, type WebhookPolicy } from "../infra/webhook-client.js";
 import { renderJson, renderText } from "./liquid.js";
-import { type Outcome, TransientError } from "./outcome.js";
+import { Interrupted, type Outcome, TransientError } from "./outcome.js";
 
 export interface StepEnv {
   rpc: RpcClient;
@@ -21,6 +21,8 @@ export interface StepEnv {
   timeScale: number;
   /** Called before a non-repeatable effect; false when an earlier attempt already began it. */
   markEffect(run: StepRunRow): Promise<boolean>;
+  /** Aborted when a shutdown can wait no longer: a step still waiting on the outside world stops. */
+  interrupt: AbortSignal;
 }
 
 export interface StepInput {
@@ -133,9 +135,11 @@ const runners: Record<StepRow["type"], Runner> = {
       return { kind: "fail", error: "the service stopped during this webhook request; webhooks are not retried" };
     }
     try {
-      const status = await callWebhook({ url, method, headers: { "content-type": "application/json", ...config.headers }, body }, env.webhook);
+      const status = await callWebhook({ url, method, headers: { "content-type": "application/json", ...config.headers }, body }, env.webhook, env.interrupt);
       return status >= 200 && status < 300 ? { kind: "next" } : { kind: "fail", error: `webhook answered ${status}` };
     } catch (err) {
+      // the engine clears the effect mark with its claim: the step runs again on another replica
+      if (err instanceof WebhookInterrupted) throw new Interrupted(err.message);
       if (err instanceof WebhookError) return { kind: "fail", error: `webhook failed: ${err.message}` };
       throw err;
     }

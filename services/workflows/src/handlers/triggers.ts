@@ -1,10 +1,8 @@
 import { EventEnvelope, type WireNames } from "@mailroom/contracts";
-import { type Logger, newId, PoisonMessage, type Sql } from "@mailroom/kit";
-import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
+import { type BatchConsumerSpec, newId, PoisonMessage, type Sql } from "@mailroom/kit";
 import { type EventStart, executionsRepo } from "../db/executions-repo.js";
 import { workflowsRepo } from "../db/workflows-repo.js";
 import type { Engine } from "../engine/engine.js";
-import { BatchConsumer } from "../infra/batch-consumer.js";
 
 /** Events with a contact, as the trigger handler takes them. */
 type ContactEvent = EventEnvelope & { contactId: string };
@@ -50,32 +48,39 @@ export function handleTriggerEvents(sql: Sql, engine: Engine, leaseMs: number) {
   };
 }
 
-/** The `workflows-triggers` durable consumer of every event family (custom, email, contact, segment). */
+/**
+ * The `workflows-triggers` durable consumer of every event family (custom, email, contact, segment).
+ * It never waits for a batch to fill (a lone event is handled at once), and takes a batch only when
+ * the engine has room for what it starts.
+ */
 export function triggersConsumer(
-  deps: { names: WireNames; js: JetStreamClient; jsm: JetStreamManager; log: Logger },
+  names: WireNames,
   sql: Sql,
   engine: Engine,
   opts: { leaseMs: number; concurrency: number; batch: number },
-): BatchConsumer<ContactEvent | null> {
+): BatchConsumerSpec<ContactEvent> {
   const handle = handleTriggerEvents(sql, engine, opts.leaseMs);
-  return new BatchConsumer<ContactEvent | null>(
-    deps.js,
-    deps.jsm,
-    {
-      stream: deps.names.streams.events.name,
-      durable: deps.names.consumers.workflowsTriggers,
-      filterSubject: `${deps.names.prefix}.events.>`,
-      maxDeliver: 10,
-      batch: opts.batch,
-      concurrency: opts.concurrency,
-      decode(msg) {
-        const parsed = EventEnvelope.safeParse(msg.json());
-        if (!parsed.success) throw new PoisonMessage(`not an event envelope: ${parsed.error.message}`);
-        return parsed.data.contactId ? (parsed.data as ContactEvent) : null;
-      },
-      ready: () => engine.room(),
-      handle: (items) => handle(items.filter((e): e is ContactEvent => e !== null)),
+  return {
+    stream: names.streams.events.name,
+    durable: names.consumers.workflowsTriggers,
+    filterSubject: `${names.prefix}.events.>`,
+    maxDeliver: 10,
+    batch: opts.batch,
+    concurrency: opts.concurrency,
+    waitMs: 0,
+    decode(msg) {
+      let body: unknown;
+      try {
+        body = msg.json();
+      } catch {
+        throw new PoisonMessage("not an event envelope: not JSON");
+      }
+      const parsed = EventEnvelope.safeParse(body);
+      if (!parsed.success) throw new PoisonMessage(`not an event envelope: ${parsed.error.message}`);
+      // events without a contact start and resume nothing: acked unhandled
+      return parsed.data.contactId ? (parsed.data as ContactEvent) : null;
     },
-    deps.log,
-  );
+    ready: () => engine.room(),
+    handle,
+  };
 }

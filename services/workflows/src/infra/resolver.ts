@@ -28,8 +28,10 @@ export function createResolver(server: string | undefined, timeoutMs = 3000): Re
     const [v4, v6] = await Promise.allSettled([one(name, "A", signal), one(name, "AAAA", signal)]);
     const addresses = [...(v4.status === "fulfilled" ? v4.value : []), ...(v6.status === "fulfilled" ? v6.value : [])];
     if (addresses.length === 0) {
-      const reason = v4.status === "rejected" ? String((v4.reason as Error).message) : "no A or AAAA record";
-      throw new Error(`could not resolve ${name}: ${reason}`);
+      // Only these words: a DNS client's own error could name our nameserver's address.
+      const timedOut = [v4, v6].some((r) => r.status === "rejected" && /timed out/.test(String((r.reason as Error)?.message)));
+      const failed = v4.status === "rejected" && v6.status === "rejected";
+      throw new Error(`could not resolve ${name}: ${timedOut ? "the lookup timed out" : failed ? "the lookup failed" : "no A or AAAA record"}`);
     }
     return addresses;
   };

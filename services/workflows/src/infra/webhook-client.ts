@@ -1,8 +1,8 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { finished } from "node:stream/promises";
-import { blockedReason, hostPort, ipLiteral, parseWebhookUrl } from "../domain/addresses.js";
+import { RESERVED_WEBHOOK_HEADERS } from "@mailroom/contracts";
+import { hostPort, ipLiteral, parseWebhookUrl, refusal } from "../domain/addresses.js";
 import type { Resolve } from "./resolver.js";
 
 export interface WebhookCall {
@@ -23,6 +23,18 @@ export interface WebhookPolicy {
 /** Why a webhook request was not made or did not succeed; the message becomes the step run's error. */
 export class WebhookError extends Error {}
 
+/** The caller's interrupt signal cut the call short before its answer came. */
+export class WebhookInterrupted extends Error {}
+
+/**
+ * Bytes of an answer's body read at most. The body is only read so the connection can serve the next
+ * call; past this the socket is dropped instead, so a tenant's endpoint cannot make us read without end.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024;
+
+/** CORS-safelisted request headers: the only ones that follow a redirect to another origin. */
+const SAFELISTED = new Set(["accept", "accept-language", "content-language", "content-type"]);
+
 /**
  * Checks a URL against the address rule and returns the one address to connect to. Every address
  * the name resolves to must be public: a name with one public and one private address is refused,
@@ -36,10 +48,8 @@ export async function vetUrl(raw: string, policy: WebhookPolicy, signal: AbortSi
     throw new WebhookError(err.message);
   });
   if (!policy.allowedHosts.has(hostPort(url))) {
-    for (const a of addresses) {
-      const reason = blockedReason(a);
-      if (reason) throw new WebhookError(`${url.hostname} resolves to ${a}, which is not a public address (${reason})`);
-    }
+    const refused = refusal(url.hostname, literal, addresses);
+    if (refused) throw new WebhookError(refused);
   }
   const address = addresses.find((a) => !a.includes(":")) ?? addresses[0]!;
   return { url, address };
@@ -93,20 +103,69 @@ function send(url: URL, address: string, call: WebhookCall, signal: AbortSignal,
 }
 
 /**
- * One webhook delivery: at most `maxRedirects` redirects, each target vetted like the first, all
- * within one `timeoutMs`; no retries. Resolves with the final status (the caller judges 2xx).
+ * The headers a step's config may send: names lower-cased (a later one wins, so the config overrides
+ * our `content-type`), and those the HTTP client owns (framing, hop-by-hop, Host) dropped even when a
+ * step saved before they were refused still has them.
  */
-export async function callWebhook(call: WebhookCall, policy: WebhookPolicy): Promise<number> {
+export function sendableHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (!RESERVED_WEBHOOK_HEADERS.has(lower)) out[lower] = value;
+  }
+  return out;
+}
+
+const safelisted = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).filter(([name]) => SAFELISTED.has(name)));
+
+/**
+ * Reads and discards an answer's body so its socket can go back to the pool; a body over
+ * MAX_ANSWER_BYTES, or one still coming when the call's time is up, is cut off with its socket.
+ */
+function drain(res: http.IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    let bytes = 0;
+    res.on("data", (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > MAX_ANSWER_BYTES) {
+        res.destroy();
+        resolve();
+      }
+    });
+    res.once("end", resolve);
+    res.once("close", resolve);
+    res.once("error", () => resolve());
+  });
+}
+
+/** A failed request in words that never name the address it was connecting to. */
+function requestFailure(err: NodeJS.ErrnoException): WebhookError {
+  return new WebhookError(err.code ? `request failed (${err.code})` : "request failed");
+}
+
+/**
+ * One webhook delivery: at most `maxRedirects` redirects, each target vetted like the first, all
+ * within one `timeoutMs`; no retries. Headers other than the safelisted ones do not follow a redirect
+ * to another origin (scheme, host and port), so a tenant's credentials never reach a host they did
+ * not name. Resolves with the final status (the caller judges 2xx) once it has come, even if its body
+ * is then cut off. `interrupt` (a shutdown) cuts the call short with WebhookInterrupted.
+ */
+export async function callWebhook(call: WebhookCall, policy: WebhookPolicy, interrupt?: AbortSignal): Promise<number> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), policy.timeoutMs);
-  let current = call;
+  const onInterrupt = () => controller.abort();
+  if (interrupt?.aborted) controller.abort();
+  interrupt?.addEventListener("abort", onInterrupt, { once: true });
+  let current: WebhookCall = { ...call, headers: sendableHeaders(call.headers) };
+  let origin: string | undefined;
   try {
     for (let hop = 0; ; hop++) {
       const { url, address } = await vetUrl(current.url, policy, controller.signal);
+      origin ??= url.origin;
+      // once the call has left the first origin, the stripped headers stay stripped
+      if (url.origin !== origin) current = { ...current, headers: safelisted(current.headers) };
       const res = await send(url, address, current, controller.signal);
-      // the call ends with its answer's body (discarded), which also frees the socket for the next one
-      res.resume();
-      await finished(res);
+      await drain(res);
       const status = res.statusCode ?? 0;
       const location = res.headers.location;
       if (status < 300 || status >= 400 || !location) return status;
@@ -120,10 +179,12 @@ export async function callWebhook(call: WebhookCall, policy: WebhookPolicy): Pro
       };
     }
   } catch (err) {
+    if (interrupt?.aborted) throw new WebhookInterrupted("the service is shutting down");
     if (controller.signal.aborted) throw new WebhookError(`no answer within ${policy.timeoutMs / 1000} s`);
     if (err instanceof WebhookError) throw err;
-    throw new WebhookError(`request failed: ${(err as Error).message}`);
+    throw requestFailure(err as NodeJS.ErrnoException);
   } finally {
     clearTimeout(timer);
+    interrupt?.removeEventListener("abort", onInterrupt);
   }
 }

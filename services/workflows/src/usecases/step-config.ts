@@ -8,7 +8,7 @@ import {
   zodDetails,
 } from "@mailroom/contracts";
 import type { RpcClient } from "@mailroom/kit";
-import { blockedReason, hostPort, ipLiteral, parseWebhookUrl } from "../domain/addresses.js";
+import { hostPort, ipLiteral, parseWebhookUrl, refusal } from "../domain/addresses.js";
 import type { Resolve } from "../infra/resolver.js";
 
 export interface ConfigCheckEnv {
@@ -74,8 +74,6 @@ async function checkWebhookUrl(env: ConfigCheckEnv, raw: string): Promise<void> 
   const addresses = literal
     ? [literal]
     : await env.resolve(url.hostname, AbortSignal.timeout(5000)).catch(() => [] as string[]); // unresolvable now: checked again when it runs
-  for (const a of addresses) {
-    const reason = blockedReason(a);
-    if (reason) throw fail(`${url.hostname} resolves to ${a}, which is not a public address (${reason})`);
-  }
+  const refused = refusal(url.hostname, literal, addresses);
+  if (refused) throw fail(refused);
 }
