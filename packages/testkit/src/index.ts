@@ -5,3 +5,4 @@ export * from "./cleanup.js";
 export * from "./platform.js";
 export * from "./dns.js";
 export * from "./mailbox.js";
+export * from "./drain.js";
