@@ -2,13 +2,9 @@ import postgres from "postgres";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 
-/** Where a platform runs: the keys of `Platform.env` (and of the shared platform's `env`) it needs. */
-export interface DrainTarget {
-  NATS_URL: string;
-  NATS_PREFIX: string;
-  DATABASE_URL: string;
-  DB_PREFIX: string;
-}
+/** What a drain needs of a platform's environment (`Platform.env`, or the shared platform's `env`). */
+const TARGET_KEYS = ["NATS_URL", "NATS_PREFIX", "DATABASE_URL", "DB_PREFIX"] as const;
+type DrainTarget = Record<(typeof TARGET_KEYS)[number], string>;
 
 interface Database {
   name: string;
@@ -44,7 +40,11 @@ export class Drain {
     private readonly jsm: JetStreamManager,
   ) {}
 
-  static async open(target: DrainTarget): Promise<Drain> {
+  /** A drain of the platform whose environment is `env` (`platform.env`, `sharedPlatform().env`). */
+  static async open(env: Record<string, string | undefined>): Promise<Drain> {
+    const missing = TARGET_KEYS.filter((k) => !env[k]);
+    if (missing.length) throw new Error(`Drain.open: the environment has no ${missing.join(", ")}`);
+    const target = env as DrainTarget;
     const nc = await connect({ servers: target.NATS_URL });
     return new Drain(target, nc, await jetstreamManager(nc));
   }
@@ -56,6 +56,22 @@ export class Drain {
   /** `through` with a bound of its own (the default is 20 s). */
   async within(timeoutMs: number, ...stages: Stage[]): Promise<void> {
     return this.run(stages, timeoutMs);
+  }
+
+  /**
+   * Every durable consumer on the platform's streams, for a stage that has to cover all of them
+   * (work whose path through the services a test does not spell out).
+   */
+  async everyConsumer(): Promise<string[]> {
+    const out: string[] = [];
+    for (const stream of await this.streams()) {
+      for await (const c of this.jsm.consumers.list(stream)) {
+        if (!c.config.durable_name) continue;
+        this.streamOf.set(c.config.durable_name, stream);
+        out.push(c.config.durable_name);
+      }
+    }
+    return out;
   }
 
   async close(): Promise<void> {
@@ -113,19 +129,25 @@ export class Drain {
   private async stream(durable: string): Promise<string> {
     const known = this.streamOf.get(durable);
     if (known) return known;
-    const up = `${this.target.NATS_PREFIX.toUpperCase().replace(/-/g, "_")}_`;
-    for await (const s of this.jsm.streams.list()) {
-      if (!s.config.name.startsWith(up)) continue;
-      const found = await this.jsm.consumers.info(s.config.name, durable).then(
+    for (const stream of await this.streams()) {
+      const found = await this.jsm.consumers.info(stream, durable).then(
         () => true,
         () => false,
       );
       if (found) {
-        this.streamOf.set(durable, s.config.name);
-        return s.config.name;
+        this.streamOf.set(durable, stream);
+        return stream;
       }
     }
     throw new Error(`no stream with the prefix ${this.target.NATS_PREFIX} has a consumer ${durable}`);
+  }
+
+  /** The platform's streams (`<PREFIX>_…`; its KV and object buckets are not work). */
+  private async streams(): Promise<string[]> {
+    const up = `${this.target.NATS_PREFIX.toUpperCase().replace(/-/g, "_")}_`;
+    const out: string[] = [];
+    for await (const s of this.jsm.streams.list()) if (s.config.name.startsWith(up)) out.push(s.config.name);
+    return out;
   }
 
   /** The platform's databases (`<DB_PREFIX>_<service>`) that have an outbox table. */
