@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { sleep, waitFor } from "@mailroom/testkit";
+import { waitFor } from "@mailroom/testkit";
 import { mailboxMessages, newProject } from "@mailroom/testkit/shared";
 import { unique, uniqueAddress, verifiedSender, type Project } from "./support/tenant.js";
 import { expectLogsFreeOf } from "./support/logs.js";
@@ -23,11 +23,15 @@ beforeAll(async () => {
 const sinkFor = async (address: string) =>
   ((await mailboxMessages([address])) as SinkMessage[]).filter((m) => m.envelope.rcptTo.includes(address) || m.to.includes(address));
 
-/** Waits for the one message to `rcpt`, then long enough for a smuggled second one to show up too. */
-async function deliveredOnce(rcpt: string, evil: string) {
+/**
+ * The one message to `rcpt`, checked whole first: it holds `end`, the last text of the body sent, so
+ * the relay read the DATA to its true end. A smuggled second message can only begin after an earlier
+ * end of DATA, which would have cut this one short; with none, there is nothing to wait for.
+ */
+async function deliveredOnce(rcpt: string, evil: string, end: string) {
   await waitFor(async () => (await sinkFor(rcpt)).length > 0, { timeoutMs: 15_000, what: `a message to ${rcpt}` });
-  await sleep(1000);
   const mine = await sinkFor(rcpt);
+  expect(mine[0]!.html, `the message to ${rcpt} ends where the body did`).toContain(end);
   expect(mine, `messages to ${rcpt}`).toHaveLength(1);
   expect(mine[0]!.envelope.rcptTo).toEqual([rcpt]);
   expect(mine[0]!.to).toEqual([rcpt]);
@@ -39,13 +43,13 @@ async function deliveredOnce(rcpt: string, evil: string) {
 }
 
 /** A refusal, or a message that arrived once, to the right recipient, without the injected header. */
-async function refusedOrNeutralised(res: { status: number; body: any }, rcpt: string, evil: string) {
+async function refusedOrNeutralised(res: { status: number; body: any }, rcpt: string, evil: string, end: string) {
   if (res.status === 400) {
     expect(res.body.error).toBe("VALIDATION_ERROR");
     return "refused";
   }
   expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
-  await deliveredOnce(rcpt, evil);
+  await deliveredOnce(rcpt, evil, end);
   return "neutralised";
 }
 
@@ -73,21 +77,23 @@ describe("header injection in every header-bearing field of /v1/send", () => {
         const rcpt = uniqueAddress("hdr");
         const evil = uniqueAddress("evil");
         const inj = `x${br}Bcc: ${evil}${br}X-Injected: yes`;
-        const body = { to: rcpt, from: { email: sender, name: "Proof" }, subject: "Hello", body: `<p>${marker}</p>`, ...build(inj, rcpt) };
-        outcomes.push(`${kind}: ${await refusedOrNeutralised(await p.api.post("/v1/send", body), rcpt, evil)}`);
+        const end = unique("end");
+        const body = { to: rcpt, from: { email: sender, name: "Proof" }, subject: "Hello", body: `<p>${marker}</p><p>${end}</p>`, ...build(inj, rcpt) };
+        outcomes.push(`${kind}: ${await refusedOrNeutralised(await p.api.post("/v1/send", body), rcpt, evil, end)}`);
       }
       console.info(`[smuggling] ${field}: ${outcomes.join(", ")}`);
     }, 60_000);
   }
 
   it("removes line breaks that template variables bring into the subject", async () => {
-    const tpl = await p.api.post("/templates", { name: "inj", subject: "Hi {{ who }}", body: `<p>${marker} {{ who }}</p>`, type: "TRANSACTIONAL", from: sender });
+    const end = unique("end");
+    const tpl = await p.api.post("/templates", { name: "inj", subject: "Hi {{ who }}", body: `<p>${marker} {{ who }}</p><p>${end}</p>`, type: "TRANSACTIONAL", from: sender });
     expect(tpl.status).toBe(201);
     const rcpt = uniqueAddress("tplhdr");
     const evil = uniqueAddress("evil");
     const res = await p.api.post("/v1/send", { to: rcpt, template: tpl.body.id, data: { who: `Ada\r\nBcc: ${evil}\r\nX-Injected: yes` } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const msg = await deliveredOnce(rcpt, evil);
+    const msg = await deliveredOnce(rcpt, evil, end);
     expect(msg.subject).not.toMatch(/[\r\n]/);
   }, 30_000);
 
@@ -117,13 +123,13 @@ describe("SMTP smuggling through the body", () => {
         "",
         "smuggled",
       ].join("\r\n");
-      const body = `<p>${marker} before</p>${end}${smuggled}${end}<p>after</p>`;
+      const last = unique("after");
+      const body = `<p>${marker} before</p>${end}${smuggled}${end}<p>${last}</p>`;
       const res = await p.api.post("/v1/send", { to: rcpt, from: sender, subject: "Dots", body });
       expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
-      const msg = await deliveredOnce(rcpt, evil);
-      expect(msg.subject).toBe("Dots");
       // the whole body, past the would-be terminator, arrived in the one message
-      expect(msg.html).toContain("after");
+      const msg = await deliveredOnce(rcpt, evil, last);
+      expect(msg.subject).toBe("Dots");
     }, 30_000);
   }
 });

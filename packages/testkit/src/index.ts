@@ -6,3 +6,4 @@ export * from "./platform.js";
 export * from "./dns.js";
 export * from "./mailbox.js";
 export * from "./dead-letters.js";
+export * from "./drain.js";

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
@@ -99,7 +99,6 @@ export class Platform {
     const opsPort = await freePort();
     const replicas = this.procs.get(name) ?? [];
     const logFile = join(this.logDir, `${name}-${replicas.length}.log`);
-    const log = createWriteStream(logFile, { flags: "a" });
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       ...this.env,
@@ -108,12 +107,19 @@ export class Platform {
       OPS_PORT: String(opsPort),
     };
     if (name === "gateway") env.PORT = String(this.gatewayPort);
-    const child = spawn(process.execPath, [...NODE_FLAGS, join(REPO_ROOT, "services", name, "dist", "main.js")], {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
+    // The service writes its own log file: a line is there once the service has written it, however
+    // busy this process is (piping through it made readers wait on its event loop), and none is lost
+    // if this process dies first.
+    const log = openSync(logFile, "a");
+    let child: ChildProcess;
+    try {
+      child = spawn(process.execPath, [...NODE_FLAGS, join(REPO_ROOT, "services", name, "dist", "main.js")], {
+        env,
+        stdio: ["ignore", log, log],
+      });
+    } finally {
+      closeSync(log); // the child holds its own copy
+    }
     const proc: ServiceProcess = { name, opsPort, child, logFile };
     replicas.push(proc);
     this.procs.set(name, replicas);

@@ -2,6 +2,7 @@ import { inject } from "vitest";
 import { apiClient } from "./http.js";
 import { runCli } from "./platform.js";
 import { sinkMessages } from "./mailbox.js";
+import { Drain } from "./drain.js";
 export * from "./index.js";
 
 /** What the global setup provides to every test file (see test/global-setup.ts). */
@@ -39,3 +40,6 @@ export async function newProject(name = "test") {
 
 /** Messages in the shared development mailbox (the SMTP sink): all, or only those to one of `to`. */
 export const mailboxMessages = (to?: Iterable<string>) => sinkMessages(sharedPlatform().mailboxUrl, to);
+
+/** A `Drain` of the shared platform, for waiting until its pipelines have done what a test set off. */
+export const openDrain = () => Drain.open(sharedPlatform().env);

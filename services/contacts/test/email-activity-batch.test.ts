@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import type { EventEnvelope } from "@mailroom/contracts";
 import { createLogger, openDatabase, OutboxRelay, type Sql } from "@mailroom/kit";
-import { newProject, sharedPlatform, sleep, waitFor } from "@mailroom/testkit/shared";
+import { newProject, openDrain, sharedPlatform, waitFor, type Drain } from "@mailroom/testkit/shared";
 import { EmailActivityProjection } from "../src/usecases/email-activity.js";
 import { Writer } from "../src/usecases/writer.js";
 import { Bus, contactsDb, emailEvent, uniqueEmail } from "./helpers.js";
@@ -15,6 +15,7 @@ let q: Project;
 /** Tracks no segment: its activity needs no contact changes. */
 let untracked: Project;
 let bus: Bus;
+let drain: Drain;
 let db: postgres.Sql;
 let serviceSql: Sql;
 let projection: EmailActivityProjection;
@@ -25,7 +26,7 @@ let projection: EmailActivityProjection;
  * publishes what each batch committed, as the service's does.
  */
 beforeAll(async () => {
-  [p, q, untracked, bus] = await Promise.all([newProject("batch-a"), newProject("batch-b"), newProject("batch-c"), Bus.open()]);
+  [p, q, untracked, bus, drain] = await Promise.all([newProject("batch-a"), newProject("batch-b"), newProject("batch-c"), Bus.open(), openDrain()]);
   // Contact changes feed only the segment tracker, so they are emitted for projects that track one.
   for (const project of [p, q]) {
     const res = await project.api.post("/segments", { name: "Tracked", filters: openedEver, trackMembership: true });
@@ -40,12 +41,14 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await bus?.close();
+  await drain?.close();
   await db?.end({ timeout: 1 });
   await serviceSql?.end({ timeout: 1 });
 });
 
 const openedEver = { logic: "AND", groups: [{ filters: [{ field: "email.opened", operator: "triggered" }] }] };
-const settle = () => sleep(1200);
+/** What the batches committed (changes, subscription events) is on the streams: the outbox holds none of it. */
+const published = () => drain.through();
 const contact = async (project: Project, subscribed = true) =>
   (await project.api.post("/contacts", { email: uniqueEmail("batch"), subscribed })).body as { id: string };
 const activity = (contactId: string) =>
@@ -74,7 +77,7 @@ describe("the email-activity projection, a batch per transaction", () => {
     expect(rows.map((r) => r.kind)).toEqual(["delivered", "sent"]);
     expect(new Date(rows[1]!.occurred_at).toISOString()).toBe(sent.occurredAt);
     expect(await consumed([sent.id, delivered.id, sentAgain.id])).toBe(3);
-    await settle();
+    await published();
     expect(await changesOf(p, c.id)).toEqual([
       ["created", ["email", "subscribed"]],
       ["activity", ["email.sent"]],
@@ -93,7 +96,7 @@ describe("the email-activity projection, a batch per transaction", () => {
     await projection.apply([bounce, open, sent]);
     expect((await activity(c.id)).map((r) => r.kind)).toEqual(["bounced", "opened", "sent"]);
     expect((await p.api.get(`/contacts/${c.id}`)).body.subscribed).toBe(true);
-    await settle();
+    await published();
     expect((await subscriptionEventsOf(p, c.id)).map((e) => e.name)).toEqual(["contact.unsubscribed", "contact.subscribed"]);
     expect((await changesOf(p, c.id)).filter(([kind]) => kind === "activity")).toEqual([
       ["activity", ["email.sent"]],
@@ -112,7 +115,7 @@ describe("the email-activity projection, a batch per transaction", () => {
     ]);
     expect((await p.api.get(`/contacts/${a.id}`)).body.subscribed).toBe(false);
     expect((await p.api.get(`/contacts/${soft.id}`)).body.subscribed).toBe(true);
-    await settle();
+    await published();
     const unsub = await subscriptionEventsOf(p, a.id);
     expect(unsub).toHaveLength(1);
     expect(unsub[0]).toMatchObject({ name: "contact.unsubscribed", data: { reason: "bounce" }, contactId: a.id, projectId: p.id });
@@ -132,7 +135,7 @@ describe("the email-activity projection, a batch per transaction", () => {
     const bounce = emailEvent(p.id.toUpperCase(), c.id.toUpperCase(), "email.bounce", { bounceType: "Permanent" });
     await projection.apply([bounce, { ...bounce, id: randomUUID(), data: { ...bounce.data, emailId: String(bounce.data.emailId).toUpperCase() } }]);
     expect((await activity(c.id)).map((r) => r.kind)).toEqual(["bounced"]);
-    await settle();
+    await published();
     expect((await subscriptionEventsOf(p, c.id)).map((e) => e.name)).toEqual(["contact.unsubscribed"]);
     expect(await changesOf(p, c.id)).toEqual([
       ["created", ["email", "subscribed"]],
@@ -150,7 +153,7 @@ describe("the email-activity projection, a batch per transaction", () => {
     expect(await consumed([late.id, ok.id])).toBe(2);
     expect(await activity(gone.id)).toEqual([]);
     expect((await activity(live.id)).map((r) => r.kind)).toEqual(["sent"]);
-    await settle();
+    await published();
     expect((await changesOf(p, gone.id)).map(([kind]) => kind)).toEqual(["created", "deleted"]);
     expect(await subscriptionEventsOf(p, gone.id)).toEqual([]);
   });
@@ -166,7 +169,7 @@ describe("the email-activity projection, a batch per transaction", () => {
     expect((await activity(b.id)).map((r) => r.kind)).toEqual(["complained"]);
     expect((await p.api.get(`/contacts/${a.id}`)).body.subscribed).toBe(false);
     expect((await q.api.get(`/contacts/${b.id}`)).body.subscribed).toBe(false);
-    await settle();
+    await published();
     expect((await subscriptionEventsOf(p, a.id)).map((e) => e.projectId)).toEqual([p.id]);
     expect((await subscriptionEventsOf(q, b.id)).map((e) => e.projectId)).toEqual([q.id]);
     expect(await subscriptionEventsOf(p, b.id)).toEqual([]);
@@ -179,7 +182,7 @@ describe("the email-activity projection, a batch per transaction", () => {
     await projection.apply([emailEvent(untracked.id, c.id, "email.open"), emailEvent(untracked.id, c.id, "email.complaint")]);
     expect((await activity(c.id)).map((r) => r.kind)).toEqual(["complained", "opened"]);
     expect((await untracked.api.get(`/contacts/${c.id}`)).body.subscribed).toBe(false);
-    await settle();
+    await published();
     expect((await subscriptionEventsOf(untracked, c.id)).map((e) => e.name)).toEqual(["contact.unsubscribed"]);
     expect((await changesOf(untracked, c.id)).map(([kind]) => kind)).toEqual(["created"]);
     // What the tracker would have done with the dropped change, the new segment's recording does.

@@ -2,18 +2,26 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jetstream } from "@nats-io/jetstream";
 import { randomUUID } from "node:crypto";
 import type { EventEnvelope } from "@mailroom/contracts";
-import { newProject, sleep, waitFor } from "@mailroom/testkit/shared";
-import { Bus, emailEvent, uniqueEmail } from "./helpers.js";
+import type postgres from "postgres";
+import { newProject, openDrain, waitFor, type Drain } from "@mailroom/testkit/shared";
+import { Bus, contactsDb, emailEvent, uniqueEmail } from "./helpers.js";
 
 type Project = Awaited<ReturnType<typeof newProject>>;
 let p: Project;
 let other: Project;
 let bus: Bus;
+let drain: Drain;
+let db: postgres.Sql;
 
 beforeAll(async () => {
-  [p, other, bus] = await Promise.all([newProject("segments-tracking"), newProject("segments-tracking-2"), Bus.open()]);
+  [p, other, bus, drain] = await Promise.all([newProject("segments-tracking"), newProject("segments-tracking-2"), Bus.open(), openDrain()]);
+  db = contactsDb();
 });
-afterAll(() => bus?.close());
+afterAll(async () => {
+  await bus?.close();
+  await drain?.close();
+  await db?.end({ timeout: 1 });
+});
 
 type F = { field: string; operator: string; value?: unknown; unit?: string };
 const all = (...filters: F[]) => ({ logic: "AND", groups: [{ filters }] });
@@ -28,8 +36,13 @@ async function edges(segmentId: string, project = p): Promise<Array<[string, str
 async function waitForEdges(segmentId: string, n: number): Promise<EventEnvelope[]> {
   return bus.waitFor(() => bus.events(p.id, "segment"), (e) => e.data.segmentId === segmentId, n);
 }
-/** Lets the consumer, the outbox relay and a scheduler tick run before asserting that nothing happened. */
-const settle = () => sleep(1500);
+/** Every contact change so far has been evaluated and what that emitted is on the stream. */
+const changesEvaluated = () => drain.through(bus.names.consumers.segmentsChanges);
+/** The scheduler holds no due time for the segment: no tick will evaluate it again. */
+const nothingDue = (segmentId: string) =>
+  waitFor(async () => (await db`select 1 from segment_due where segment_id = ${segmentId}`).length === 0, {
+    what: `segment ${segmentId} to have no due time left`,
+  });
 
 async function trackedSegment(name: string, filters: unknown, project = p) {
   const res = await project.api.post("/segments", { name, filters, trackMembership: true });
@@ -84,7 +97,7 @@ describe("membership tracking emits segment.<slug>.entry / .exit", () => {
     const s = await trackedSegment("Buyers", all({ field: `event.${event}`, operator: "triggered" }));
     const email = uniqueEmail("buyer");
     const { body: c } = await p.api.post("/contacts", { email });
-    await settle();
+    await changesEvaluated();
     expect(await edges(s.id)).toEqual([]);
     await p.api.post("/v1/track", { email, event });
     await waitForEdges(s.id, 1);
@@ -97,7 +110,8 @@ describe("membership tracking emits segment.<slug>.entry / .exit", () => {
     const { body: c } = await p.api.post("/contacts", { email: uniqueEmail("open"), data: { tag } });
     // An open 30 days ago is activity, but not inside the window.
     await bus.publishEmailEvent(emailEvent(p.id, c.id, "email.open", { isFirstOpen: true }, new Date(Date.now() - 30 * 86_400_000)));
-    await settle();
+    // The old open reaches the segment through the activity projection, then the contact-change feed.
+    await drain.through(bus.names.consumers.contactsEmailActivity, bus.names.consumers.segmentsChanges);
     expect(await edges(s.id)).toEqual([]);
     await bus.publishEmailEvent(emailEvent(p.id, c.id, "email.open", { isFirstOpen: true }));
     await waitForEdges(s.id, 1);
@@ -135,7 +149,8 @@ describe("membership tracking emits segment.<slug>.entry / .exit", () => {
       return got.length >= 1 ? got : null;
     }, { what: "the exit of a member recorded at switch-on", timeoutMs: 10_000, intervalMs: 200 });
     expect(exit).toMatchObject({ name: `segment.${s.slug}.exit`, contactId: t.data.contact });
-    await settle();
+    await nothingDue(s.id);
+    await changesEvaluated();
     expect(await edges(s.id)).toEqual([["exit", t.data.contact]]);
   });
 
@@ -148,7 +163,7 @@ describe("membership tracking emits segment.<slug>.entry / .exit", () => {
     const { body: later } = await p.api.post("/segments", { name: "Switched on later", filters });
     const switched = await p.api.patch(`/segments/${later.id}`, { trackMembership: true });
     expect(switched.body).toMatchObject({ trackMembership: true, memberCount: 3 });
-    await settle();
+    await changesEvaluated();
     expect(await edges(atCreate.id)).toEqual([]);
     expect(await edges(later.id)).toEqual([]);
     // From then on, changes emit as usual.
@@ -162,7 +177,7 @@ describe("membership tracking emits segment.<slug>.entry / .exit", () => {
     expect(redefined.body.memberCount).toBe(3);
     const listed = (await p.api.get(`/segments/${later.id}/contacts`)).body.data.map((x: { id: string }) => x.id);
     expect(listed).toEqual([contacts[1]!.body.id, contacts[2]!.body.id, newcomer.id].sort());
-    await settle();
+    await changesEvaluated();
     expect(await edges(later.id)).toEqual([["exit", contacts[0]!.body.id]]);
   });
 
@@ -187,7 +202,7 @@ describe("membership tracking emits segment.<slug>.entry / .exit", () => {
     expect((await p.api.delete(`/segments/${a.id}`)).status).toBe(204);
     await p.api.post("/contacts", { email: uniqueEmail("after"), data: { tag } });
     await waitForEdges(b.id, 3);
-    await settle();
+    await changesEvaluated();
     expect((await edges(a.id)).length).toBe(2);
   });
 
@@ -218,7 +233,7 @@ describe("membership tracking emits segment.<slug>.entry / .exit", () => {
       await jetstream(bus.nc).publish(bus.names.subjects.contactChange(p.id), JSON.stringify(change), { msgID: randomUUID() });
     }
     await waitFor(async () => (await bus.changes(p.id)).filter((m) => m.contactId === c.id).length === 4);
-    await settle();
+    await changesEvaluated();
     expect(await edges(s.id)).toEqual([["entry", c.id]]);
   });
 
@@ -233,7 +248,7 @@ describe("membership tracking emits segment.<slug>.entry / .exit", () => {
     const mine = await trackedSegment("Tenant", filters);
     const { body: c } = await p.api.post("/contacts", { email, data: { tag } });
     await waitForEdges(mine.id, 1);
-    await settle();
+    await changesEvaluated();
     expect(await edges(mine.id)).toEqual([["entry", c.id]]);
     expect(await edges(theirs.id, other)).toEqual([]);
     expect((await p.api.get(`/segments/${mine.id}/contacts`)).body.data.map((x: { id: string }) => x.id)).toEqual([c.id]);

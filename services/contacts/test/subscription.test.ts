@@ -2,28 +2,33 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import postgres from "postgres";
 import { randomUUID } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
-import { newProject, sleep, waitFor } from "@mailroom/testkit/shared";
+import { newProject, openDrain, waitFor, type Drain } from "@mailroom/testkit/shared";
 import { Bus, contactsDb, emailEvent as anEmailEvent, uniqueEmail } from "./helpers.js";
 
 type Project = Awaited<ReturnType<typeof newProject>>;
 let p: Project;
 let bus: Bus;
+let drain: Drain;
 let db: postgres.Sql;
 
 beforeAll(async () => {
-  [p, bus] = await Promise.all([newProject("subscription"), Bus.open()]);
+  [p, bus, drain] = await Promise.all([newProject("subscription"), Bus.open(), openDrain()]);
   db = contactsDb();
 });
 afterAll(async () => {
   await bus?.close();
+  await drain?.close();
   await db?.end({ timeout: 1 });
 });
 
 /** The subscription events of one contact on the EVENTS stream. */
 const subscriptionEvents = async (contactId: string) => (await bus.events(p.id, "contact")).filter((e) => e.contactId === contactId);
 
-/** Lets the outbox relay publish whatever a write may have enqueued, before asserting "nothing". */
-const settle = () => sleep(700);
+/**
+ * Whatever the writes so far enqueued is on the streams, before asserting "nothing": every write
+ * answered after its commit, and its messages were in the outbox in that same transaction.
+ */
+const published = () => drain.through();
 
 describe("subscription changes emit contact.subscribed / contact.unsubscribed, and only changes do", () => {
   it("through PATCH, POST /contacts, /v1/track and contacts.upsert", async () => {
@@ -40,7 +45,7 @@ describe("subscription changes emit contact.subscribed / contact.unsubscribed, a
     await bus.rpc("contacts.upsert", { projectId: p.id, email, subscribed: false, entryPoint: "send" });
     await p.api.post("/contacts", { email, subscribed: true });
     const events = await bus.waitFor(() => subscriptionEvents(c.id), () => true, 4);
-    await settle();
+    await published();
     expect((await subscriptionEvents(c.id)).map((e) => e.name)).toEqual([
       "contact.unsubscribed",
       "contact.subscribed",
@@ -58,7 +63,7 @@ describe("subscription changes emit contact.subscribed / contact.unsubscribed, a
     expect(sent.subscribed).toBe(false);
     expect((await p.api.get(`/contacts/${tracked}`)).body.subscribed).toBe(true);
     expect(posted.subscribed).toBe(true);
-    await settle();
+    await published();
     for (const id of [sent.id, tracked, posted.id]) expect(await subscriptionEvents(id)).toEqual([]);
   });
 
@@ -69,7 +74,7 @@ describe("subscription changes emit contact.subscribed / contact.unsubscribed, a
     expect([first.result.changed, second.result.changed]).toEqual([true, false]);
     expect((await bus.rpc("contacts.setSubscription", { projectId: p.id, contactId: randomUUID(), subscribed: false })).error.error).toBe("NOT_FOUND");
     await bus.waitFor(() => subscriptionEvents(c.id), () => true);
-    await settle();
+    await published();
     expect((await subscriptionEvents(c.id)).map((e) => e.name)).toEqual(["contact.unsubscribed"]);
   });
 });
@@ -81,7 +86,7 @@ describe("contact-change messages on CONTACT_CHANGES", () => {
     await p.api.patch(`/contacts/${c.id}`, { email: uniqueEmail("chg2"), subscribed: false, data: { plan: "pro", seats: 2 } });
     await p.api.delete(`/contacts/${c.id}`);
     const changes = await bus.waitFor(() => bus.changes(p.id), (m) => m.contactId === c.id, 3);
-    await settle();
+    await published();
     expect((await bus.changes(p.id)).filter((m) => m.contactId === c.id).map((m) => [m.kind, m.changed])).toEqual([
       ["created", ["email", "subscribed", "data.plan"]],
       ["updated", ["email", "subscribed", "data.plan", "data.seats"]],
@@ -108,7 +113,7 @@ describe("the email-activity consumer", () => {
     await p.api.patch(`/contacts/${c.id}`, { subscribed: true });
     await jetstream(bus.nc).publish(bus.names.subjects.event("email", p.id), JSON.stringify(bounce), { msgID: randomUUID() });
     await waitFor(async () => (await db`select 1 from consumed_events where id = ${bounce.id}`).length > 0);
-    await settle();
+    await published();
     expect((await p.api.get(`/contacts/${c.id}`)).body.subscribed).toBe(true);
     expect((await subscriptionEvents(c.id)).map((e) => e.name)).toEqual(["contact.unsubscribed", "contact.subscribed"]);
     expect((await activity(c.id)).map((r) => r.kind)).toEqual(["bounced"]);
@@ -127,7 +132,7 @@ describe("the email-activity consumer", () => {
     await bus.publishEmailEvent(emailEvent(c.id, "email.bounce", { bounceType: "Transient", transientBounce: true }));
     await bus.publishEmailEvent(emailEvent(c.id, "email.open", { openedAt: new Date().toISOString(), opens: 1, isFirstOpen: true }));
     await waitFor(async () => (await activity(c.id)).length === 2, { what: "two activity rows" });
-    await settle();
+    await published();
     expect((await activity(c.id)).map((r) => r.kind)).toEqual(["bounced", "opened"]);
     expect((await p.api.get(`/contacts/${c.id}`)).body.subscribed).toBe(true);
     expect(await subscriptionEvents(c.id)).toEqual([]);

@@ -2,9 +2,8 @@
 // handled in a turn (services/contacts/src/usecases/tracker.ts, TrackingProbe).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { newProject } from "@mailroom/testkit/shared";
+import { newProject, sharedPlatform, waitFor } from "@mailroom/testkit/shared";
 import { inOneRoundTrip, openDatabase, outboxRows } from "@mailroom/kit";
-import { sharedPlatform } from "@mailroom/testkit/shared";
 import { createOrReadManyStatement, readCreatedOrRead, type ContactRow } from "../src/db/contacts-repo.js";
 import { locks } from "../src/db/members-repo.js";
 import { contactsDb, uniqueEmail } from "./helpers.js";
@@ -15,6 +14,8 @@ let untracked: Project;
 let plain: Project;
 const db = contactsDb();
 const second = contactsDb();
+/** Watches the others from PostgreSQL's side: which backend waits for which lock. */
+const watcher = contactsDb();
 // opened as the service opens its own (kit): the repositories' JSON parameters rely on it
 const serviceDb = (() => {
   const url = new URL(sharedPlatform().env.DATABASE_URL!);
@@ -28,19 +29,28 @@ beforeAll(async () => {
   expect((await tracking.api.post("/segments", { name: "Tracked", filters, trackMembership: true })).status).toBe(201);
   expect((await untracked.api.post("/segments", { name: "Untracked", filters, trackMembership: false })).status).toBe(201);
 });
-afterAll(() => Promise.all([db.end(), second.end(), serviceDb.end()]));
+afterAll(() => Promise.all([db.end(), second.end(), watcher.end(), serviceDb.end()]));
 
 /**
  * A segment write under way: `locked`'s project lock held exclusively while the untracked project's
- * segment is turned to tracking, uncommitted until `run` calls `commit`. Undone afterwards.
+ * segment is turned to tracking, uncommitted until `run` calls `commit`. `blocked` resolves once
+ * PostgreSQL shows another backend waiting for a lock the writer holds. Undone afterwards.
  */
-async function duringSegmentWrite(locked: Project, run: (commit: () => Promise<void>) => Promise<void>): Promise<void> {
+async function duringSegmentWrite(
+  locked: Project,
+  run: (commit: () => Promise<void>, blocked: () => Promise<unknown>) => Promise<void>,
+): Promise<void> {
   const reserved = await db.reserve();
   try {
+    const [writer] = await reserved<{ pid: number }[]>`select pg_backend_pid() as pid`;
     await reserved`begin`;
     await locks.projectExclusive(reserved, locked.id);
     await reserved`update segments set track_membership = true where project_id = ${untracked.id}`;
-    await run(async () => void (await reserved`commit`));
+    const blocked = () =>
+      waitFor(async () => (await watcher`select 1 from pg_stat_activity where ${writer!.pid}::int = any(pg_blocking_pids(pid))`).length > 0, {
+        what: `a query waiting for a lock of the segment writer (backend ${writer!.pid})`,
+      });
+    await run(async () => void (await reserved`commit`), blocked);
   } finally {
     await reserved`rollback`; // a no-op once committed; ends the transaction if `run` failed before
     await reserved`update segments set track_membership = false where project_id = ${untracked.id}`;
@@ -48,9 +58,15 @@ async function duringSegmentWrite(locked: Project, run: (commit: () => Promise<v
   }
 }
 
-/** "waiting" if `p` has not settled 300 ms on, "answered" if it has. */
-const stateAfter300ms = (p: Promise<unknown>) =>
-  Promise.race([p.then(() => "answered"), new Promise((r) => setTimeout(() => r("waiting"), 300))]);
+/** Whether `p` has settled yet, asked at any later moment. */
+function settled(p: Promise<unknown>): () => boolean {
+  let done = false;
+  p.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  return () => done;
+}
 
 describe("locks.projectsTracking", () => {
   it("answers several projects in one query: only those with a tracked segment", async () => {
@@ -67,10 +83,12 @@ describe("locks.projectsTracking", () => {
   });
 
   it("waits for a segment write holding the project's lock, then reads what it committed", async () => {
-    await duringSegmentWrite(plain, async (commit) => {
+    await duringSegmentWrite(plain, async (commit, blocked) => {
       // plain's lock is held: the question for both projects waits for the writer's commit
       const asked = locks.projectsTracking(second, [plain.id, untracked.id]);
-      expect(await stateAfter300ms(asked)).toBe("waiting");
+      const answered = settled(asked);
+      await blocked();
+      expect(answered()).toBe(false);
       await commit();
       expect([...(await asked)]).toEqual([untracked.id]);
     });
@@ -102,9 +120,11 @@ describe("creating contacts under the projects' shared lock", () => {
   });
 
   it("waits for a segment write holding the project's lock, then writes the change that segment needs", async () => {
-    await duringSegmentWrite(untracked, async (commit) => {
+    await duringSegmentWrite(untracked, async (commit, blocked) => {
       const attempt = create(untracked);
-      expect(await stateAfter300ms(attempt.done)).toBe("waiting");
+      const answered = settled(attempt.done);
+      await blocked();
+      expect(answered()).toBe(false);
       // nothing of the waiting transaction is visible yet
       expect((await second`select 1 from contacts where id = ${attempt.row.id}`).length).toBe(0);
       await commit();

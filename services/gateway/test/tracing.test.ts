@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { startMailbox } from "@mailroom/devmailbox";
-import { Platform, apiClient, waitFor } from "@mailroom/testkit";
+import { wireNames } from "@mailroom/contracts";
+import { Drain, Platform, apiClient, waitFor } from "@mailroom/testkit";
 
 interface SpanLine {
   traceId: string;
@@ -16,6 +17,7 @@ interface SpanLine {
 let mailbox: Awaited<ReturnType<typeof startMailbox>>;
 let platform: Platform;
 let traceFile: string;
+let drain: Drain;
 
 beforeAll(async () => {
   mailbox = await startMailbox({ smtpPort: 0, httpPort: 0 });
@@ -23,8 +25,10 @@ beforeAll(async () => {
   traceFile = join(platform.logDir, "spans.jsonl");
   Object.assign(platform.env, { MAILROOM_TRACE_FILE: traceFile, SMTP_URL: mailbox.smtpUrl });
   await platform.start();
+  drain = await Drain.open(platform.env);
 });
 afterAll(async () => {
+  await drain?.close();
   await platform?.destroy();
   await mailbox?.stop();
 });
@@ -58,14 +62,14 @@ describe("tracing", () => {
     expect(names.some((n) => n.startsWith("db ContactsRepo."))).toBe(true);
     expect(names.some((n) => n.startsWith("db EmailsRepo."))).toBe(true);
     // One tree: every span's parent is in the trace, except the caller's own root. Consumers of the
-    // email events (contacts' activity projection) join the trace too; their spans end last.
-    const orphans = () => {
-      const all = spans().filter((s) => s.traceId === traceId);
-      const ids = new Set(all.map((s) => s.spanId));
-      return all.filter((s) => s.parentSpanId && !ids.has(s.parentSpanId)).map((s) => s.name);
-    };
-    await waitFor(() => orphans().length === 1, { timeoutMs: 10_000, what: "the trace to settle" }).catch(() => undefined);
-    expect(orphans()).toEqual(["POST /v1/send"]);
+    // email events (contacts' activity projection) join the trace too and end last, each before it
+    // acknowledges its message: once the delivery and then the events are acknowledged, every span
+    // of the trace is in the file.
+    const { consumers } = wireNames(platform.prefix);
+    await drain.through(consumers.sendingDelivery, consumers.contactsEmailActivity);
+    const all = spans().filter((s) => s.traceId === traceId);
+    const ids = new Set(all.map((s) => s.spanId));
+    expect(all.filter((s) => s.parentSpanId && !ids.has(s.parentSpanId)).map((s) => s.name)).toEqual(["POST /v1/send"]);
   });
 
   it("keeps each request's trace when concurrent requests share a NATS message", async () => {
