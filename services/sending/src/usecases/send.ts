@@ -109,7 +109,9 @@ export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailReq
     }),
     req.subscribed === true ? null : ctx.suppressions.blocking(projectId, addresses, false),
   ]);
-  if (req.subscribed === true) await ctx.suppressions.lift(projectId, results.map((r) => r.contact.email), new Date());
+  // A send never lifts a complaint: transactional mail goes regardless, and marketing mail stays
+  // stopped until the recipient takes the complaint back.
+  if (req.subscribed === true) await ctx.suppressions.lift(projectId, results.map((r) => r.contact.email), new Date(), ["bounce"]);
   const keys = idempotencyId ? sendKeys(idempotencyId, plan.recipients.length) : null;
   const emails: NewEmail[] = [];
   for (const [i, to] of plan.recipients.entries()) {
