@@ -51,6 +51,7 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
       metrics: deps.metrics,
       publicUrl: config.PUBLIC_URL,
       trustProxy: config.TRUST_PROXY,
+      requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
       timeouts: { defaultMs: config.RPC_TIMEOUT_MS, maxMs: config.ROUTE_TIMEOUT_MAX_MS },
       idempotencyRetryAfterMs: config.IDEMPOTENCY_RETRY_AFTER_MS,
     },

@@ -45,6 +45,11 @@ export const GatewayEnv = z.object({
    */
   AUTH_FAILURES_PER_SECOND: PerSecond.default(2),
   AUTH_FAILURES_BURST: PerSecond.default(30),
+  /**
+   * Bound on receiving a whole request, headers and body, from a client: past it 400 and the
+   * connection closes, so a client that sends slowly or stops cannot hold connections open.
+   */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(500).max(600_000).default(60_000),
   /** How long a key lookup is trusted before the database is asked again (revocation bound). */
   KEY_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(500),
   /**

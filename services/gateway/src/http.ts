@@ -23,6 +23,8 @@ export interface HttpDeps extends ForwardDeps, GateDeps {
   publicUrl: string;
   /** TRUST_PROXY: whose X-Forwarded-For names the client (its address is what gets limited). */
   trustProxy: TrustProxy;
+  /** HTTP_REQUEST_TIMEOUT_MS: bound on receiving a request (headers and body). */
+  requestTimeoutMs: number;
 }
 
 export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyInstance {
@@ -31,6 +33,14 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
     // Routes set their own limit (bodyLimitOf); this one bounds whatever no route claims (a 404).
     bodyLimit: BODY_LIMITS.keyless,
     trustProxy: deps.trustProxy,
+    // fastify's default is no bound at all: a client that sent its headers and then trickled (or
+    // never sent) its body held the connection for good. Node checks the bound every interval.
+    requestTimeout: deps.requestTimeoutMs,
+    http: {
+      requestTimeout: deps.requestTimeoutMs,
+      headersTimeout: Math.min(deps.requestTimeoutMs, 20_000),
+      connectionsCheckingInterval: Math.min(5000, Math.max(100, Math.floor(deps.requestTimeoutMs / 4))),
+    },
     genReqId: () => randomUUID(),
     // Fastify's own 503 while closing has a body of its own; ours (below) is the Error object.
     return503OnClosing: false,
