@@ -69,7 +69,7 @@ async function retryUntilDone(send: () => Promise<ApiResponse>): Promise<ApiResp
     const res = await send();
     if (res.status !== 409) return res;
     expect(ErrorBody.parse(res.body).reason).toBe("idempotency_in_progress");
-    expect(Date.now()).toBeLessThan(deadline);
+    expect(Date.now(), "the key was still claimed after 20 s of retries").toBeLessThan(deadline);
     await sleep(Number(res.headers.get("retry-after")) * 1000);
   }
 }
