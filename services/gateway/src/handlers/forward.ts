@@ -134,15 +134,21 @@ function handler(route: RouteDef, deps: ForwardDeps) {
         ...(claimId ? { idempotencyId: claimId } : {}),
       },
     };
-    const answer = await deps.rpc.send(route.operation, request, timeoutMs);
     // What the key holds now: a success is replayed, a 4xx changed nothing (the key is free for a
     // corrected request), anything else may still be finishing in the service (held a while).
-    const settle = async (status: number, reply?: HttpReply) => {
+    const settle = async (status: number, replay?: HttpReply) => {
       if (!claimId || !principal) return;
-      if (status < 300 && reply) await deps.idempotency.complete(principal.projectId, idemKey!, claimId, status, reply);
+      if (status < 300 && replay) await deps.idempotency.complete(principal.projectId, idemKey!, claimId, status, replay);
       else if (status < 500) await deps.idempotency.release(principal.projectId, idemKey!, claimId);
       else await deps.idempotency.hold(principal.projectId, idemKey!, claimId, deps.idempotencyRetryAfterMs);
     };
+    let answer: Awaited<ReturnType<RpcClient["send"]>>;
+    try {
+      answer = await deps.rpc.send(route.operation, request, timeoutMs);
+    } catch (err) {
+      await settle(500).catch(() => undefined);
+      throw err;
+    }
     if (!answer.ok) {
       await settle(ERROR_STATUS[answer.error.error]).catch(() => undefined);
       return sendError(reply, answer.error);
