@@ -113,7 +113,7 @@ describe("keys that do not exist", () => {
     expect(lookups).toBeLessThanOrEqual(10);
   });
 
-  it("do not stop another client, or the same client's valid key once it is known", async () => {
+  it("do not stop another client behind the same proxy", async () => {
     const { secretKey } = await proxied.createProject("valid");
     const as = (address: string, key: string) => apiClient(proxied.url, key).get("/contacts", { "x-forwarded-for": address });
     expect((await as("192.0.2.10", secretKey)).status).toBe(200);
