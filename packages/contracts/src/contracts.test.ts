@@ -5,11 +5,13 @@ import {
   CreateCampaignRequest,
   CreateStepRequest,
   FilterExpression,
+  MAX_MESSAGE_BYTES,
   ROUTES,
   RPCS,
   SendEmailRequest,
   TrackRequest,
   UpdateWorkflowRequest,
+  bodyLimitOf,
   zodDetails,
 } from "./index.js";
 
@@ -79,6 +81,15 @@ describe("route table", () => {
     const open = ROUTES.filter((r) => r.auth === "none").map((r) => r.path);
     for (const path of open) expect(path).toMatch(/^\/(t\/[oc]|u|s|m)\/:token$|^\/webhooks\/ses$/);
     expect(open).toHaveLength(8);
+  });
+
+  it("bounds every body: 64 KB without a key, 2 MB with one, the base64 message limit on /v1/send only", () => {
+    for (const route of ROUTES) {
+      const limit = bodyLimitOf(route);
+      if (route.auth === "none") expect(limit, key(route)).toBe(64 * 1024);
+      else if (key(route) === "POST /v1/send") expect(limit, key(route)).toBeGreaterThan((MAX_MESSAGE_BYTES * 4) / 3);
+      else expect(limit, key(route)).toBe(2 * 1024 * 1024);
+    }
   });
 
   it("documents a JSON body or a raw answer for every route but the 204s", () => {

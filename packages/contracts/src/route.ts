@@ -38,6 +38,23 @@ export interface RouteDef {
   rawResponse?: { contentType: string; description: string };
   /** Body is a form or raw text rather than JSON (SNS, one-click unsubscribe). */
   acceptsAnyContentType?: boolean;
+  /**
+   * Largest body in bytes, refused with 413 before it is parsed (`bodyLimitOf` gives the default).
+   * Only routes whose input is large by nature (/v1/send's base64 attachments) raise it.
+   */
+  bodyLimit?: number;
+}
+
+/**
+ * Body limits (decisions.md §12). A route without a key is reachable by anyone, so its body is small
+ * (a one-click unsubscribe form, an SNS notification); a keyed route's fits a 1 MB template or
+ * campaign body as JSON with room to spare.
+ */
+export const BODY_LIMITS = { keyless: 64 * 1024, keyed: 2 * 1024 * 1024 } as const;
+
+/** The body limit the gateway enforces, and the OpenAPI document states, for a route. */
+export function bodyLimitOf(route: Pick<RouteDef, "auth" | "bodyLimit">): number {
+  return route.bodyLimit ?? (route.auth === "none" ? BODY_LIMITS.keyless : BODY_LIMITS.keyed);
 }
 
 export function defineRoute<const R extends RouteDef>(route: R): R {
@@ -57,6 +74,13 @@ export const HttpRequest = z.object({
       userAgent: z.string().optional(),
       contentType: z.string().optional(),
       keyKind: z.enum(["secret", "public"]).optional(),
+      /**
+       * Set when the request carries an Idempotency-Key: the id of the gateway's claim on that key,
+       * the same for the first attempt and every retry of it (a fresh one once the key's record is
+       * released or expires). A service that dedupes durably on (project, idempotencyId) makes a
+       * retry after a timeout do the work once, whatever the gateway saw.
+       */
+      idempotencyId: z.string().optional(),
     })
     .default({}),
 });

@@ -68,6 +68,11 @@ export class Platform {
       RPC_TIMEOUT_MS: "15000",
       RATE_LIMIT_PER_SECOND: "2000",
       RATE_LIMIT_BURST: "4000",
+      // every test client is 127.0.0.1: the per-address limits are tested on platforms of their own
+      IP_RATE_LIMIT_PER_SECOND: "100000",
+      IP_RATE_LIMIT_BURST: "200000",
+      AUTH_FAILURES_PER_SECOND: "100000",
+      AUTH_FAILURES_BURST: "200000",
       // every platform's sending service would otherwise bind 2525; tests that deliver to it set a port
       INBOUND_SMTP_PORT: "0",
       ...opts.env,

@@ -1,3 +1,4 @@
+import { Counter } from "prom-client";
 import { ROUTES } from "@mailroom/contracts";
 import { redisUnavailableWarning, traced, type Deps, type ServiceApp } from "@mailroom/kit";
 import type { GatewayEnv } from "./config.js";
@@ -11,16 +12,45 @@ type GatewayDeps = Deps<(typeof GatewayEnv)["shape"]>;
 
 export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typeof buildHttp> } {
   const { config, log } = deps;
-  const auth = new Authenticator(traced("KeysRepo", new KeysRepo(deps.db)), config.KEY_CACHE_MS);
-  const limiter = new RateLimiter(
-    deps.redis,
-    config.NATS_PREFIX,
-    { perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST },
-    redisUnavailableWarning(log, "rate limits not enforced"),
-  );
+  const degraded = redisUnavailableWarning(log, "rate limits not enforced");
+  // One Redis bucket per key, per client address on the keyless routes, and per client address for
+  // key lookups that found nothing (their ids never collide: keys are UUIDs, the others prefixed).
+  const bucket = (perSecond: number, burst: number) => new RateLimiter(deps.redis, config.NATS_PREFIX, { perSecond, burst }, degraded);
+  const limiter = bucket(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
+  const keyless = bucket(config.IP_RATE_LIMIT_PER_SECOND, config.IP_RATE_LIMIT_BURST);
+  const failures = bucket(config.AUTH_FAILURES_PER_SECOND, config.AUTH_FAILURES_BURST);
+  const keys = traced("KeysRepo", new KeysRepo(deps.db));
+  // Every query a key costs, by outcome: a flood of unknown keys shows here (it should stay flat).
+  const lookups = new Counter({
+    name: "mailroom_gateway_key_lookups_total",
+    help: "API key lookups that reached the database, by result (found, unknown)",
+    labelNames: ["result"],
+    registers: [deps.metrics.registry],
+  });
+  const lookup = {
+    async findActiveByHash(hash: string) {
+      const record = await keys.findActiveByHash(hash);
+      lookups.inc({ result: record ? "found" : "unknown" });
+      return record;
+    },
+  };
+  const auth = new Authenticator(lookup, config.KEY_CACHE_MS, { take: (client) => failures.take(`authfail:${client}`) });
   const idempotency = traced("IdempotencyRepo", new IdempotencyRepo(deps.sql));
   const http = buildHttp(
-    { rpc: deps.rpc, auth, limiter, idempotency, log, metrics: deps.metrics, publicUrl: config.PUBLIC_URL },
+    {
+      rpc: deps.rpc,
+      auth,
+      limiter,
+      keyless,
+      idempotency,
+      log,
+      metrics: deps.metrics,
+      publicUrl: config.PUBLIC_URL,
+      trustProxy: config.TRUST_PROXY,
+      requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+      timeouts: { defaultMs: config.RPC_TIMEOUT_MS, maxMs: config.ROUTE_TIMEOUT_MAX_MS },
+      idempotencyRetryAfterMs: config.IDEMPOTENCY_RETRY_AFTER_MS,
+    },
     ROUTES,
   );
 

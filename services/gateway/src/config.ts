@@ -1,4 +1,29 @@
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
+
+/** The names fastify's trustProxy (@fastify/proxy-addr) accepts beside addresses and CIDRs. */
+const PROXY_RANGES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+export type TrustProxy = boolean | string[] | ((address: string, hop: number) => boolean);
+
+/** `TRUST_PROXY` as fastify's `trustProxy` takes it, or the error naming the entry it cannot use. */
+export function parseTrustProxy(value: string): TrustProxy | Error {
+  const v = value.trim();
+  if (v === "" || v === "false") return false;
+  if (v === "true") return true;
+  if (/^\d+$/.test(v)) {
+    // fastify 5 takes a bare number as "trust nothing"; a hop count means the nearest N proxies
+    // (hop 0 is the socket's peer), as in Express and proxy-addr
+    const hops = Number(v);
+    return (_address, hop) => hop < hops;
+  }
+  const entries = v.split(",").map((e) => e.trim());
+  const bad = entries.find((e) => !(PROXY_RANGES.has(e) || ipaddr.isValid(e) || ipaddr.isValidCIDR(e)));
+  if (bad !== undefined) return new Error(`"${bad}" is not an address, a CIDR, loopback, linklocal or uniquelocal`);
+  return entries;
+}
+
+const PerSecond = z.coerce.number().int().min(1);
 
 /** Gateway-only settings (the shared ones come from @mailroom/kit's BaseEnv). */
 export const GatewayEnv = z.object({
@@ -6,8 +31,52 @@ export const GatewayEnv = z.object({
   HOST: z.string().default("0.0.0.0"),
   PUBLIC_URL: z.url().default("http://localhost:8080"),
   /** Default per-key token bucket: sustained requests per second and burst size. */
-  RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(100),
-  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  RATE_LIMIT_PER_SECOND: PerSecond.default(100),
+  RATE_LIMIT_BURST: PerSecond.default(200),
+  /**
+   * Per client address on the routes without a key (links, pixels, the SES webhook). Generous, since
+   * mail providers' image proxies fetch many recipients' pixels from a few addresses.
+   */
+  IP_RATE_LIMIT_PER_SECOND: PerSecond.default(50),
+  IP_RATE_LIMIT_BURST: PerSecond.default(500),
+  /**
+   * Key lookups that find no key, per client address. Past it the address gets 429 instead of a
+   * database query for every new random key; a valid (cached) key keeps working.
+   */
+  AUTH_FAILURES_PER_SECOND: PerSecond.default(2),
+  AUTH_FAILURES_BURST: PerSecond.default(30),
+  /**
+   * Bound on receiving a whole request, headers and body, from a client: past it 400 and the
+   * connection closes, so a client that sends slowly or stops cannot hold connections open.
+   */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(500).max(600_000).default(60_000),
   /** How long a key lookup is trusted before the database is asked again (revocation bound). */
   KEY_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(500),
+  /**
+   * Which proxies' X-Forwarded-For to believe (fastify's trustProxy): unset or `false` none, so a
+   * client cannot choose the address it is limited by; `true` every hop; a hop count (only where no
+   * client reaches the gateway but through that many proxies); or a comma list of addresses and
+   * CIDRs (`10.0.0.0/8,127.0.0.1`, or `loopback`, `linklocal`, `uniquelocal`).
+   */
+  TRUST_PROXY: z
+    .string()
+    .default("false")
+    .transform((v, ctx) => {
+      const parsed = parseTrustProxy(v);
+      if (parsed instanceof Error) {
+        ctx.addIssue({ code: "custom", message: parsed.message });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  /**
+   * Caps every route's bound on its service's answer, the longer ones of their own too (/v1/send:
+   * 30 s), e.g. to answer before a load balancer's idle timeout. 0: no cap.
+   */
+  ROUTE_TIMEOUT_MAX_MS: z.coerce.number().int().min(0).max(120_000).default(0),
+  /**
+   * After an answer that leaves the outcome unknown (the service timed out or failed), how long an
+   * Idempotency-Key stays claimed before a retry may run the request again.
+   */
+  IDEMPOTENCY_RETRY_AFTER_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
 });

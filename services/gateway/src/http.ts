@@ -1,17 +1,13 @@
 import Fastify, { type FastifyInstance, type onSendHookHandler } from "fastify";
 import { randomUUID } from "node:crypto";
-import type { RouteDef } from "@mailroom/contracts";
+import { BODY_LIMITS, bodyLimitOf, type RouteDef } from "@mailroom/contracts";
 import { isConnectionError, type Logger, type Metrics } from "@mailroom/kit";
+import type { TrustProxy } from "./config.js";
 import { forwardHandler, type ForwardDeps } from "./handlers/forward.js";
+import { keyGate, keylessGate, type GateDeps } from "./handlers/gates.js";
 import { clientErrorHandler, fromFastifyError, sendError } from "./handlers/errors.js";
 import { buildOpenApi } from "./openapi.js";
 import { docsAssets } from "./docs-page.js";
-
-/**
- * Largest accepted body: the spec's 40 MB message limit as base64 (4/3) plus JSON overhead. The
- * exact 10 MB attachment / 40 MB message limits are checked by the sending service on decoded bytes.
- */
-export const BODY_LIMIT = Math.ceil(40 * 1024 * 1024 * (4 / 3)) + 2 * 1024 * 1024;
 
 const CORS_HEADERS = {
   "access-control-allow-origin": "*",
@@ -21,17 +17,30 @@ const CORS_HEADERS = {
   "access-control-max-age": "86400",
 };
 
-export interface HttpDeps extends ForwardDeps {
+export interface HttpDeps extends ForwardDeps, GateDeps {
   metrics: Metrics;
   log: Logger;
   publicUrl: string;
+  /** TRUST_PROXY: whose X-Forwarded-For names the client (its address is what gets limited). */
+  trustProxy: TrustProxy;
+  /** HTTP_REQUEST_TIMEOUT_MS: bound on receiving a request (headers and body). */
+  requestTimeoutMs: number;
 }
 
 export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyInstance {
   const app = Fastify({
     logger: false,
-    bodyLimit: BODY_LIMIT,
-    trustProxy: true,
+    // Routes set their own limit (bodyLimitOf); this one bounds whatever no route claims (a 404).
+    bodyLimit: BODY_LIMITS.keyless,
+    trustProxy: deps.trustProxy,
+    // fastify's default is no bound at all: a client that sent its headers and then trickled (or
+    // never sent) its body held the connection for good. Node checks the bound every interval.
+    requestTimeout: deps.requestTimeoutMs,
+    http: {
+      requestTimeout: deps.requestTimeoutMs,
+      headersTimeout: Math.min(deps.requestTimeoutMs, 20_000),
+      connectionsCheckingInterval: Math.min(5000, Math.max(100, Math.floor(deps.requestTimeoutMs / 4))),
+    },
     genReqId: () => randomUUID(),
     // Fastify's own 503 while closing has a body of its own; ours (below) is the Error object.
     return503OnClosing: false,
@@ -48,6 +57,7 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
   // Bodies that are not JSON (SNS posts text/plain, RFC 8058 one-click posts a form) reach the
   // route as a string; a JSON route given one fails its schema with a 400, never a 415 or a 500.
   app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => done(null, body));
+  app.decorateRequest("principal", null);
 
   // Requests that still arrive while the gateway drains (keep-alive sockets) get the Error object's
   // 503 and a closed connection, so clients retry elsewhere (packages/faults/test/sigterm.test.ts).
@@ -88,16 +98,27 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
     done(null, payload);
   };
 
+  const keyless = keylessGate(deps);
   for (const route of routes) {
-    app.route({ method: route.method, url: route.path, handler: forwardHandler(route, deps), ...(route.cors ? { onSend: cors } : {}) });
-    if (route.cors) app.options(route.path, async (_req, reply) => reply.code(204).headers(CORS_HEADERS).send());
+    app.route({
+      method: route.method,
+      url: route.path,
+      // fastify refuses a body past the limit on its Content-Length, before reading it, and stops
+      // reading a chunked one as soon as it passes the limit: 413 either way.
+      bodyLimit: bodyLimitOf(route),
+      onRequest: route.auth === "none" ? keyless : keyGate(route, deps),
+      handler: forwardHandler(route, deps),
+      ...(route.cors ? { onSend: cors } : {}),
+    });
+    if (route.cors) app.options(route.path, { onRequest: keyless }, async (_req, reply) => reply.code(204).headers(CORS_HEADERS).send());
   }
 
-  const openapi = buildOpenApi(routes, deps.publicUrl);
-  app.get("/openapi.json", async (_req, reply) => reply.type("application/json; charset=utf-8").send(openapi));
+  // Serialised once: the document is large, and anyone may ask for it.
+  const openapi = JSON.stringify(buildOpenApi(routes, deps.publicUrl));
+  app.get("/openapi.json", { onRequest: keyless }, async (_req, reply) => reply.type("application/json; charset=utf-8").send(openapi));
   const docs = docsAssets();
-  app.get("/docs", async (_req, reply) => reply.type("text/html; charset=utf-8").send(docs.html));
-  app.get<{ Params: { file: string } }>("/docs/static/:file", async (req, reply) => {
+  app.get("/docs", { onRequest: keyless }, async (_req, reply) => reply.type("text/html; charset=utf-8").send(docs.html));
+  app.get<{ Params: { file: string } }>("/docs/static/:file", { onRequest: keyless }, async (req, reply) => {
     const f = docs.files[req.params.file];
     if (!f) return sendError(reply, { error: "NOT_FOUND", message: "Not found" });
     return reply.type(f.type).header("cache-control", "public, max-age=86400").send(f.body);

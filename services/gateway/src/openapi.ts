@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ErrorBody, ERROR_STATUS, type RouteDef } from "@mailroom/contracts";
+import { ErrorBody, ERROR_STATUS, bodyLimitOf, type RouteDef } from "@mailroom/contracts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -30,6 +30,14 @@ function converter(components: Record<string, JsonSchema>) {
   };
 }
 
+const takesBody = (route: RouteDef) => route.method === "POST" || route.method === "PUT" || route.method === "PATCH";
+
+/** 65536 → "64 KB", 2097152 → "2 MB". */
+function size(bytes: number): string {
+  const mb = bytes / (1024 * 1024);
+  return mb >= 1 ? `${Number(mb.toFixed(1))} MB` : `${Math.round(bytes / 1024)} KB`;
+}
+
 /** `/contacts/:id` → `/contacts/{id}` */
 export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
@@ -53,7 +61,7 @@ function errorResponses(route: RouteDef): Record<string, unknown> {
   if (route.auth !== "none") statuses.add(401);
   if (route.params) statuses.add(404);
   if (route.idempotent) statuses.add(409);
-  if (route.body) statuses.add(413);
+  if (route.body || takesBody(route)) statuses.add(413);
   const out: Record<string, unknown> = {};
   for (const s of [...statuses].sort()) {
     const names = Object.entries(ERROR_STATUS)
@@ -90,10 +98,15 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
       ],
       responses: { [String(route.status)]: success, ...errorResponses(route) },
     };
+    const limit = `The body may be at most ${size(bodyLimitOf(route))} (larger: 413 before it is read).`;
     if (route.body) {
-      op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body, "input") } } };
+      op.requestBody = { required: true, description: limit, content: { "application/json": { schema: schemaOf(route.body, "input") } } };
     }
-    if (route.auth === "any") op.description = "Accepts a secret (sk_) or a public (pk_) key.";
+    const notes = [
+      ...(route.auth === "any" ? ["Accepts a secret (sk_) or a public (pk_) key."] : []),
+      ...(!route.body && takesBody(route) ? [limit] : []),
+    ];
+    if (notes.length) op.description = notes.join(" ");
     paths[p] ??= {};
     paths[p][route.method.toLowerCase()] = op;
   }

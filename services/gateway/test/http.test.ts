@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ErrorBody, ROUTES } from "@mailroom/contracts";
+import { BODY_LIMITS, ErrorBody, ROUTES } from "@mailroom/contracts";
 import { Platform, apiClient } from "@mailroom/testkit";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { connect } from "node:net";
 import { fakeService } from "./fake-service.js";
-import { BODY_LIMIT } from "../src/http.js";
 
 const platform = new Platform({ services: ["gateway"] });
 let api: ReturnType<typeof apiClient>;
@@ -99,7 +98,7 @@ describe("errors are always the Error object", () => {
       "Host: 127.0.0.1",
       `Authorization: Bearer ${projectKey}`,
       "Content-Type: application/json",
-      `Content-Length: ${BODY_LIMIT + 1024}`,
+      `Content-Length: ${BODY_LIMITS.keyed + 1024}`,
       "",
       "",
     ].join("\r\n");

@@ -11,6 +11,11 @@ export const MAX_ATTACHMENTS = 10;
 /** Totals checked by the sending service (sizes of decoded content, not of the base64 text). */
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 export const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
+/**
+ * /v1/send's body limit: the message limit as base64 (4/3) plus room for the JSON around it. The
+ * exact attachment and message limits are checked by the sending service on decoded bytes.
+ */
+export const SEND_BODY_LIMIT = Math.ceil(MAX_MESSAGE_BYTES * (4 / 3)) + 2 * 1024 * 1024;
 
 /** Attachment names and types land in MIME headers: no line breaks, no quotes. */
 const headerParam = z
@@ -91,5 +96,6 @@ export const sendRoutes = [
     status: 200,
     timeoutMs: 30_000,
     idempotent: true,
+    bodyLimit: SEND_BODY_LIMIT,
   }),
 ];

@@ -28,6 +28,13 @@ describe("transitions of an existing contact", () => {
     expect(transition(current, given)).toEqual({ subscribed, event });
   });
 
+  it("lets a public key unsubscribe but never resubscribe", () => {
+    expect(transition(false, true, "public")).toEqual({ subscribed: false, event: null });
+    expect(transition(true, false, "public")).toEqual({ subscribed: false, event: "contact.unsubscribed" });
+    expect(transition(true, true, "public")).toEqual({ subscribed: true, event: null });
+    expect(transition(false, true, "secret")).toEqual({ subscribed: true, event: "contact.subscribed" });
+  });
+
 });
 
 describe("email events", () => {

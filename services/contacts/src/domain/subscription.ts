@@ -16,8 +16,19 @@ export interface SubscriptionTransition {
   event: SubscriptionEvent | null;
 }
 
-/** An existing contact: an omitted value keeps the current one; only a change emits an event. */
-export function transition(current: boolean, given: boolean | undefined): SubscriptionTransition {
+/**
+ * Whose call it is. A public key (`pk_`) sits in web pages, where anyone can read it, so it may
+ * unsubscribe a contact but never resubscribe one (decisions.md §12): that would let anyone put an
+ * address that left back on a mailing list.
+ */
+export type Caller = "secret" | "public";
+
+/**
+ * An existing contact: an omitted value keeps the current one; only a change emits an event. A
+ * public key's `true` for an unsubscribed contact is ignored (the rest of its write applies).
+ */
+export function transition(current: boolean, given: boolean | undefined, caller: Caller = "secret"): SubscriptionTransition {
   if (given === undefined || given === current) return { subscribed: current, event: null };
+  if (given && caller === "public") return { subscribed: current, event: null };
   return { subscribed: given, event: given ? "contact.subscribed" : "contact.unsubscribed" };
 }

@@ -41,5 +41,8 @@ export function registerContactRoutes(server: RpcServer, service: ContactsServic
       return ok(page);
     })
     .route(routeOf("contacts.eventNames"), async ({ projectId }) => ok({ data: await queries.eventNames(projectId) }))
-    .route(routeOf("contacts.track"), async ({ projectId, body }) => ok({ success: true, data: await service.track(projectId, body) }));
+    .route(routeOf("contacts.track"), async ({ projectId, body, meta }) => {
+      const caller = meta.keyKind === "public" ? "public" : "secret";
+      return ok({ success: true, data: await service.track(projectId, { ...body, caller }) });
+    });
 }

@@ -4,6 +4,7 @@ import { contactsRepo, createOrReadManyStatement, readCreatedOrRead, type Contac
 import { type EventRow, eventsRepo } from "../db/events-repo.js";
 import { locks, membersRepo } from "../db/members-repo.js";
 import type { DataOutcome, EntryPoint } from "../domain/data-rules.js";
+import type { Caller } from "../domain/subscription.js";
 import type { Outgoing } from "./outgoing.js";
 import { changeContact, contactChanges, emailTaken, freshContact, setSubscription, upsertContact, type ContactPatch, type WriteResult } from "./write-contact.js";
 import type { Writer } from "./writer.js";
@@ -18,6 +19,8 @@ export interface UpsertInput {
   email: string;
   subscribed?: boolean;
   data?: ContactDataInput;
+  /** A public key's call may not resubscribe an existing contact (domain/subscription.ts). */
+  caller?: Caller;
 }
 
 const isEmailClash = (err: unknown) =>
@@ -167,7 +170,7 @@ export class ContactsService {
     if (!value) return null;
     if (value.created) return { created: { ...fresh, row: value.row } };
     // as `upsertContact`: the address given names the contact, it never renames it
-    const { outcome, changed } = contactChanges(value.row, { subscribed: input.subscribed, data: input.data }, entry);
+    const { outcome, changed } = contactChanges(value.row, { subscribed: input.subscribed, data: input.data, caller: input.caller }, entry);
     return { existing: { row: value.row, isNew: false, changed, outcome } };
   }
 
@@ -212,7 +215,11 @@ export class ContactsService {
     });
   }
 
-  /** /v1/track: upsert the contact, record the event (every time), publish it. */
+  /**
+   * /v1/track: upsert the contact, record the event (every time), publish it. With a public key
+   * (`input.caller`) the call may create a contact, subscribed or not, and unsubscribe one, but
+   * not resubscribe one.
+   */
   async track(projectId: string, input: UpsertInput & { event: string }): Promise<TrackResult> {
     if (isReservedEventName(input.event)) {
       const message = `"${input.event}" is a reserved system event name and cannot be tracked`;

@@ -2,13 +2,15 @@ import { AppError, type ContactDataInput } from "@mailroom/contracts";
 import { newId } from "@mailroom/kit";
 import { contactsRepo, type ContactRow, type Q } from "../db/contacts-repo.js";
 import { applyContactData, type DataOutcome, type EntryPoint } from "../domain/data-rules.js";
-import { initialSubscription, transition, type SubscriptionTransition } from "../domain/subscription.js";
+import { initialSubscription, transition, type Caller, type SubscriptionTransition } from "../domain/subscription.js";
 import type { Outgoing } from "./outgoing.js";
 
 export interface ContactPatch {
   email?: string;
   subscribed?: boolean;
   data?: ContactDataInput;
+  /** Omitted: a secret key's call (or the service's own). */
+  caller?: Caller;
 }
 
 export interface WriteResult {
@@ -24,7 +26,7 @@ const dataFields = (keys: string[]) => keys.map((k) => `data.${k}`);
 /** What a patch would change on a contact: nothing is written here. */
 export function contactChanges(current: ContactRow, patch: ContactPatch, entry: EntryPoint) {
   const outcome = applyContactData(current.data, patch.data, entry);
-  const sub: SubscriptionTransition = transition(current.subscribed, patch.subscribed);
+  const sub: SubscriptionTransition = transition(current.subscribed, patch.subscribed, patch.caller);
   const email = patch.email ?? current.email;
   const changed = [
     ...(email !== current.email ? ["email"] : []),
@@ -87,7 +89,7 @@ export async function upsertContact(
   tx: Q,
   out: Outgoing,
   projectId: string,
-  input: { email: string; subscribed?: boolean; data?: ContactDataInput },
+  input: { email: string; subscribed?: boolean; data?: ContactDataInput; caller?: Caller },
   entry: EntryPoint,
   now: Date,
 ): Promise<WriteResult> {
@@ -103,7 +105,7 @@ export async function upsertContact(
     current = await contactsRepo.byEmail(tx, projectId, input.email, true);
     if (!current) throw new Error("contact disappeared during upsert");
   }
-  return changeContact(tx, out, current, { subscribed: input.subscribed, data: input.data }, entry, now);
+  return changeContact(tx, out, current, { subscribed: input.subscribed, data: input.data, caller: input.caller }, entry, now);
 }
 
 /** Sets the flag (unsubscribe links, automatic unsubscription); emits only on a change. */

@@ -38,9 +38,19 @@ export const idempotencyKeys = pgTable(
     key: text("key").notNull(),
     route: text("route").notNull(),
     requestHash: text("request_hash").notNull(),
+    /**
+     * Names the request for the services (`meta.idempotencyId`): kept when a retry takes the claim
+     * over, new when the record is released or expires, so a service deduping on it does the work once.
+     */
+    claimId: uuid("claim_id").notNull().defaultRandom(),
     /** null while the first request is still being answered. */
     status: integer("status"),
     response: jsonb("response"),
+    /**
+     * The claim's lease while `status` is null: past it (the gateway that claimed died, or its
+     * request failed a while ago) a retry takes the claim over. null on older rows: taken over too.
+     */
+    lockedUntil: timestamp("locked_until", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.key] }), index("idempotency_created_idx").on(t.createdAt)],

@@ -30,12 +30,18 @@ export function fromFastifyError(err: { code?: string; statusCode?: number; mess
 }
 
 /**
- * Errors of the HTTP parser, before any request exists (request line or headers past Node's limit,
- * malformed HTTP): answered on the raw socket, still with the Error object, then the socket closes.
+ * Errors of the HTTP parser (request line or headers past Node's limit, malformed HTTP) and a
+ * request that did not arrive within HTTP_REQUEST_TIMEOUT_MS: answered on the raw socket, still with
+ * the Error object, then the socket closes.
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === "ECONNRESET" || socket.destroyed) return;
-  const message = err.code === "HPE_HEADER_OVERFLOW" ? "Request line and headers are larger than the limit" : "Malformed HTTP request";
+  const message =
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? "Request line and headers are larger than the limit"
+      : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? "The request did not arrive in time"
+        : "Malformed HTTP request";
   const body = JSON.stringify(toErrorBody({ error: "VALIDATION_ERROR", message }));
   if (socket.writable) {
     socket.write(

@@ -1,20 +1,26 @@
 import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { SpanKind, SpanStatusCode, context, propagation, trace } from "@opentelemetry/api";
-import { HttpReply, zodDetails, type ErrorDetail, type HttpRequest, type RouteDef } from "@mailroom/contracts";
+import { ERROR_STATUS, HttpReply, zodDetails, type ErrorDetail, type HttpRequest, type RouteDef } from "@mailroom/contracts";
 import { tracingEnabled, type Logger, type RpcClient } from "@mailroom/kit";
-import type { Authenticator, Principal } from "../domain/authenticator.js";
-import type { RateLimiter } from "../domain/rate-limiter.js";
 import type { IdempotencyRepo } from "../db/idempotency-repo.js";
-import { sendError, UNAUTHORIZED } from "./errors.js";
+import { sendError } from "./errors.js";
 import { MAX_NESTING, nestsDeeperThan, unstorableText } from "../domain/storable-text.js";
 
 export interface ForwardDeps {
   rpc: RpcClient;
-  auth: Authenticator;
-  limiter: RateLimiter;
   idempotency: IdempotencyRepo;
   log: Logger;
+  /** RPC_TIMEOUT_MS and ROUTE_TIMEOUT_MAX_MS (0: no cap). */
+  timeouts: { defaultMs: number; maxMs: number };
+  /** IDEMPOTENCY_RETRY_AFTER_MS: how long a key stays claimed after an attempt of unknown outcome. */
+  idempotencyRetryAfterMs: number;
+}
+
+/** How long the gateway waits for the route's service. */
+export function routeTimeoutMs(route: RouteDef, timeouts: ForwardDeps["timeouts"]): number {
+  const own = route.timeoutMs ?? timeouts.defaultMs;
+  return timeouts.maxMs > 0 ? Math.min(own, timeouts.maxMs) : own;
 }
 
 const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
@@ -38,12 +44,6 @@ function schemaDetails(schema: RouteDef["body"], value: unknown, where: string |
   if (!r.success) into.push(...zodDetails(r.error, where));
 }
 
-function rateHeaders(reply: FastifyReply, d: { limit: number; remaining: number; resetSeconds: number }) {
-  reply.header("RateLimit-Limit", String(d.limit));
-  reply.header("RateLimit-Remaining", String(d.remaining));
-  reply.header("RateLimit-Reset", String(d.resetSeconds));
-}
-
 function sendHttpReply(reply: FastifyReply, r: HttpReply): FastifyReply {
   for (const [k, v] of Object.entries(r.headers ?? {})) reply.header(k, v);
   reply.code(r.status);
@@ -55,8 +55,8 @@ function sendHttpReply(reply: FastifyReply, r: HttpReply): FastifyReply {
 const tracer = trace.getTracer("mailroom-gateway");
 
 /**
- * The one handler behind every contract route: authenticate → rate-limit → validate → (idempotency)
- * → forward over NATS → answer. Business rules live in the services, never here. Each request is a
+ * The one handler behind every contract route: validate → (idempotency) → forward over NATS →
+ * answer (the key and the rate limits were checked before the body was read: gates.ts). Business rules live in the services, never here. Each request is a
  * server span that continues the caller's `traceparent`, so the whole path is one trace.
  */
 export function forwardHandler(route: RouteDef, deps: ForwardDeps) {
@@ -77,23 +77,16 @@ export function forwardHandler(route: RouteDef, deps: ForwardDeps) {
 }
 
 function handler(route: RouteDef, deps: ForwardDeps) {
+  const routeId = `${route.method} ${route.path}`;
+  const timeoutMs = routeTimeoutMs(route, deps.timeouts);
+  // A dead gateway's claim frees its key once the request could no longer be running here.
+  const leaseMs = timeoutMs + deps.idempotencyRetryAfterMs;
   return async (req: FastifyRequest, reply: FastifyReply) => {
-    let principal: Principal | null = null;
-    if (route.auth !== "none") {
-      principal = await deps.auth.authenticate(req.headers.authorization, route.auth);
-      if (!principal) return sendError(reply, UNAUTHORIZED);
-      const decision = await deps.limiter.take(principal.id, principal.rateLimit);
-      if (decision.enforced) rateHeaders(reply, decision);
-      if (!decision.allowed) {
-        reply.header("Retry-After", String(decision.resetSeconds));
-        return sendError(reply, { error: "RATE_LIMITED", message: "Too many requests for this API key" });
-      }
-    }
-
+    const principal = req.principal;
     const details = validate(route, req);
     if (details.length) return sendError(reply, { error: "VALIDATION_ERROR", message: "Request validation failed", details });
 
-    const idemKey = route.idempotent ? (req.headers["idempotency-key"] as string | undefined) : undefined;
+    const idemKey = route.idempotent && principal ? (req.headers["idempotency-key"] as string | undefined) : undefined;
     if (idemKey !== undefined && !IDEMPOTENCY_KEY_RE.test(idemKey)) {
       return sendError(reply, {
         error: "VALIDATION_ERROR",
@@ -101,12 +94,10 @@ function handler(route: RouteDef, deps: ForwardDeps) {
         details: [{ path: "headers.idempotency-key", message: "invalid" }],
       });
     }
-    const routeId = `${route.method} ${route.path}`;
-    const requestHash = idemKey
-      ? createHash("sha256").update(`${routeId}\n${JSON.stringify(req.params)}\n${JSON.stringify(req.body ?? null)}`).digest("hex")
-      : "";
+    let claimId: string | undefined;
     if (idemKey && principal) {
-      const claim = await deps.idempotency.claim(principal.projectId, idemKey, routeId, requestHash);
+      const requestHash = createHash("sha256").update(`${routeId}\n${JSON.stringify(req.params)}\n${JSON.stringify(req.body ?? null)}`).digest("hex");
+      const claim = await deps.idempotency.claim(principal.projectId, idemKey, routeId, requestHash, leaseMs);
       if (claim.kind === "replay") {
         reply.header("Idempotent-Replayed", "true");
         return sendHttpReply(reply, HttpReply.parse(claim.response));
@@ -118,12 +109,15 @@ function handler(route: RouteDef, deps: ForwardDeps) {
         });
       }
       if (claim.kind === "in_progress") {
+        const seconds = Math.max(1, Math.ceil(claim.retryAfterMs / 1000));
+        reply.header("Retry-After", String(seconds));
         return sendError(reply, {
           error: "CONFLICT",
-          message: "A request with this Idempotency-Key is still being processed",
+          message: `A request with this Idempotency-Key is still being processed; retry in ${seconds} s`,
           reason: "idempotency_in_progress",
         });
       }
+      claimId = claim.claimId;
     }
 
     const request: HttpRequest = {
@@ -137,25 +131,35 @@ function handler(route: RouteDef, deps: ForwardDeps) {
         userAgent: req.headers["user-agent"],
         contentType: req.headers["content-type"],
         keyKind: principal?.kind,
+        ...(claimId ? { idempotencyId: claimId } : {}),
       },
     };
-    const answer = await deps.rpc.send(route.operation, request, route.timeoutMs);
+    // What the key holds now: a success is replayed, a 4xx changed nothing (the key is free for a
+    // corrected request), anything else may still be finishing in the service (held a while).
+    const settle = async (status: number, replay?: HttpReply) => {
+      if (!claimId || !principal) return;
+      if (status < 300 && replay) await deps.idempotency.complete(principal.projectId, idemKey!, claimId, status, replay);
+      else if (status < 500) await deps.idempotency.release(principal.projectId, idemKey!, claimId);
+      else await deps.idempotency.hold(principal.projectId, idemKey!, claimId, deps.idempotencyRetryAfterMs);
+    };
+    let answer: Awaited<ReturnType<RpcClient["send"]>>;
+    try {
+      answer = await deps.rpc.send(route.operation, request, timeoutMs);
+    } catch (err) {
+      await settle(500).catch(() => undefined);
+      throw err;
+    }
     if (!answer.ok) {
-      if (idemKey && principal) await deps.idempotency.release(principal.projectId, idemKey).catch(() => undefined);
+      await settle(ERROR_STATUS[answer.error.error]).catch(() => undefined);
       return sendError(reply, answer.error);
     }
     const parsed = HttpReply.safeParse(answer.result);
     if (!parsed.success) {
       deps.log.error({ operation: route.operation }, "service answered a malformed reply");
-      if (idemKey && principal) await deps.idempotency.release(principal.projectId, idemKey).catch(() => undefined);
+      await settle(500).catch(() => undefined);
       return sendError(reply, { error: "INTERNAL_ERROR", message: "An internal error occurred" });
     }
-    if (idemKey && principal) {
-      // Only a success holds the key: a 4xx can be corrected and retried with the same key.
-      if (parsed.data.status < 300) await deps.idempotency.complete(principal.projectId, idemKey, parsed.data.status, parsed.data);
-      else await deps.idempotency.release(principal.projectId, idemKey);
-    }
+    await settle(parsed.data.status, parsed.data);
     return sendHttpReply(reply, parsed.data);
   };
 }
-

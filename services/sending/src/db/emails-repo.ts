@@ -99,6 +99,20 @@ export class EmailsRepo {
     return new Map(rows.map((r) => [r.key, r.id]));
   }
 
+  /** idempotency key → what an answer names of its email, for the keys of `keys` that have a record. */
+  async byIdempotencyKeys(projectId: string, keys: string[]): Promise<Map<string, { id: string; contactId: string | null; to: string; createdAt: Date }>> {
+    const rows = await this.sql<{ key: string; id: string; contactId: string | null; to: string; createdAt: Date }[]>`
+      select idempotency_key as key, id, contact_id as "contactId", to_email as "to", created_at as "createdAt"
+      from emails where project_id = ${projectId} and idempotency_key = any(${keys}::text[])`;
+    return new Map(rows.map(({ key, ...r }) => [key, { ...r, createdAt: new Date(r.createdAt) }]));
+  }
+
+  /** Attachments stored by an attempt whose emails were not queued (a twin attempt's were). */
+  async deleteAttachments(projectId: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.sql`delete from attachments where project_id = ${projectId} and id = any(${ids}::uuid[])`;
+  }
+
   /** The recipient side of an email, for its subscription pages; `projectId` (when known) must own it. */
   async recipient(id: string, projectId: string | null): Promise<{ id: string; projectId: string; contactId: string | null; to: string } | null> {
     const [row] = await this.sql<{ id: string; projectId: string; contactId: string | null; to: string }[]>`

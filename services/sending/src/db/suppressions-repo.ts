@@ -10,7 +10,7 @@ export interface Suppression {
   createdAt: string;
 }
 
-/** Addresses per project that bounced permanently or complained, until the contact resubscribes. */
+/** Addresses per project that bounced permanently or complained, until lifted (see `lift`). */
 export class SuppressionsRepo {
   /** The checks of one event-loop turn (the /v1/sends of one coalesced message) share one query. */
   private readonly turn = new Batcher((asked: BlockingQuery[]) => this.blockingAll(asked), TURN_LOOKUPS);
@@ -25,11 +25,15 @@ export class SuppressionsRepo {
         set created_at = greatest(suppressions.created_at, excluded.created_at), email_id = excluded.email_id`;
   }
 
-  /** A resubscription at `at` lifts what happened before it (a later bounce suppresses again). */
-  async lift(projectId: string, emails: string[], at: Date): Promise<void> {
+  /**
+   * A resubscription at `at` lifts what happened before it (a later bounce suppresses again): the
+   * entries of the `reasons` given. A complaint is the recipient's own word, so only the recipient's
+   * own resubscription (the subscribe page) lifts it, never a call made with an API key.
+   */
+  async lift(projectId: string, emails: string[], at: Date, reasons: readonly SuppressionReason[]): Promise<void> {
     await this.sql`
       delete from suppressions where project_id = ${projectId} and email = any(${emails.map((e) => e.toLowerCase())}::text[])
-        and created_at <= ${at.toISOString()}::timestamptz`;
+        and created_at <= ${at.toISOString()}::timestamptz and reason = any(${reasons as SuppressionReason[]}::text[])`;
   }
 
   /** `blockingAll` for one check, through the query shared by the checks of this turn. */

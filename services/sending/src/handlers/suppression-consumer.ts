@@ -3,8 +3,10 @@ import { PoisonMessage, type ConsumerSpec } from "@mailroom/kit";
 import type { Ctx } from "../usecases/context.js";
 
 /**
- * `contact.subscribed` lifts the suppressions of the address that are older than the event: the
- * contact asked for mail again (PATCH /contacts, /v1/track, /v1/send or the subscribe page).
+ * `contact.subscribed` lifts the bounce suppressions of the address that are older than the event:
+ * the contact was resubscribed (PATCH /contacts, /v1/track, /v1/send or the subscribe page). A
+ * complaint stays: a resubscription made with an API key does not take back the recipient's
+ * complaint (the subscribe page lifts it itself).
  */
 export function suppressionConsumer(ctx: Ctx): ConsumerSpec {
   return {
@@ -17,7 +19,7 @@ export function suppressionConsumer(ctx: Ctx): ConsumerSpec {
       if (!parsed.success) throw new PoisonMessage("not an event envelope");
       const e = parsed.data;
       if (e.name !== "contact.subscribed" || !e.email) return;
-      await ctx.suppressions.lift(e.projectId, [e.email], new Date(e.occurredAt));
+      await ctx.suppressions.lift(e.projectId, [e.email], new Date(e.occurredAt), ["bounce"]);
     },
   };
 }

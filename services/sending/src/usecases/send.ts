@@ -93,7 +93,7 @@ export async function planSend(ctx: Ctx, projectId: string, req: SendEmailReques
  * or (on a failure) none is. The attachments are stored once every recipient has rendered, so a
  * refused request leaves none behind.
  */
-export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailRequest, plan: SendPlan): Promise<SendEmailResult> {
+export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailRequest, plan: SendPlan, idempotencyId?: string): Promise<SendEmailResult> {
   const attachmentIds = plan.files.map(() => newId());
   const addresses = plan.recipients.map((to) => to.email);
   // The suppression check runs beside the contacts call rather than after it. An explicit
@@ -109,7 +109,10 @@ export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailReq
     }),
     req.subscribed === true ? null : ctx.suppressions.blocking(projectId, addresses, false),
   ]);
-  if (req.subscribed === true) await ctx.suppressions.lift(projectId, results.map((r) => r.contact.email), new Date());
+  // A send never lifts a complaint: transactional mail goes regardless, and marketing mail stays
+  // stopped until the recipient takes the complaint back.
+  if (req.subscribed === true) await ctx.suppressions.lift(projectId, results.map((r) => r.contact.email), new Date(), ["bounce"]);
+  const keys = idempotencyId ? sendKeys(idempotencyId, plan.recipients.length) : null;
   const emails: NewEmail[] = [];
   for (const [i, to] of plan.recipients.entries()) {
     const { contact, templateData } = results[i]!;
@@ -135,17 +138,51 @@ export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailReq
       executionId: null,
       sourceType: "TRANSACTIONAL",
       marketing: false,
-      idempotencyKey: null,
+      idempotencyKey: keys ? keys[i]! : null,
       messageId: messageIdFor(id, ctx.returnPathDomain),
       links: rendered.links,
       ...(blocks ? screen(blocks, contact.email) : {}),
     });
   }
   await ctx.emails.insertAttachments(projectId, attachmentIds, plan.files);
-  await queueEmails(ctx, emails);
+  const queued = await queueEmails(ctx, emails);
+  if (keys && queued.size < emails.length) {
+    // A twin attempt of this request (a retry that came while this one ran) queued its emails
+    // first: its answer is this one's, and nothing of this attempt stays.
+    await ctx.emails.deleteAttachments(projectId, attachmentIds);
+    const first = await sentBefore(ctx, projectId, idempotencyId!, emails.length);
+    if (!first) throw new AppError("INTERNAL_ERROR", "The email could not be queued");
+    return first;
+  }
   return {
     emails: emails.map((e, i) => ({ contact: { id: results[i]!.contact.id, email: results[i]!.contact.email }, email: e.id })),
     timestamp: new Date().toISOString(),
+  };
+}
+
+/**
+ * The emails' idempotency keys of one attempt of an idempotent /v1/send, one per recipient position.
+ * The unique (project, idempotency key) of the emails table is what dedupes: durably, in the same
+ * statement that queues them. Campaign and workflow keys never start with `send:`.
+ */
+function sendKeys(idempotencyId: string, recipients: number): string[] {
+  return Array.from({ length: recipients }, (_, i) => `send:${idempotencyId}:${i}`);
+}
+
+/**
+ * The answer of an earlier attempt of the same /v1/send (same Idempotency-Key claim, `meta.idempotencyId`)
+ * whose emails are queued, or null when there was none. A retry after the gateway gave up waiting
+ * gets it instead of sending again.
+ */
+export async function sentBefore(ctx: Ctx, projectId: string, idempotencyId: string, recipients: number): Promise<SendEmailResult | null> {
+  const keys = sendKeys(idempotencyId, recipients);
+  const found = await ctx.emails.byIdempotencyKeys(projectId, keys);
+  if (found.size < keys.length) return null;
+  const rows = keys.map((k) => found.get(k)!);
+  const first = Math.min(...rows.map((r) => r.createdAt.getTime()));
+  return {
+    emails: rows.map((r) => ({ contact: { id: r.contactId ?? "", email: r.to }, email: r.id })),
+    timestamp: new Date(first).toISOString(),
   };
 }
 

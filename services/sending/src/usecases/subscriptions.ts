@@ -31,8 +31,9 @@ async function setSubscribed(ctx: Ctx, r: Recipient, value: boolean): Promise<bo
     if (err instanceof AppError && err.code === "NOT_FOUND") return false;
     throw err;
   }
-  // Asking for mail again lifts a bounce or complaint suppression at once (the event lifts it too).
-  if (value) await ctx.suppressions.lift(r.projectId, [r.to], new Date());
+  // The recipient asking for mail again lifts a bounce or complaint suppression at once (the event
+  // lifts only bounces: it cannot tell this page from a call made with an API key).
+  if (value) await ctx.suppressions.lift(r.projectId, [r.to], new Date(), ["bounce", "complaint"]);
   return true;
 }
 

@@ -1,0 +1,149 @@
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ErrorBody } from "@mailroom/contracts";
+import { serviceDatabaseUrl } from "@mailroom/kit";
+import { startMailbox } from "@mailroom/devmailbox";
+import { DATABASE_URL, Platform, apiClient, sinkMessages, sleep, waitFor, type ApiResponse } from "@mailroom/testkit";
+
+/**
+ * Idempotency-Key when the answer is lost (decisions.md §3): a /v1/send whose gateway gave up
+ * waiting, or died, may still be finishing in the sending service. A retry with the same key must
+ * end with the one email of the first attempt, and a dead gateway's claim must not hold the key.
+ * The sending service is slowed by holding a lock on its emails table, so a send waits at the
+ * statement that queues it.
+ */
+const TIMEOUT_MS = 2000;
+const HOLD_MS = 1000;
+let mailbox: Awaited<ReturnType<typeof startMailbox>>;
+let platform: Platform;
+let api: ReturnType<typeof apiClient>;
+let sending: postgres.Sql;
+let domain: string;
+
+beforeAll(async () => {
+  mailbox = await startMailbox({ smtpPort: 0, httpPort: 0 });
+  platform = new Platform({
+    services: ["gateway", "contacts", "sending"],
+    env: { SMTP_URL: mailbox.smtpUrl, ROUTE_TIMEOUT_MAX_MS: String(TIMEOUT_MS), IDEMPOTENCY_RETRY_AFTER_MS: String(HOLD_MS) },
+  });
+  await platform.start();
+  const project = await platform.createProject("retry");
+  domain = `retry-${randomBytes(4).toString("hex")}.example`;
+  await platform.cli(["domains", "verify", "--project", project.id, "--domain", domain]);
+  api = apiClient(platform.url, project.secretKey);
+  sending = postgres(serviceDatabaseUrl(DATABASE_URL, platform.prefix, "sending"), { max: 2, onnotice: () => undefined });
+});
+afterAll(async () => {
+  await sending?.end();
+  await platform?.destroy();
+  await mailbox?.stop();
+});
+
+/** Holds a lock that makes every insert into the sending service's emails table wait. */
+async function lockEmails() {
+  const conn = await sending.reserve();
+  await conn`begin`;
+  await conn`lock table emails in share mode`;
+  return async () => {
+    await conn`rollback`;
+    conn.release();
+  };
+}
+
+/** Statements of the sending service waiting for that lock. */
+async function waitingInserts(): Promise<number> {
+  const [row] = await sending<{ n: number }[]>`
+    select count(*)::int as n from pg_locks where not granted and relation = 'emails'::regclass`;
+  return row!.n;
+}
+
+function sendTo(to: string, key: string) {
+  return api.post("/v1/send", { to, from: `hello@${domain}`, subject: "Once", body: "<p>only once</p>" }, { "idempotency-key": key });
+}
+
+/** Retries as a client would, honouring Retry-After, until an answer that is not "in progress". */
+async function retryUntilDone(send: () => Promise<ApiResponse>): Promise<ApiResponse> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const res = await send();
+    if (res.status !== 409) return res;
+    expect(ErrorBody.parse(res.body).reason).toBe("idempotency_in_progress");
+    expect(Date.now(), "the key was still claimed after 20 s of retries").toBeLessThan(deadline);
+    await sleep(Number(res.headers.get("retry-after")) * 1000);
+  }
+}
+
+/** The emails to `to`: their records (the API) and what reached the SMTP sink. */
+async function expectOneEmail(to: string, emailId: string) {
+  const messages = await waitFor(async () => {
+    const found = await sinkMessages(mailbox.webUrl, [to]);
+    return found.length > 0 ? found : null;
+  }, { timeoutMs: 15_000, what: `the email to ${to}` });
+  // a later email to the same address arrives after any second copy of the first would have
+  await sendTo(to, `later-${randomBytes(4).toString("hex")}`);
+  const all = await waitFor(async () => {
+    const found = await sinkMessages(mailbox.webUrl, [to]);
+    return found.length >= messages.length + 1 ? found : null;
+  }, { timeoutMs: 15_000, what: `the later email to ${to}` });
+  expect(all).toHaveLength(2);
+  const record = await api.get(`/emails/${emailId}`);
+  expect(record.status).toBe(200);
+  const list = await api.get(`/emails?contactId=${record.body.contactId}`);
+  expect(list.body.data).toHaveLength(2);
+}
+
+describe("a /v1/send retried with the same Idempotency-Key", () => {
+  it("sends once when the first attempt timed out at the gateway but finished in the service", async () => {
+    const to = `timeout-${randomBytes(4).toString("hex")}@example.com`;
+    const key = `k-${randomBytes(6).toString("hex")}`;
+    const unlock = await lockEmails();
+    try {
+      const first = await sendTo(to, key);
+      expect(first.status).toBe(503);
+      // the outcome is unknown: the key stays claimed a moment, and the retry is told so
+      const early = await sendTo(to, key);
+      expect(early.status).toBe(409);
+      expect(ErrorBody.parse(early.body)).toMatchObject({ error: "CONFLICT", reason: "idempotency_in_progress" });
+      expect(Number(early.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      await sleep(Number(early.headers.get("retry-after")) * 1000);
+      // a retry while the first attempt still runs: both wait on the lock, and time out
+      const twin = await sendTo(to, key);
+      expect(twin.status).toBe(503);
+      expect(await waitingInserts()).toBe(2);
+    } finally {
+      await unlock();
+    }
+    const done = await retryUntilDone(() => sendTo(to, key));
+    expect(done.status).toBe(200);
+    expect(done.body.data.emails).toHaveLength(1);
+    const again = await sendTo(to, key);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(done.body);
+    await expectOneEmail(to, done.body.data.emails[0].email);
+  });
+
+  it("takes over the claim of a gateway killed mid-request, and still sends once", async () => {
+    const to = `killed-${randomBytes(4).toString("hex")}@example.com`;
+    const key = `k-${randomBytes(6).toString("hex")}`;
+    const unlock = await lockEmails();
+    try {
+      const pending = sendTo(to, key).catch((err: Error) => err);
+      await waitFor(async () => (await waitingInserts()) === 1, { timeoutMs: 10_000, what: "the send to reach the sending service" });
+      const gateway = platform.procs.get("gateway")![0]!;
+      const exited = new Promise((resolve) => gateway.child.once("exit", resolve));
+      gateway.child.kill("SIGKILL");
+      await exited;
+      expect(await pending).toBeInstanceOf(Error);
+      platform.procs.delete("gateway");
+      await platform.startService("gateway");
+    } finally {
+      await unlock();
+    }
+    // the dead gateway's claim is live until its lease ends (409 with Retry-After), then taken over
+    const done = await retryUntilDone(() => sendTo(to, key));
+    expect(done.status).toBe(200);
+    expect(done.body.data.emails[0].contact.email).toBe(to);
+    await expectOneEmail(to, done.body.data.emails[0].email);
+  });
+});
