@@ -196,3 +196,11 @@ describe("NetworkPolicies, with production values", () => {
     expect(kinds(manifests, "NetworkPolicy")).toHaveLength(0);
   });
 });
+
+describe("client addresses behind the ingress", () => {
+  const config = (manifests: Manifest[]) => byName(manifests, "ConfigMap", "prod-mailroom-config") ?? byName(manifests, "ConfigMap", "demo-mailroom-config");
+  it("trusts X-Forwarded-For only from the range production values name, and from nobody by default", () => {
+    expect((config(production) as unknown as { data: Record<string, string> }).data.TRUST_PROXY).toBe("10.0.0.0/8");
+    expect((config(defaults) as unknown as { data: Record<string, string> }).data).not.toHaveProperty("TRUST_PROXY");
+  });
+});

@@ -95,6 +95,12 @@ DNS_SERVER: {{ . | quote }}
 {{- with $c.returnPathDomain }}
 RETURN_PATH_DOMAIN: {{ . | quote }}
 {{- end }}
+{{- with $c.trustProxy }}
+TRUST_PROXY: {{ . | quote }}
+{{- end }}
+{{- with $c.sesSnsTopicArns }}
+SES_SNS_TOPIC_ARNS: {{ . | quote }}
+{{- end }}
 {{- with $c.webhookAllowedHosts }}
 WEBHOOK_ALLOWED_HOSTS: {{ . | quote }}
 {{- end }}
