@@ -2,7 +2,7 @@
 // statements commit or none does, the first failure is what the caller sees, and the connection goes
 // back to the pool outside any transaction.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASE_URL, dropDatabases, runPrefix } from "@mailroom/testkit";
+import { DATABASE_URL, dropDatabases, runPrefix, waitFor } from "@mailroom/testkit";
 import { ensureDatabase, inOneRoundTrip, openDatabase } from "../src/index.js";
 import { serviceDatabaseUrl } from "../src/config.js";
 
@@ -77,8 +77,12 @@ describe("inOneRoundTrip", () => {
   it("holds a lock taken by its first statement until the commit", async () => {
     const other = openDatabase(dbUrl, { max: 1 }).sql;
     try {
-      const waiting = inOneRoundTrip(sql, (tx) => [tx`select pg_advisory_xact_lock(42)`, tx`select pg_sleep(0.2)`] as const);
-      await new Promise((r) => setTimeout(r, 100));
+      const waiting = inOneRoundTrip(sql, (tx) => [tx`select pg_advisory_xact_lock(42)`, tx`select pg_sleep(1)`] as const);
+      // The lock is taken once PostgreSQL shows it granted; the sleep behind it keeps it a second.
+      await waitFor(async () => (await other`select 1 from pg_locks where locktype = 'advisory' and objid = 42 and granted`).length === 1, {
+        timeoutMs: 5000,
+        what: "the transaction's advisory lock",
+      });
       // the lock is held by the transaction while it runs: a try from elsewhere fails
       const [{ got }] = await other<{ got: boolean }[]>`select pg_try_advisory_xact_lock(42) as got`;
       expect(got).toBe(false);
