@@ -82,7 +82,7 @@ async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, batches: B
     // List-Unsubscribe is for marketing mail only; its signed link is made only then.
     const unsubscribeUrl = email.marketing ? ctx.links.url("u", email.id, email.projectId) : "";
     const message = await outgoingMessage(email, files, key, { returnPathDomain: ctx.returnPathDomain, unsubscribeUrl });
-    await opts.throttle.wait(email.projectId, () => msg.working());
+    await opts.throttle.wait(email.projectId, opts.lane, () => msg.working());
     let response: string;
     try {
       ({ response } = await relay.send(message, opts.lane));
