@@ -7,11 +7,10 @@
 // and half the jobs in flight each), as the chart's backlog autoscaling runs a campaign; a Node
 // process delivers on one thread, and with one replica that thread is the limit
 // (BENCH_SCALE_OUT=0 skips it).
-import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import nodemailer from "nodemailer";
 import { Platform, apiClient } from "@mailroom/testkit";
-import { BENCH_ENV, cpuMeter, formatCpu, machine, peakRssMb, profiled, serviceDb, signingOptions, writeResult } from "./lib.mjs";
+import { BENCH_ENV, cpuMeter, formatCpu, machine, peakRssMb, profiled, seedContacts, signingOptions, writeResult } from "./lib.mjs";
 import { startSinkProcess } from "./sink.mjs";
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
@@ -59,18 +58,6 @@ function currentRssMb(pid) {
   } catch {
     return null;
   }
-}
-
-async function seed(projectId) {
-  const sql = serviceDb(platform, "contacts");
-  const now = new Date().toISOString();
-  const writable = await sql`copy contacts (id, project_id, email, subscribed, data, created_at, updated_at) from stdin`.writable();
-  const done = new Promise((resolve, reject) => writable.on("finish", resolve).on("error", reject));
-  for (let i = 0; i < N; i++) writable.write(`${randomUUID()}\t${projectId}\t${address(i)}\tt\t{"firstName":"Ann${i}"}\t${now}\t${now}\n`);
-  writable.end();
-  await done;
-  await sql`analyze contacts`;
-  await sql.end();
 }
 
 /** A baseline run with the CPU it cost and what arrived, leaving the sink empty for the next run. */
@@ -154,7 +141,7 @@ try {
   await platform.cli(["domains", "verify", "--project", project.id, "--domain", domain, "--json"]);
   const from = `news@${domain}`;
   const seedStart = Date.now();
-  await seed(project.id);
+  await seedContacts(platform, project.id, N, address);
   const seedSeconds = (Date.now() - seedStart) / 1000;
 
   const signed = process.env.BENCH_BASELINE_UNSIGNED !== "1";

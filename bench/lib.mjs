@@ -285,3 +285,20 @@ export async function signingOptions(platform, domain) {
   const { DKIM_HEADERS } = await import("../services/sending/dist/domain/compose.js");
   return { domainName: domain, keySelector: row.selector, privateKey: createPrivateKey(row.private_key), headerFieldNames: DKIM_HEADERS };
 }
+
+/**
+ * `count` subscribed contacts of a project, straight into the contacts service's table with COPY
+ * (seconds for 100,000, where the API would take minutes): `address(i)`, data `{firstName: "Ann<i>"}`.
+ */
+export async function seedContacts(platform, projectId, count, address) {
+  const sql = serviceDb(platform, "contacts");
+  const { randomUUID } = await import("node:crypto");
+  const now = new Date().toISOString();
+  const writable = await sql`copy contacts (id, project_id, email, subscribed, data, created_at, updated_at) from stdin`.writable();
+  const done = new Promise((resolve, reject) => writable.on("finish", resolve).on("error", reject));
+  for (let i = 0; i < count; i++) writable.write(`${randomUUID()}\t${projectId}\t${address(i)}\tt\t{"firstName":"Ann${i}"}\t${now}\t${now}\n`);
+  writable.end();
+  await done;
+  await sql`analyze contacts`;
+  await sql.end();
+}

@@ -29,7 +29,10 @@ const connections = Number(args.connections);
 const emailCount = Number(args.emails);
 const rounds = Number(args.rounds);
 const POOL = 5;
-/** Jobs a delivery worker has in flight: the campaign bench's 64, above the service's default of 16. */
+/**
+ * Jobs a delivery worker has in flight: the campaign bench's 64, above the service's default of 16.
+ * /v1/send is transactional mail, so it is the transactional lane's setting that counts here.
+ */
 const CONCURRENCY = Number(process.env.BENCH_DELIVERY_CONCURRENCY ?? 64);
 
 /** A load's figures (lib.mjs load()) as this benchmark reports them. */
@@ -60,7 +63,7 @@ async function main() {
   mkdirSync(dir, { recursive: true });
   const zonesFile = join(dir, "zones.json");
   const dns = await startDnsServer({ zonesFile });
-  Object.assign(platform.env, { SMTP_URL: sink.url, DNS_SERVER: dns.address, SMTP_POOL_SIZE: String(POOL), DELIVERY_CONCURRENCY: String(CONCURRENCY) });
+  Object.assign(platform.env, { SMTP_URL: sink.url, DNS_SERVER: dns.address, SMTP_POOL_SIZE: String(POOL), DELIVERY_CONCURRENCY: String(CONCURRENCY), TRANSACTIONAL_DELIVERY_CONCURRENCY: String(CONCURRENCY) });
   const bare = await bareRoute(platform.prefix);
   const results = { date: new Date().toISOString(), duration, connections, emails: emailCount };
   try {

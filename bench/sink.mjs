@@ -6,18 +6,27 @@ import { SMTPServer } from "smtp-server";
 
 const MESSAGE_ID = /^message-id:\s*(<[^>\r\n]+>)/im;
 
-export async function startSink() {
+/**
+ * `timed`: recipient domains whose every message's arrival is kept by recipient (`arrivals()`), for
+ * latencies measured from the moment the bench sent each one. Counts by recipient domain come with
+ * `stats()` whatever `timed` says.
+ */
+export async function startSink({ timed = [] } = {}) {
   let count = 0;
   let first = null;
   let last = null;
   const byMessageId = new Set();
   let duplicates = 0;
+  /** domain → { count, first, last } */
+  let byDomain = {};
+  const timedDomains = new Set(timed);
+  let arrivals = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
     disableReverseLookup: true,
     logger: false,
-    onData(stream, _session, callback) {
+    onData(stream, session, callback) {
       let head = "";
       stream.on("data", (chunk) => {
         // Message-ID sits in the header block; the first 8 KiB always holds it for these messages.
@@ -30,6 +39,12 @@ export async function startSink() {
         count++;
         last = Date.now();
         first ??= last;
+        const to = session.envelope.rcptTo[0]?.address ?? "";
+        const domain = to.slice(to.lastIndexOf("@") + 1).toLowerCase();
+        const d = (byDomain[domain] ??= { count: 0, first: last, last });
+        d.count++;
+        d.last = last;
+        if (timedDomains.has(domain)) arrivals.push([to, last]);
         callback();
       });
     },
@@ -39,13 +54,17 @@ export async function startSink() {
   const { port } = server.server.address();
   return {
     url: `smtp://127.0.0.1:${port}`,
-    stats: () => ({ count, first, last, distinctMessageIds: byMessageId.size, duplicates }),
+    stats: () => ({ count, first, last, distinctMessageIds: byMessageId.size, duplicates, byDomain }),
+    /** [recipient, arrival ms] of the `timed` domains' messages, in arrival order. */
+    arrivals: () => arrivals,
     reset() {
       count = 0;
       first = null;
       last = null;
       byMessageId.clear();
       duplicates = 0;
+      byDomain = {};
+      arrivals = [];
     },
     stop: () => new Promise((resolve) => server.close(resolve)),
   };
@@ -56,9 +75,11 @@ export async function startSink() {
  * with the baseline's nodemailer pool: measured in one process, the bare pool paid for the sink too.
  * Same interface, except that `stats()` and `reset()` answer over IPC, so they return promises.
  */
-export async function startSinkProcess() {
+export async function startSinkProcess({ timed = [] } = {}) {
   const { fork } = await import("node:child_process");
-  const child = fork(new URL(import.meta.url).pathname, ["--child"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(new URL(import.meta.url).pathname, ["--child", ...timed.map((d) => `--timed=${d}`)], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   let nextId = 0;
   const waiting = new Map();
   child.on("message", (m) => {
@@ -76,6 +97,7 @@ export async function startSinkProcess() {
     url,
     pid: child.pid,
     stats: () => ask("stats"),
+    arrivals: () => ask("arrivals"),
     reset: () => ask("reset"),
     async stop() {
       await ask("stop");
@@ -85,9 +107,11 @@ export async function startSinkProcess() {
 }
 
 if (process.argv.includes("--child") && process.send) {
-  const sink = await startSink();
+  const timed = process.argv.filter((a) => a.startsWith("--timed=")).map((a) => a.slice("--timed=".length));
+  const sink = await startSink({ timed });
+  const ops = { url: () => sink.url, stats: () => sink.stats(), arrivals: () => sink.arrivals(), reset: () => sink.reset() };
   process.on("message", async ({ id, op }) => {
-    const value = op === "url" ? sink.url : op === "stats" ? sink.stats() : op === "reset" ? sink.reset() : await sink.stop();
+    const value = ops[op] ? ops[op]() : await sink.stop();
     process.send({ id, value: value ?? null });
   });
   process.on("disconnect", () => process.exit(0));

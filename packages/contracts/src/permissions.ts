@@ -64,7 +64,7 @@ export function natsPermissions(prefix: string): Record<ServiceName, NatsPermiss
   const out: Record<ServiceName, NatsPermissions> = {
     gateway: entry("gateway", [names.rpc(">"), names.rpcBatch(">"), names.broadcast.keyRevoked], [names.broadcast.keyRevoked]),
     contacts: entry("contacts", [...events, ...names.streams.contactChanges.subjects, ...deadLetters, ...calls(RPC_CALLS.contacts)]),
-    sending: entry("sending", [...events, ...names.streams.sendJobs.subjects, ...deadLetters, ...calls(RPC_CALLS.sending)]),
+    sending: entry("sending", [...events, ...names.streams.sendJobs.subjects, ...names.streams.transactionalJobs.subjects, ...deadLetters, ...calls(RPC_CALLS.sending)]),
     campaigns: entry("campaigns", [...deadLetters, ...calls(RPC_CALLS.campaigns)]),
     workflows: entry("workflows", [...deadLetters, ...calls(RPC_CALLS.workflows)]),
     verify: entry("verify", calls(RPC_CALLS.verify)),

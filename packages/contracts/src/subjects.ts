@@ -50,8 +50,18 @@ export function wireNames(prefixInput: string) {
     streams: {
       /** System and custom events: `<p>.events.<family>.<projectId>`. Limits retention. */
       events: { name: `${up}_EVENTS`, subjects: [`${p}.events.>`] },
-      /** Delivery jobs for the sending service: work-queue retention (one consumer takes each). */
+      /**
+       * Bulk delivery jobs (campaign recipients) for the sending service: work-queue retention (one
+       * consumer takes each). Releases before the transactional lane queued every job here, so its
+       * consumer also drains whatever such a release left behind: no migration on upgrade.
+       */
       sendJobs: { name: `${up}_SEND_JOBS`, subjects: [`${p}.jobs.send.>`] },
+      /**
+       * Delivery jobs someone waits for (/v1/send, workflow SEND_EMAIL, campaign test copies): a
+       * stream of their own, so they never queue behind a campaign. nats-server 2.9 has no priority
+       * groups, and a work-queue stream takes no second consumer beside SEND_JOBS' unfiltered one.
+       */
+      transactionalJobs: { name: `${up}_TRANSACTIONAL_JOBS`, subjects: [`${p}.jobs.transactional.>`] },
       /** Contact state changes (data, subscription, deletion) for the segment tracker. */
       contactChanges: { name: `${up}_CONTACT_CHANGES`, subjects: [`${p}.changes.contacts.>`] },
       /**
@@ -64,14 +74,20 @@ export function wireNames(prefixInput: string) {
     subjects: {
       event: (family: EventFamily, projectId: string) => `${p}.events.${family}.${projectId}`,
       eventsOfFamily: (family: EventFamily) => `${p}.events.${family}.>`,
+      /** A bulk (campaign) delivery job: SEND_JOBS. */
       sendJob: (projectId: string) => `${p}.jobs.send.${projectId}`,
+      /** A transactional delivery job: TRANSACTIONAL_JOBS. */
+      transactionalJob: (projectId: string) => `${p}.jobs.transactional.${projectId}`,
       contactChange: (projectId: string) => `${p}.changes.contacts.${projectId}`,
       /** Where the durable consumer `consumer` puts the messages it gave up on. */
       deadLetter: (consumer: string) => `${p}.deadletter.${consumer}`,
     },
     /** Durable consumer names. */
     consumers: {
+      /** Delivery of SEND_JOBS (the bulk lane, and every job queued before the transactional lane). */
       sendingDelivery: "sending-delivery",
+      /** Delivery of TRANSACTIONAL_JOBS, with handler slots of its own. */
+      sendingTransactional: "sending-transactional",
       /** contact.subscribed events that lift the sending service's bounce/complaint suppressions. */
       sendingSuppression: "sending-suppression",
       contactsEmailActivity: "contacts-email-activity",

@@ -139,6 +139,15 @@ export function coreStreams(names: WireNames, replicas: number): Array<Partial<S
       num_replicas: replicas,
     },
     {
+      name: names.streams.transactionalJobs.name,
+      subjects: names.streams.transactionalJobs.subjects,
+      retention: RetentionPolicy.Workqueue,
+      storage: StorageType.File,
+      max_age: 7 * DAY_NS,
+      duplicate_window: 10 * 60 * 1e9,
+      num_replicas: replicas,
+    },
+    {
       name: names.streams.contactChanges.name,
       subjects: names.streams.contactChanges.subjects,
       retention: RetentionPolicy.Limits,

@@ -12,8 +12,23 @@ export const CampaignsEnv = z.object({
   CAMPAIGNS_ENQUEUE_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
   /** sending.enqueueBatch calls in flight per running fan-out. */
   CAMPAIGNS_ENQUEUE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
-  /** Fan-outs one replica runs at once; more campaigns wait for a free slot or another replica. */
-  CAMPAIGNS_MAX_FANOUTS: z.coerce.number().int().min(1).max(64).default(4),
+  /**
+   * Fan-outs one replica runs at once; more campaigns wait for a free slot or another replica. A
+   * fan-out lasts until its last window is handed over (nearly the whole campaign), and one waiting
+   * for room costs a query every 200 ms and no memory, so there are enough slots for many projects.
+   */
+  CAMPAIGNS_MAX_FANOUTS: z.coerce.number().int().min(1).max(64).default(16),
+  /**
+   * Seconds of bulk delivery, at the lane's measured rate, that the running campaigns may hold queued
+   * in all (each project an even share, domain/window.ts): about how long a campaign started while
+   * others run waits for its first email. Keep it well above the second or two from enqueue to the
+   * stats counting an email, or a campaign alone cannot keep the delivery workers busy.
+   */
+  CAMPAIGNS_WINDOW_SECONDS: z.coerce.number().min(1).max(600).default(10),
+  /** Recipients a campaign may hold queued whatever the rate (its start, a slow lane). */
+  CAMPAIGNS_WINDOW_MIN: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  /** Recipients a campaign may hold queued at most. */
+  CAMPAIGNS_WINDOW_MAX: z.coerce.number().int().min(1).max(10_000_000).default(50_000),
   /**
    * A fan-out's lease on its campaign. A replica that dies holds it at most this long before another
    * replica (or its own restart) resumes from the checkpoint; the owner renews it every third of it.

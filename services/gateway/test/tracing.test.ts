@@ -49,7 +49,7 @@ describe("tracing", () => {
     expect(res.status).toBe(200);
     // The consumer's span ends after the SMTP span (it closes once the record is marked sent), so wait for both.
     const ended = (name: string) => spans().some((s) => s.traceId === traceId && s.name === name);
-    await waitFor(() => ended("smtp send") && ended("consume sending-delivery"), { timeoutMs: 20_000, what: "the delivery spans" });
+    await waitFor(() => ended("smtp send") && ended("consume sending-transactional"), { timeoutMs: 20_000, what: "the delivery spans" });
 
     const trace = spans().filter((s) => s.traceId === traceId);
     const services = new Set(trace.map((s) => s.service));
@@ -58,7 +58,7 @@ describe("tracing", () => {
     expect(names).toContain("POST /v1/send");
     expect(names).toContain("rpc sending.send");
     expect(names).toContain("rpc contacts.upsertMany");
-    expect(names).toContain("consume sending-delivery");
+    expect(names).toContain("consume sending-transactional");
     expect(names.some((n) => n.startsWith("db ContactsRepo."))).toBe(true);
     expect(names.some((n) => n.startsWith("db EmailsRepo."))).toBe(true);
     // One tree: every span's parent is in the trace, except the caller's own root. Consumers of the

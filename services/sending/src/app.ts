@@ -59,6 +59,10 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     queue: emailQueue(() => ctx),
   };
   const relay = createRelay(config.SMTP_URL, config.SMTP_POOL_SIZE);
+  const delivery = {
+    deliveredOn250: !config.SMTP_DSN,
+    throttle: new ProjectThrottle(deps.redis, config.NATS_PREFIX, config.SEND_RATE_PER_PROJECT, deps.log),
+  };
   const sns = createSnsClient(config.SNS_CERTIFICATES_FILE, (url) => deps.log.info({ url }, "SNS subscription confirmed"));
   const resolve = createResolver(config.DNS_SERVER, config.DNS_TIMEOUT_MS);
   const engagement = new EngagementRecorder(ctx, deps.log);
@@ -77,11 +81,8 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       registerSes(server, ctx, sns, new Set(config.SES_SNS_TOPIC_ARNS));
     },
     consumers: [
-      deliveryConsumer(ctx, relay, {
-        concurrency: config.DELIVERY_CONCURRENCY,
-        deliveredOn250: !config.SMTP_DSN,
-        throttle: new ProjectThrottle(deps.redis, config.NATS_PREFIX, config.SEND_RATE_PER_PROJECT, deps.log),
-      }),
+      deliveryConsumer(ctx, relay, { ...delivery, lane: "transactional", concurrency: config.TRANSACTIONAL_DELIVERY_CONCURRENCY }),
+      deliveryConsumer(ctx, relay, { ...delivery, lane: "bulk", concurrency: config.DELIVERY_CONCURRENCY }),
       suppressionConsumer(ctx),
     ],
     async start() {

@@ -23,8 +23,10 @@ export const SendingEnv = z.object({
   /** `host:port` of the DNS server for domain checks; the system resolver when unset. */
   DNS_SERVER: z.string().min(1).optional(),
   DNS_TIMEOUT_MS: Ms.min(100).max(30_000).default(2000),
-  /** Parallel deliveries per replica. */
+  /** Parallel deliveries of campaign mail (SEND_JOBS) per replica. */
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** Parallel deliveries of transactional mail (TRANSACTIONAL_JOBS) per replica: slots of its own. */
+  TRANSACTIONAL_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** How often pending domains are looked up again in the background. */
   DOMAIN_RECHECK_INTERVAL_MS: Ms.min(1000).default(5 * 60_000),
   /** Decoded attachment bytes per message (api-spec: 10 MB by default). */

@@ -2,7 +2,10 @@ import { join } from "node:path";
 import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMailbox, type Mailbox } from "@mailroom/devmailbox";
-import { Platform, REPO_ROOT, apiClient, sleep, startDnsServer, waitFor, type ApiClient, type DnsServer } from "@mailroom/testkit";
+import { connect } from "@nats-io/transport-node";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { wireNames } from "@mailroom/contracts";
+import { NATS_URL, Platform, REPO_ROOT, apiClient, sleep, startDnsServer, waitFor, type ApiClient, type DnsServer } from "@mailroom/testkit";
 import { addZones } from "@mailroom/testkit";
 import { uniqueAddress, uniqueDomain, verifiedDomain } from "./helpers.js";
 
@@ -17,6 +20,7 @@ describe("delivery pipeline", () => {
   let api: ApiClient;
   let domain: string;
   let zonesFile: string;
+  let projectId: string;
 
   beforeAll(async () => {
     mailbox = await startMailbox({ maxMessages: 10_000 });
@@ -28,6 +32,7 @@ describe("delivery pipeline", () => {
     Object.assign(platform.env, { SMTP_URL: mailbox.smtpUrl, DNS_SERVER: dns.address, RETURN_PATH_DOMAIN: "rp.mailroom.test", DOMAIN_RECHECK_INTERVAL_MS: "1000" });
     await platform.start();
     const project = await platform.createProject("delivery");
+    projectId = project.id;
     api = apiClient(platform.url, project.secretKey);
     domain = (await verifiedDomain(api, zonesFile)).domain;
   });
@@ -107,6 +112,41 @@ describe("delivery pipeline", () => {
       await waitFor(async () => (await statusOf(id)) === "DELIVERED", { timeoutMs: 20_000, what: `record ${id} delivered` });
     }
   }, 120_000);
+
+  it("delivers a job queued on SEND_JOBS by a release before the transactional lane (an upgrade loses nothing)", async () => {
+    const names = wireNames(platform.prefix);
+    const nc = await connect({ servers: NATS_URL });
+    try {
+      const jsm = await jetstreamManager(nc);
+      // A QUEUED record whose job the transactional lane holds and cannot deliver yet.
+      mailbox.failNext(1000, 451, "4.3.0 Try again later");
+      const to = uniqueAddress("upgrade");
+      const res = await send(to);
+      const id = res.body.data.emails[0].email as string;
+      await waitFor(async () => (await jsm.streams.info(names.streams.transactionalJobs.name)).state.messages === 1, {
+        timeoutMs: 15_000,
+        what: "the job on TRANSACTIONAL_JOBS",
+      });
+      await platform.stopService("sending");
+      // What the previous release left behind on shutdown: the same record, its job on the subject
+      // every job went to then, where the durable `sending-delivery` has always consumed.
+      await jsm.streams.purge(names.streams.transactionalJobs.name);
+      const legacy = await jetstream(nc).publish(names.subjects.sendJob(projectId), JSON.stringify({ emailId: id, projectId }), { msgID: `legacy-${id}` });
+      expect(legacy.stream).toBe(names.streams.sendJobs.name);
+      mailbox.failNext(0, 451, "");
+      const before = (await jsm.consumers.info(names.streams.sendJobs.name, names.consumers.sendingDelivery)).delivered.consumer_seq;
+      await platform.startService("sending");
+
+      await waitFor(async () => (await statusOf(id)) === "DELIVERED", { timeoutMs: 30_000, what: "the legacy job delivered" });
+      expect(received(to)).toHaveLength(1);
+      const bulk = await jsm.consumers.info(names.streams.sendJobs.name, names.consumers.sendingDelivery);
+      expect(bulk.delivered.consumer_seq).toBeGreaterThan(before);
+      expect((await jsm.streams.info(names.streams.transactionalJobs.name)).state.messages).toBe(0);
+    } finally {
+      mailbox.failNext(0, 451, "");
+      await nc.close();
+    }
+  }, 90_000);
 
   it("verifies a pending domain in the background once its record is published", async () => {
     const created = await api.post("/domains", { domain: uniqueDomain("bg") });

@@ -33,6 +33,7 @@ export interface CampaignRow {
   last_contact_id: string | null;
   audience_done: boolean;
   fanout_done_at: Timestamp | null;
+  send_rate: number;
   recipients: number;
   sent: number;
   delivered: number;

@@ -2,6 +2,14 @@ import type { PagedContact } from "@mailroom/contracts";
 import type { Sql } from "@mailroom/kit";
 import type { CampaignRow, Q } from "./campaigns-repo.js";
 
+export interface LaneRow {
+  ended: number;
+  outstanding: number;
+  totalRate: number;
+  projects: number;
+  projectCampaigns: number;
+}
+
 export interface PendingRow {
   contact_id: string;
   email: string;
@@ -13,14 +21,21 @@ export interface PendingRow {
  * checkpoint, and the pending recipients between the audience and the sending service.
  */
 export const fanoutRepo = {
-  /** Takes one SENDING campaign whose fan-out is unfinished and whose lease is free or expired. */
+  /**
+   * Takes one SENDING campaign whose fan-out is unfinished and whose lease is free or expired: first
+   * those of projects with the fewest fan-outs running, then the oldest, so that a project with many
+   * campaigns cannot take every fan-out slot while another project's campaign waits.
+   */
   async claim(sql: Sql, owner: string, leaseMs: number): Promise<CampaignRow | null> {
     const [row] = await sql<CampaignRow[]>`
       update campaigns set lease_owner = ${owner}, lease_until = now() + ${leaseMs} * interval '1 millisecond'
       where id = (
-        select id from campaigns
-        where status = 'SENDING' and fanout_done_at is null and (lease_until is null or lease_until < now())
-        order by started_at limit 1 for update skip locked)
+        select c.id from campaigns c
+        where c.status = 'SENDING' and c.fanout_done_at is null and (c.lease_until is null or c.lease_until < now())
+        order by (select count(*) from campaigns r
+                  where r.project_id = c.project_id and r.status = 'SENDING' and r.fanout_done_at is null and r.lease_until >= now()),
+                 c.started_at
+        limit 1 for update skip locked)
       returning *`;
     return row ?? null;
   },
@@ -59,6 +74,30 @@ export const fanoutRepo = {
         where id = ${id}`;
       return true;
     })) as boolean;
+  },
+
+  /**
+   * Records this fan-out's delivery rate and reads what its window is made of: its recipients
+   * handed to sending and not yet ended, and the running fan-outs (leases alive) that share the bulk
+   * lane. Null when the lease is lost. Recipients answered by sending but not yet settled still count
+   * as pending here, so `outstanding` is low by at most the batch in hand.
+   */
+  async lane(sql: Sql, id: string, owner: string, rate: number): Promise<LaneRow | null> {
+    const [row] = await sql<LaneRow[]>`
+      with me as (
+        update campaigns set send_rate = ${rate}
+        where id = ${id} and lease_owner = ${owner} and status = 'SENDING'
+        returning project_id, recipients, ended),
+      running as (
+        select project_id, send_rate from campaigns
+        where status = 'SENDING' and fanout_done_at is null and lease_until >= now())
+      select me.ended,
+        me.recipients - me.ended - (select count(*) from campaign_pending where campaign_id = ${id})::int as outstanding,
+        (select coalesce(sum(send_rate), 0) from running)::float8 as "totalRate",
+        (select count(distinct project_id) from running)::int as projects,
+        (select count(*) from running r where r.project_id = me.project_id)::int as "projectCampaigns"
+      from me`;
+    return row ?? null;
   },
 
   async pending(q: Q, id: string, limit: number): Promise<PendingRow[]> {

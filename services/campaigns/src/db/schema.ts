@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uuid } from "drizzle-orm/pg-core";
 export { outbox } from "@mailroom/kit";
 
 const at = (name: string) => timestamp(name, { withTimezone: true });
@@ -42,6 +42,11 @@ export const campaigns = pgTable(
     fanoutDoneAt: at("fanout_done_at"),
     leaseOwner: text("lease_owner"),
     leaseUntil: at("lease_until"),
+    /**
+     * The running fan-out's measure of its delivery rate (emails/s), kept so that every fan-out can
+     * size its window from the whole bulk lane's rate (domain/window.ts), whichever replica runs it.
+     */
+    sendRate: real("send_rate").notNull().default(0),
 
     recipients: counter("recipients"),
     sent: counter("sent"),

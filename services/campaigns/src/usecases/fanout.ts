@@ -6,6 +6,7 @@ import { newId, type Logger, type RpcClient, type Sql } from "@mailroom/kit";
 import { campaignsRepo, type CampaignRow } from "../db/campaigns-repo.js";
 import { fanoutRepo } from "../db/fanout-repo.js";
 import { isPermanentEnqueueError, recipientBatch, type Recipient } from "../domain/emails.js";
+import { RateMeter, sendWindow, type WindowSettings } from "../domain/window.js";
 import type { AudienceSource } from "./audience.js";
 
 export interface FanoutOptions {
@@ -18,7 +19,12 @@ export interface FanoutOptions {
   concurrency: number;
   maxFanouts: number;
   leaseMs: number;
+  /** The share of the bulk delivery queue each campaign may hold (domain/window.ts). */
+  window: WindowSettings;
 }
+
+/** How often a fan-out whose window is full looks again. */
+const CREDIT_POLL_MS = 200;
 
 /** Another replica took the campaign over (our lease expired): stop without touching it. */
 class LeaseLost extends Error {}
@@ -30,6 +36,10 @@ class Stopping extends Error {}
  * hands every pending recipient to sending.enqueue (idempotent by campaign + contact) and removes it.
  * A crash anywhere resumes from the committed checkpoint and pending rows: no recipient is lost,
  * none is enqueued twice, and no more than one page is ever held in memory.
+ *
+ * Recipients are handed over only while the campaign's window has room (domain/window.ts): queued
+ * and not yet ended, a campaign holds its share of the bulk lane and no more, so campaigns running
+ * together interleave instead of the later ones waiting for the whole of the earlier ones.
  */
 export class Fanout {
   private readonly owner = `${hostname()}:${process.pid}:${newId()}`;
@@ -83,7 +93,7 @@ export class Fanout {
     };
     this.log.info({ campaignId: c.id, resumeAfter: c.last_contact_id }, "fan-out started");
     try {
-      await this.fanOut(c, check);
+      await this.fanOut(c, check, new RateMeter(c.send_rate));
       this.log.info({ campaignId: c.id }, "fan-out complete");
     } catch (err) {
       if (err instanceof LeaseLost) this.log.warn({ campaignId: c.id }, "fan-out lease lost; another replica continues");
@@ -94,14 +104,14 @@ export class Fanout {
     }
   }
 
-  private async fanOut(c: CampaignRow, check: () => void): Promise<void> {
+  private async fanOut(c: CampaignRow, check: () => void, meter: RateMeter): Promise<void> {
     let afterId = c.last_contact_id;
     let audienceDone = c.audience_done;
     let backoff = 0;
     for (;;) {
       check();
       try {
-        await this.drain(c, check);
+        await this.drain(c, check, meter);
         if (audienceDone) {
           if (await fanoutRepo.finish(this.sql, c.id, this.owner)) await campaignsRepo.completeFinished(this.sql, [c.id]);
           return;
@@ -135,12 +145,16 @@ export class Fanout {
     }
   }
 
-  /** Hands every pending recipient to the sending service, a batch per call, then settles the page. */
-  private async drain(c: CampaignRow, check: () => void): Promise<void> {
+  /**
+   * Hands every pending recipient to the sending service as the window makes room, a batch per call,
+   * and settles them.
+   */
+  private async drain(c: CampaignRow, check: () => void, meter: RateMeter): Promise<void> {
     for (;;) {
       const rows = await fanoutRepo.pending(this.sql, c.id, this.opts.pageSize);
       if (rows.length === 0) return;
-      const recipients = rows.map((r) => ({ contactId: r.contact_id, email: r.email, data: r.data }));
+      const room = await this.room(c, check, meter, rows.length);
+      const recipients = rows.slice(0, room).map((r) => ({ contactId: r.contact_id, email: r.email, data: r.data }));
       const batches: Recipient[][] = [];
       for (let i = 0; i < recipients.length; i += this.opts.batchSize) batches.push(recipients.slice(i, i + this.opts.batchSize));
       const queued: string[] = [];
@@ -165,6 +179,23 @@ export class Fanout {
       this.opts.onProgress?.("refused", failed.length);
       if (retry !== undefined) throw retry;
       check();
+    }
+  }
+
+  /**
+   * Waits until the campaign's window has room for a batch (or for all of `wanted`, when fewer), and
+   * answers how many recipients may go. Each look also records the campaign's rate for the others.
+   */
+  private async room(c: CampaignRow, check: () => void, meter: RateMeter, wanted: number): Promise<number> {
+    for (;;) {
+      check();
+      const lane = await fanoutRepo.lane(this.sql, c.id, this.owner, meter.current());
+      if (!lane) throw new LeaseLost();
+      meter.add(Date.now(), lane.ended);
+      const window = sendWindow(this.opts.window, lane);
+      const room = window - lane.outstanding;
+      if (room >= Math.min(this.opts.batchSize, wanted, window)) return room;
+      await sleep(CREDIT_POLL_MS, undefined, { signal: this.abort.signal }).catch(() => undefined);
     }
   }
 

@@ -1,6 +1,7 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import { Batcher, type ConsumerSpec } from "@mailroom/kit";
 import type { Claim } from "../db/emails-repo.js";
+import type { DeliveryLane } from "../domain/lanes.js";
 import { isPermanentFailure, outgoingMessage } from "../domain/compose.js";
 import { providerMessageId } from "../domain/feedback.js";
 import type { Ctx } from "../usecases/context.js";
@@ -15,6 +16,7 @@ const LEASE_MS = 15_000;
 const RENEW_MS = 5_000;
 
 export interface DeliveryOptions {
+  lane: DeliveryLane;
   concurrency: number;
   throttle: ProjectThrottle;
   /** The relay's 250 also counts as delivery (no DSNs come back). */
@@ -25,19 +27,23 @@ export interface DeliveryOptions {
 class LeaseHeld extends Error {}
 
 /**
- * Delivery workers: durable pull consumer `sending-delivery` on SEND_JOBS. The record's state guards
- * the SMTP call: only the holder of a QUEUED record's lease sends; a SENT record is acked unsent.
+ * Delivery workers of one lane (domain/lanes.ts): the durable pull consumer `sending-delivery` on
+ * SEND_JOBS (bulk, and every job queued before the lanes existed) or `sending-transactional` on
+ * TRANSACTIONAL_JOBS, each with its own handler slots. The record's state guards the SMTP call: only
+ * the holder of a QUEUED record's lease sends; a SENT record is acked unsent.
  */
 export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions): ConsumerSpec {
   // Concurrent jobs share their database round trips: claims (with their keys) and sent records each go
-  // in one statement per batch (group commit), which is most of what a delivery costs.
+  // in one statement per batch (group commit), which is most of what a delivery costs. Per lane, so a
+  // transactional claim never waits for a statement full of a campaign's.
   const batches: Batches = {
     claims: new Batcher((ids: string[]) => ctx.emails.claimMany(ids, LEASE_MS), { maxBatch: 256, maxInFlight: 2, lingerMs: 5 }),
     sent: new SentRecorder(ctx),
   };
+  const bulk = opts.lane === "bulk";
   return {
-    stream: ctx.names.streams.sendJobs.name,
-    durable: ctx.names.consumers.sendingDelivery,
+    stream: bulk ? ctx.names.streams.sendJobs.name : ctx.names.streams.transactionalJobs.name,
+    durable: bulk ? ctx.names.consumers.sendingDelivery : ctx.names.consumers.sendingTransactional,
     concurrency: opts.concurrency,
     maxDeliver: 8,
     ackWaitMs: LEASE_MS,
@@ -76,10 +82,10 @@ async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, batches: B
     // List-Unsubscribe is for marketing mail only; its signed link is made only then.
     const unsubscribeUrl = email.marketing ? ctx.links.url("u", email.id, email.projectId) : "";
     const message = await outgoingMessage(email, files, key, { envelopeSender: ctx.verp.address(email.id), unsubscribeUrl });
-    await opts.throttle.wait(email.projectId, () => msg.working());
+    await opts.throttle.wait(email.projectId, opts.lane, () => msg.working());
     let response: string;
     try {
-      ({ response } = await relay.send(message));
+      ({ response } = await relay.send(message, opts.lane));
     } catch (err) {
       const reason = String((err as Error)?.message ?? err);
       if (isPermanentFailure(err)) {

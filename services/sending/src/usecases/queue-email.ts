@@ -4,10 +4,11 @@ import { emailEvent } from "../domain/events.js";
 import type { NewEmail } from "../db/emails-repo.js";
 import type { Suppression } from "../db/suppressions-repo.js";
 import { domainOf } from "../domain/domains.js";
+import { laneOf } from "../domain/lanes.js";
 import type { Ctx } from "./context.js";
 
 /**
- * The delivery job on SEND_JOBS. Compatibility: workers of the previous release read jobs queued by
+ * The delivery job on SEND_JOBS or TRANSACTIONAL_JOBS (domain/lanes.ts). Compatibility: workers of the previous release read jobs queued by
  * the next one during a rolling upgrade, so fields are only ever added. The record holds the rest.
  */
 export interface SendJob {
@@ -52,7 +53,7 @@ async function queueNow(ctx: Ctx, given: NewEmail[]): Promise<Set<string>> {
   const messages = emails.map((email) => {
     if (!email.failure) {
       const job: SendJob = { emailId: email.id, projectId: email.projectId };
-      return { id: email.id, subject: ctx.names.subjects.sendJob(email.projectId), payload: job };
+      return { id: email.id, subject: jobSubject(ctx, email), payload: job };
     }
     // A suppressed email ends here: its terminal event goes out with the record.
     const at = new Date();
@@ -63,6 +64,12 @@ async function queueNow(ctx: Ctx, given: NewEmail[]): Promise<Set<string>> {
   const ids = await ctx.emails.insertQueuedMany(emails, json);
   ctx.outbox.kickOwned(stored, owners, ids);
   return ids;
+}
+
+/** The lane's subject: a campaign recipient's job on SEND_JOBS, any other on TRANSACTIONAL_JOBS. */
+function jobSubject(ctx: Ctx, email: NewEmail): string {
+  const { subjects } = ctx.names;
+  return laneOf(email) === "bulk" ? subjects.sendJob(email.projectId) : subjects.transactionalJob(email.projectId);
 }
 
 /**

@@ -1,0 +1,1 @@
+ALTER TABLE "campaigns" ADD COLUMN "send_rate" real DEFAULT 0 NOT NULL;
