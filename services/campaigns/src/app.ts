@@ -20,6 +20,7 @@ export function buildApp(deps: CampaignsDeps): ServiceApp {
     concurrency: config.CAMPAIGNS_ENQUEUE_CONCURRENCY,
     maxFanouts: config.CAMPAIGNS_MAX_FANOUTS,
     leaseMs: config.CAMPAIGNS_LEASE_MS,
+    maxEnqueueAttempts: config.CAMPAIGNS_ENQUEUE_ATTEMPTS,
     onProgress: (status, count) => deps.metrics.campaignRecipients.inc({ status }, count),
   });
   const campaigns = new CampaignsService(sql, deps.rpc, audience, () => fanout.kick());

@@ -62,3 +62,11 @@ export function testEmail(c: CampaignContentLike, to: string, contact: Recipient
 export function isPermanentEnqueueError(err: unknown): boolean {
   return err instanceof AppError && ["VALIDATION_ERROR", "NOT_FOUND", "DOMAIN_NOT_VERIFIED", "PAYLOAD_TOO_LARGE"].includes(err.code);
 }
+
+/**
+ * Sending is not there (not running, or the bus is down): waiting is all a fan-out can do, however
+ * long it takes. Any other failure that moves nobody on counts toward giving those recipients up.
+ */
+export function sendingAway(err: unknown): boolean {
+  return err instanceof AppError && err.code === "SERVICE_UNAVAILABLE" && /not running|bus is unavailable/i.test(err.message);
+}
