@@ -87,7 +87,8 @@ describe("templates written to hurt", () => {
 
   it("a send of '<a href=' repeated and of huge attributes answers at once", async () => {
     const to = uniqueAddress("hrefs");
-    const body = `${"<a href=".repeat(30_000)}<p title="${"t".repeat(400_000)}"><a href="https://x.example/${"y".repeat(200_000)}">x</a>`;
+    // the repeated start tags come last: no `>` after them ends any of them
+    const body = `<p title="${"t".repeat(400_000)}"><a href="https://x.example/${"y".repeat(200_000)}">x</a>${"<a href=".repeat(30_000)}`;
     const { result: res, ms, slowest } = await whileBystanderWaits(() => p.api.post("/v1/send", { to, from: `a@${domain}`, subject: "Hrefs", body }));
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
     expect(ms).toBeLessThan(2000);
