@@ -30,6 +30,23 @@ export function isLiquidLimitError(err: unknown): boolean {
 }
 
 /**
+ * Runs `render` and, when it ran past its time bound, once more after the event loop has had a
+ * turn. The bound is wall-clock time (liquidjs compares performance.now()), so a pause of the whole
+ * process in the middle of a render of microseconds (a major garbage collection, a CPU-throttled
+ * container) would otherwise fail a template that renders fine; a template that really runs away
+ * fails twice, each time holding the loop no longer than the bound.
+ */
+export async function retryPastTimeLimit<T>(render: () => Promise<T>): Promise<T> {
+  try {
+    return await render();
+  } catch (err) {
+    if (!(err instanceof Error && /\btemplate render limit exceeded\b/.test(err.message))) throw err;
+    await new Promise((resolve) => setImmediate(resolve));
+    return render();
+  }
+}
+
+/**
  * Why `source` must not be parsed (too many tags and outputs: see MAX_LIQUID_MARKUP), or null.
  * Sources are checked by the contracts on the way in; this covers ones stored before that rule.
  */
@@ -41,7 +58,7 @@ export function liquidSourceProblem(source: string): string | null {
  * Parsed templates by source, bounded by the sum of the sources' lengths rather than by a count:
  * one entry may be a few bytes or a megabyte, and a parsed template weighs about 10 to 150 times
  * its source (densest for `{{a}}` repeated). Sources longer than `maxEntryChars` are not kept.
- * The least recently used entries go first.
+ * The entries stored earliest go first (as BoundedMap's): `get` stays one Map lookup on the send path.
  */
 export class LiquidParseCache<V> {
   private readonly entries = new Map<string, V>();
@@ -62,12 +79,7 @@ export class LiquidParseCache<V> {
   }
 
   get(key: string): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
+    return this.entries.get(key);
   }
 
   set(key: string, value: V): void {

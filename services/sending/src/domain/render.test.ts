@@ -120,7 +120,7 @@ describe("templates written to hurt", () => {
         throw err;
       }
     });
-    expect(ms).toBeLessThan(600);
+    expect(ms).toBeLessThan(900); // the 150 ms bound, tried twice (kit retryPastTimeLimit)
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: "VALIDATION_ERROR", reason: "render_limit", message: "The template could not be rendered" });
     await expect(assertRendersInBounds(parsed)).rejects.toMatchObject({ reason: "render_limit" });

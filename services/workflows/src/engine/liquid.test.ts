@@ -32,7 +32,8 @@ describe("workflow Liquid", () => {
     const bomb = "{% for i in (1..1000000) %}{% for j in (1..1000) %}{% endfor %}{% endfor %}";
     let started = performance.now();
     await expect(renderJson({ a: [bomb, bomb, bomb, bomb, bomb, bomb, bomb, bomb] }, {})).rejects.toThrow(/limit/i);
-    expect(performance.now() - started).toBeLessThan(LIQUID_RENDER_LIMIT_MS + 600);
+    // the bound, and once more (kit retryPastTimeLimit), not eight times over
+    expect(performance.now() - started).toBeLessThan(2 * LIQUID_RENDER_LIMIT_MS + 600);
 
     // strings that each render well within the bound, but not all of them together
     const loop = "{% for i in (1..20000) %}x{% endfor %}";
@@ -42,7 +43,7 @@ describe("workflow Liquid", () => {
     const many = Array.from({ length: Math.min(2000, Math.ceil((3 * LIQUID_RENDER_LIMIT_MS) / one) + 1) }, () => loop);
     started = performance.now();
     await expect(renderJson(many, {})).rejects.toThrow(/limit/i);
-    expect(performance.now() - started).toBeLessThan(LIQUID_RENDER_LIMIT_MS + one + 600);
+    expect(performance.now() - started).toBeLessThan(2 * (LIQUID_RENDER_LIMIT_MS + one) + 600);
   });
 
   it("refuses a source with more tags than a parse may take, at once", async () => {

@@ -1,5 +1,5 @@
 import { Liquid, type Template } from "liquidjs";
-import { LIQUID_RENDER_LIMIT_MS, LiquidParseCache, liquidBounds, liquidSourceProblem } from "@mailroom/kit";
+import { LIQUID_RENDER_LIMIT_MS, LiquidParseCache, liquidBounds, liquidSourceProblem, retryPastTimeLimit } from "@mailroom/kit";
 
 /**
  * WEBHOOK urls and bodies are Liquid written through the API, so the engine has the same bounds as
@@ -28,26 +28,38 @@ function parse(source: string): Template[] {
 }
 
 /**
- * Renders one string. `deadline` (performance.now() time) is shared by the strings of one value, so
- * a body of many strings holds the event loop no longer than one string may (renders never yield).
+ * Renders one string within LIQUID_RENDER_LIMIT_MS; past it, once more after a turn of the event
+ * loop (kit `retryPastTimeLimit`: the bound is wall-clock time).
  */
-export async function renderText(template: string, scope: Record<string, unknown>, deadline = performance.now() + LIQUID_RENDER_LIMIT_MS): Promise<string> {
+export function renderText(template: string, scope: Record<string, unknown>): Promise<string> {
+  return retryPastTimeLimit(() => renderString(template, scope, performance.now() + LIQUID_RENDER_LIMIT_MS));
+}
+
+/**
+ * Renders every string of a JSON value (keys and structure stay), so rendered text can never break
+ * the JSON. All the strings share one time bound: renders never yield, so a body of many strings
+ * would otherwise hold the event loop for the bound times their number.
+ */
+export function renderJson(value: unknown, scope: Record<string, unknown>): Promise<unknown> {
+  return retryPastTimeLimit(() => renderValue(value, scope, performance.now() + LIQUID_RENDER_LIMIT_MS));
+}
+
+async function renderString(template: string, scope: Record<string, unknown>, deadline: number): Promise<string> {
   if (!template.includes("{{") && !template.includes("{%")) return template;
   const renderLimit = Math.max(0, deadline - performance.now());
   return liquid.render(parse(template), scope, { renderLimit }) as Promise<string>;
 }
 
-/** Renders every string of a JSON value (keys and structure stay), so rendered text can never break the JSON. */
-export async function renderJson(value: unknown, scope: Record<string, unknown>, deadline = performance.now() + LIQUID_RENDER_LIMIT_MS): Promise<unknown> {
-  if (typeof value === "string") return renderText(value, scope, deadline);
+async function renderValue(value: unknown, scope: Record<string, unknown>, deadline: number): Promise<unknown> {
+  if (typeof value === "string") return renderString(value, scope, deadline);
   if (Array.isArray(value)) {
     const out: unknown[] = [];
-    for (const v of value) out.push(await renderJson(v, scope, deadline));
+    for (const v of value) out.push(await renderValue(v, scope, deadline));
     return out;
   }
   if (value && typeof value === "object") {
     const entries: Array<[string, unknown]> = [];
-    for (const [k, v] of Object.entries(value)) entries.push([k, await renderJson(v, scope, deadline)]);
+    for (const [k, v] of Object.entries(value)) entries.push([k, await renderValue(v, scope, deadline)]);
     return Object.fromEntries(entries); // defines "__proto__" as a key, as the JSON had it
   }
   return value;
