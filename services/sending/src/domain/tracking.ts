@@ -18,6 +18,8 @@ export interface TrackedHtml {
   links: string[];
 }
 
+const MAYBE_TAGS = /<a|<\/body/i;
+
 /** A piece of the source replaced (or, when start = end, text inserted) in the output. */
 interface Edit {
   start: number;
@@ -58,7 +60,9 @@ export function addTracking(html: string, urls: TrackingUrls): TrackedHtml {
     }
     edits.push({ start: offset + href.start, end: offset + href.end, text: `"${urls.click(index)}"` });
   };
-  const bodyEnd = scanTags(html, 0, (href, source, offset) => track(href, source, offset));
+  // Without `<a` (which `<area` starts with too) and `</body` anywhere there is nothing to find: the
+  // pixel goes at the end, as the scan would have put it (this search has no backtracking).
+  const bodyEnd = MAYBE_TAGS.test(html) ? scanTags(html, 0, (href, source, offset) => track(href, source, offset)) : undefined;
   const pixel = `<img src="${urls.pixel}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">`;
   const at = bodyEnd ?? html.length;
   // edits are in document order; the pixel goes in among them at its place
