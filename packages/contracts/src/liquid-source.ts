@@ -11,6 +11,11 @@ import { AppError, type ErrorDetail } from "./errors.js";
 export const MAX_LIQUID_SOURCE_BYTES = 1024 * 1024;
 export const MAX_LIQUID_MARKUP = 5000;
 
+/** `reason` of the 400 for Liquid source that does not parse (or has too many tags). */
+export const TEMPLATE_INVALID_REASON = "template_invalid";
+/** `reason` of the 400 for a render that ran past its time or memory bound. */
+export const RENDER_LIMIT_REASON = "render_limit";
+
 /** UTF-8 length of a string without encoding it (a lone surrogate counts as U+FFFD: 3 bytes). */
 export function utf8Length(s: string): number {
   let bytes = s.length;

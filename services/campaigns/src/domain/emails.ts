@@ -1,4 +1,4 @@
-import { AppError, type EnqueueBatchRpcRequest, type EnqueueEmailRpcRequest } from "@mailroom/contracts";
+import { AppError, TEMPLATE_INVALID_REASON, type EnqueueBatchRpcRequest, type EnqueueEmailRpcRequest } from "@mailroom/contracts";
 
 export interface CampaignContentLike {
   id: string;
@@ -56,6 +56,18 @@ export function testEmail(c: CampaignContentLike, to: string, contact: Recipient
     data: contact?.data ?? {},
     marketing: true,
   };
+}
+
+/**
+ * A refusal of the whole call that every recipient of the campaign would get alone too: its content
+ * (a body that does not parse or is over 1 MB, a template gone) or its sender. Only a validation
+ * error that is not about the template can be one recipient's doing (its address or data), and is
+ * worth trying recipient by recipient.
+ */
+export function refusesEveryRecipient(err: unknown): boolean {
+  if (!(err instanceof AppError)) return false;
+  if (err.code === "VALIDATION_ERROR") return err.reason === TEMPLATE_INVALID_REASON;
+  return isPermanentEnqueueError(err);
 }
 
 /** Answers of sending.enqueue that no retry can change: that recipient ends as failed. */

@@ -5,7 +5,7 @@ import { AppError, type EnqueueBatchResult, sendingRpc } from "@mailroom/contrac
 import { newId, type Logger, type RpcClient, type Sql } from "@mailroom/kit";
 import { campaignsRepo, type CampaignRow } from "../db/campaigns-repo.js";
 import { fanoutRepo } from "../db/fanout-repo.js";
-import { isPermanentEnqueueError, recipientBatch, sendingAway, type Recipient } from "../domain/emails.js";
+import { isPermanentEnqueueError, recipientBatch, refusesEveryRecipient, sendingAway, type Recipient } from "../domain/emails.js";
 import type { AudienceSource } from "./audience.js";
 
 export interface FanoutOptions {
@@ -198,8 +198,9 @@ export class Fanout {
 
   /**
    * One sending.enqueueBatch call. A recipient sending refuses for good is counted as failed; when
-   * the whole batch is refused for good (a recipient's data broke the request, say), each recipient
-   * is tried alone so that only the bad one fails. Anything else is to be tried again.
+   * the whole batch is refused for good for what its recipients share (a body that does not parse,
+   * the sender) they all are; when it may be one recipient's doing (its data broke the request, say),
+   * each is tried alone so that only the bad one fails. Anything else is to be tried again.
    */
   private async enqueue(c: CampaignRow, batch: Recipient[]): Promise<Outcome> {
     let results: EnqueueBatchResult[];
@@ -207,7 +208,7 @@ export class Fanout {
       ({ results } = await this.rpc.call(sendingRpc.enqueueBatch, recipientBatch(c, batch)));
     } catch (err) {
       if (!isPermanentEnqueueError(err)) return { queued: [], failed: [], retry: batch.map((r) => r.contactId), error: err };
-      if (batch.length === 1) return { queued: [], failed: [this.refused(c, batch[0]!.contactId, err)], retry: [] };
+      if (batch.length === 1 || refusesEveryRecipient(err)) return { queued: [], failed: this.refusedAll(c, batch, err), retry: [] };
       const alone: Outcome = { queued: [], failed: [], retry: [] };
       for (const r of batch) {
         const o = await this.enqueue(c, [r]);
@@ -233,6 +234,13 @@ export class Fanout {
       }
     }
     return outcome;
+  }
+
+  /** A whole batch refused for what it shares (content, sender): one call, one log line. */
+  private refusedAll(c: CampaignRow, batch: Recipient[], err: unknown): string[] {
+    if (batch.length === 1) return [this.refused(c, batch[0]!.contactId, err)];
+    this.log.warn({ err: String(err), campaignId: c.id, recipients: batch.length }, "batch refused for its content or sender; counted as failed");
+    return batch.map((r) => r.contactId);
   }
 
   private refused(c: CampaignRow, contactId: string, err: unknown): string {
