@@ -25,7 +25,11 @@ describe("a fan-out that sending refuses on every attempt", () => {
     nc = await connect({ servers: process.env.NATS_URL ?? "nats://127.0.0.1:4222" });
     const names = wireNames(platform.prefix);
     const answer = (operation: string, reply: () => unknown) =>
-      nc.subscribe(names.rpc(operation), { callback: (_err, msg) => msg.respond(JSON.stringify(reply())) });
+      nc.subscribe(names.rpc(operation), {
+        callback: (_err, msg) => {
+          msg.respond(JSON.stringify(reply()));
+        },
+      });
     answer("sending.domainVerified", () => ({ ok: true, result: { verified: true } }));
     answer("sending.enqueueBatch", () => {
       enqueueCalls++;
