@@ -21,6 +21,7 @@ export function buildApp(deps: CampaignsDeps): ServiceApp {
     maxFanouts: config.CAMPAIGNS_MAX_FANOUTS,
     leaseMs: config.CAMPAIGNS_LEASE_MS,
     window: { seconds: config.CAMPAIGNS_WINDOW_SECONDS, min: config.CAMPAIGNS_WINDOW_MIN, max: Math.max(config.CAMPAIGNS_WINDOW_MIN, config.CAMPAIGNS_WINDOW_MAX) },
+    maxEnqueueAttempts: config.CAMPAIGNS_ENQUEUE_ATTEMPTS,
     onProgress: (status, count) => deps.metrics.campaignRecipients.inc({ status }, count),
   });
   const campaigns = new CampaignsService(sql, deps.rpc, audience, () => fanout.kick());

@@ -34,5 +34,11 @@ export const CampaignsEnv = z.object({
    * replica (or its own restart) resumes from the checkpoint; the owner renews it every third of it.
    */
   CAMPAIGNS_LEASE_MS: Ms.min(1000).max(300_000).default(10_000),
+  /**
+   * sending.enqueueBatch calls in a row that move none of a page's recipients on (sending answers an
+   * error that is not "not running") before those recipients count as failed; the calls back off
+   * from 0.5 s to 30 s, so the default gives up after about two minutes.
+   */
+  CAMPAIGNS_ENQUEUE_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
 });
 export type CampaignsEnv = z.infer<typeof CampaignsEnv>;

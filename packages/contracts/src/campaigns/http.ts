@@ -12,6 +12,7 @@ import {
   singleLine,
 } from "../common.js";
 import { FilterExpression } from "../filters.js";
+import { LiquidSource } from "../liquid-source.js";
 
 export const CAMPAIGN_STATUSES = ["DRAFT", "SCHEDULED", "SENDING", "SENT"] as const;
 export const CampaignStatus = z.enum(CAMPAIGN_STATUSES);
@@ -60,7 +61,7 @@ const campaignFields = {
   name: z.string().trim().min(1).max(200),
   description: z.string().max(2000).nullable().optional(),
   subject: singleLine(998).min(1),
-  body: z.string().min(1),
+  body: LiquidSource(),
   from: EmailAddress,
   fromName: DisplayName.nullable().optional(),
   replyTo: EmailAddress.nullable().optional(),

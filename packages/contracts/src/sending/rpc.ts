@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineRpc } from "../route.js";
 import { ErrorCode } from "../errors.js";
 import { DisplayName, EmailAddress, Id, JsonObject } from "../common.js";
+import { LiquidSource } from "../liquid-source.js";
 import { Domain, DomainName, EmailSourceType } from "./emails.js";
 import { TemplateType } from "./templates.js";
 
@@ -20,7 +21,7 @@ const EmailContent = z.object({
   replyTo: EmailAddress.optional(),
   templateId: Id.optional(),
   subject: z.string().min(1).max(998).optional(),
-  body: z.string().min(1).optional(),
+  body: LiquidSource().optional(),
   /** Marketing mail carries List-Unsubscribe and is never sent to an unsubscribed contact. */
   marketing: z.boolean(),
   /** Off: no open pixel and no click rewriting for this email (the project setting applies otherwise). */

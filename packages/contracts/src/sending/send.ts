@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineRoute } from "../route.js";
 import { DisplayName, EmailAddress, Id, Mailbox, SuccessEnvelope, Timestamp, singleLine } from "../common.js";
 import { ContactDataInput } from "../contacts/records.js";
+import { LiquidSource } from "../liquid-source.js";
 
 /** Recipients per /v1/send call. Each gets its own upsert, render and email record; the cap bounds
  * the work of one request (its upserts go to the contacts service in one call, its records commit
@@ -51,7 +52,7 @@ export const SendEmailRequest = z
   .object({
     to: z.union([Mailbox, z.array(Mailbox).min(1).max(MAX_RECIPIENTS)]),
     subject: singleLine(998).min(1).optional(),
-    body: z.string().min(1).optional(),
+    body: LiquidSource().optional(),
     template: Id.optional(),
     from: Mailbox.optional(),
     name: DisplayName.optional().meta({ deprecated: true, description: "Use from.name" }),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineRoute } from "../route.js";
 import { DisplayName, EmailAddress, IdParams, PageNumberQuery, Timestamp, pageShape } from "../common.js";
+import { LiquidSource } from "../liquid-source.js";
 
 export const TEMPLATE_TYPES = ["TRANSACTIONAL", "MARKETING"] as const;
 export const TemplateType = z.enum(TEMPLATE_TYPES);
@@ -24,7 +25,7 @@ export type Template = z.infer<typeof Template>;
 const templateFields = {
   name: z.string().trim().min(1).max(200),
   subject: z.string().min(1).max(998),
-  body: z.string().min(1),
+  body: LiquidSource(),
   type: TemplateType,
   from: EmailAddress.nullable().optional(),
   fromName: DisplayName.nullable().optional(),

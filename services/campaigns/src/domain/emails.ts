@@ -1,4 +1,4 @@
-import { AppError, type EnqueueBatchRpcRequest, type EnqueueEmailRpcRequest } from "@mailroom/contracts";
+import { AppError, TEMPLATE_INVALID_REASON, type EnqueueBatchRpcRequest, type EnqueueEmailRpcRequest } from "@mailroom/contracts";
 
 export interface CampaignContentLike {
   id: string;
@@ -58,7 +58,27 @@ export function testEmail(c: CampaignContentLike, to: string, contact: Recipient
   };
 }
 
+/**
+ * A refusal of the whole call that every recipient of the campaign would get alone too: its content
+ * (a body that does not parse or is over 1 MB, a template gone) or its sender. Only a validation
+ * error that is not about the template can be one recipient's doing (its address or data), and is
+ * worth trying recipient by recipient.
+ */
+export function refusesEveryRecipient(err: unknown): boolean {
+  if (!(err instanceof AppError)) return false;
+  if (err.code === "VALIDATION_ERROR") return err.reason === TEMPLATE_INVALID_REASON;
+  return isPermanentEnqueueError(err);
+}
+
 /** Answers of sending.enqueue that no retry can change: that recipient ends as failed. */
 export function isPermanentEnqueueError(err: unknown): boolean {
   return err instanceof AppError && ["VALIDATION_ERROR", "NOT_FOUND", "DOMAIN_NOT_VERIFIED", "PAYLOAD_TOO_LARGE"].includes(err.code);
+}
+
+/**
+ * Sending is not there (not running, or the bus is down): waiting is all a fan-out can do, however
+ * long it takes. Any other failure that moves nobody on counts toward giving those recipients up.
+ */
+export function sendingAway(err: unknown): boolean {
+  return err instanceof AppError && err.code === "SERVICE_UNAVAILABLE" && /not running|bus is unavailable/i.test(err.message);
 }

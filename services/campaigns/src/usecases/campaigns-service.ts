@@ -1,5 +1,6 @@
 import {
   AppError,
+  assertSourceSize,
   contactsRpc,
   sendingRpc,
   type Campaign,
@@ -27,6 +28,7 @@ export class CampaignsService {
   ) {}
 
   async create(projectId: string, req: CreateCampaignRequest): Promise<Campaign> {
+    assertSourceSize({ body: req.body });
     const content = contentOf(null, req);
     await this.checkContent(projectId, content);
     return toCampaign(await campaignsRepo.insert(this.sql, newId(), projectId, content));
@@ -45,6 +47,7 @@ export class CampaignsService {
   async update(projectId: string, id: string, req: UpdateCampaignRequest): Promise<Campaign> {
     const stored = await this.row(projectId, id);
     assertEditable(stored.status);
+    assertSourceSize({ body: req.body });
     const content = contentOf(stored, req);
     await this.checkContent(projectId, content, stored);
     const row = await campaignsRepo.updateDraft(this.sql, projectId, id, content);

@@ -5,7 +5,7 @@ import { AppError, type EnqueueBatchResult, sendingRpc } from "@mailroom/contrac
 import { newId, type Logger, type RpcClient, type Sql } from "@mailroom/kit";
 import { campaignsRepo, type CampaignRow } from "../db/campaigns-repo.js";
 import { fanoutRepo } from "../db/fanout-repo.js";
-import { isPermanentEnqueueError, recipientBatch, type Recipient } from "../domain/emails.js";
+import { isPermanentEnqueueError, recipientBatch, refusesEveryRecipient, sendingAway, type Recipient } from "../domain/emails.js";
 import { RateMeter, sendWindow, type WindowSettings } from "../domain/window.js";
 import type { AudienceSource } from "./audience.js";
 
@@ -21,6 +21,19 @@ export interface FanoutOptions {
   leaseMs: number;
   /** The share of the bulk delivery queue each campaign may hold (domain/window.ts). */
   window: WindowSettings;
+  /**
+   * Calls in a row that moved no recipient on and failed for a reason other than sending being
+   * away (see `sendingAway`) before the recipients they carried are counted failed.
+   */
+  maxEnqueueAttempts: number;
+}
+
+/** What one round of enqueue calls did: recipients taken, refused for good, or to try again. */
+interface Outcome {
+  queued: string[];
+  failed: string[];
+  retry: string[];
+  error?: unknown;
 }
 
 /** How often a fan-out whose window is full looks again. */
@@ -108,10 +121,11 @@ export class Fanout {
     let afterId = c.last_contact_id;
     let audienceDone = c.audience_done;
     let backoff = 0;
+    const attempts = { fruitless: 0 };
     for (;;) {
       check();
       try {
-        await this.drain(c, check, meter);
+        await this.drain(c, check, meter, attempts);
         if (audienceDone) {
           if (await fanoutRepo.finish(this.sql, c.id, this.owner)) await campaignsRepo.completeFinished(this.sql, [c.id]);
           return;
@@ -147,9 +161,14 @@ export class Fanout {
 
   /**
    * Hands every pending recipient to the sending service as the window makes room, a batch per call,
-   * and settles them.
+   * then settles the page.
+   * A round that moved some recipients on goes again at once (sending answers what it got to within
+   * its time budget and asks for the rest again). A round that moved none is thrown, to be retried
+   * with backoff; after `maxEnqueueAttempts` of those in a row, unless sending is simply away, its
+   * recipients are counted failed, so content that sending can never take ends the campaign
+   * instead of retrying it for ever.
    */
-  private async drain(c: CampaignRow, check: () => void, meter: RateMeter): Promise<void> {
+  private async drain(c: CampaignRow, check: () => void, meter: RateMeter, attempts: { fruitless: number }): Promise<void> {
     for (;;) {
       const rows = await fanoutRepo.pending(this.sql, c.id, this.opts.pageSize);
       if (rows.length === 0) return;
@@ -157,27 +176,34 @@ export class Fanout {
       const recipients = rows.slice(0, room).map((r) => ({ contactId: r.contact_id, email: r.email, data: r.data }));
       const batches: Recipient[][] = [];
       for (let i = 0; i < recipients.length; i += this.opts.batchSize) batches.push(recipients.slice(i, i + this.opts.batchSize));
-      const queued: string[] = [];
-      const failed: string[] = [];
-      let retry: unknown;
+      const round: Outcome = { queued: [], failed: [], retry: [] };
       await pMap(
         batches,
         async (batch) => {
-          if (retry !== undefined) return;
-          try {
-            const outcome = await this.enqueue(c, batch);
-            queued.push(...outcome.queued);
-            failed.push(...outcome.failed);
-          } catch (err) {
-            retry ??= err;
-          }
+          if (round.error !== undefined) return;
+          const outcome = await this.enqueue(c, batch);
+          round.queued.push(...outcome.queued);
+          round.failed.push(...outcome.failed);
+          round.retry.push(...outcome.retry);
+          if (outcome.error !== undefined) round.error ??= outcome.error;
         },
         { concurrency: this.opts.concurrency },
       );
-      await fanoutRepo.settle(this.sql, c.id, queued, failed);
-      this.opts.onProgress?.("enqueued", queued.length);
-      this.opts.onProgress?.("refused", failed.length);
-      if (retry !== undefined) throw retry;
+      const moved = round.queued.length + round.failed.length > 0;
+      if (moved || round.error === undefined || sendingAway(round.error)) attempts.fruitless = 0;
+      else if (++attempts.fruitless >= this.opts.maxEnqueueAttempts) {
+        this.log.error(
+          { err: String(round.error), campaignId: c.id, recipients: round.retry.length, attempts: attempts.fruitless },
+          "sending refused these recipients on every attempt; counted as failed",
+        );
+        round.failed.push(...round.retry);
+        round.error = undefined;
+        attempts.fruitless = 0;
+      }
+      await fanoutRepo.settle(this.sql, c.id, round.queued, round.failed);
+      this.opts.onProgress?.("enqueued", round.queued.length);
+      this.opts.onProgress?.("refused", round.failed.length);
+      if (round.error !== undefined && !moved) throw round.error;
       check();
     }
   }
@@ -201,33 +227,49 @@ export class Fanout {
 
   /**
    * One sending.enqueueBatch call. A recipient sending refuses for good is counted as failed; when
-   * the whole batch is refused for good (a recipient's data broke the request, say), each recipient
-   * is tried alone so that only the bad one fails. Anything else is thrown, to be retried.
+   * the whole batch is refused for good for what its recipients share (a body that does not parse,
+   * the sender) they all are; when it may be one recipient's doing (its data broke the request, say),
+   * each is tried alone so that only the bad one fails. Anything else is to be tried again.
    */
-  private async enqueue(c: CampaignRow, batch: Recipient[]): Promise<{ queued: string[]; failed: string[] }> {
+  private async enqueue(c: CampaignRow, batch: Recipient[]): Promise<Outcome> {
     let results: EnqueueBatchResult[];
     try {
       ({ results } = await this.rpc.call(sendingRpc.enqueueBatch, recipientBatch(c, batch)));
     } catch (err) {
-      if (!isPermanentEnqueueError(err)) throw err;
-      if (batch.length === 1) return { queued: [], failed: [this.refused(c, batch[0]!.contactId, err)] };
-      const alone: Array<{ queued: string[]; failed: string[] }> = [];
-      for (const r of batch) alone.push(await this.enqueue(c, [r]));
-      return { queued: alone.flatMap((o) => o.queued), failed: alone.flatMap((o) => o.failed) };
+      if (!isPermanentEnqueueError(err)) return { queued: [], failed: [], retry: batch.map((r) => r.contactId), error: err };
+      if (batch.length === 1 || refusesEveryRecipient(err)) return { queued: [], failed: this.refusedAll(c, batch, err), retry: [] };
+      const alone: Outcome = { queued: [], failed: [], retry: [] };
+      for (const r of batch) {
+        const o = await this.enqueue(c, [r]);
+        alone.queued.push(...o.queued);
+        alone.failed.push(...o.failed);
+        alone.retry.push(...o.retry);
+        if (o.error !== undefined) alone.error ??= o.error;
+      }
+      return alone;
     }
-    const queued: string[] = [];
-    const failed: string[] = [];
+    const outcome: Outcome = { queued: [], failed: [], retry: [] };
     for (const [i, r] of results.entries()) {
       const contactId = batch[i]!.contactId;
       if ("emailId" in r) {
-        queued.push(contactId);
+        outcome.queued.push(contactId);
         continue;
       }
       const err = new AppError(r.error.code, r.error.message);
-      if (!isPermanentEnqueueError(err)) throw err;
-      failed.push(this.refused(c, contactId, err));
+      if (isPermanentEnqueueError(err)) outcome.failed.push(this.refused(c, contactId, err));
+      else {
+        outcome.retry.push(contactId);
+        outcome.error ??= err;
+      }
     }
-    return { queued, failed };
+    return outcome;
+  }
+
+  /** A whole batch refused for what it shares (content, sender): one call, one log line. */
+  private refusedAll(c: CampaignRow, batch: Recipient[], err: unknown): string[] {
+    if (batch.length === 1) return [this.refused(c, batch[0]!.contactId, err)];
+    this.log.warn({ err: String(err), campaignId: c.id, recipients: batch.length }, "batch refused for its content or sender; counted as failed");
+    return batch.map((r) => r.contactId);
   }
 
   private refused(c: CampaignRow, contactId: string, err: unknown): string {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { expandFallbacks, parseTemplate, renderTemplate } from "./render.js";
+import { AppError } from "@mailroom/contracts";
+import { assertRendersInBounds, expandFallbacks, parseTemplate, renderTemplate } from "./render.js";
 
 const render = (subject: string, body: string, vars: Record<string, unknown>) => renderTemplate(parseTemplate({ subject, body }), vars);
 
@@ -54,5 +55,94 @@ describe("templates", () => {
     // a syntax error is not remembered as a template
     expect(() => parseTemplate({ subject: "ok", body: "{% if %}" })).toThrowError(/could not be parsed/);
     expect(() => parseTemplate({ subject: "ok", body: "{% if %}" })).toThrowError(/could not be parsed/);
+  });
+
+  it("rewrites ?? in every output tag and stops at a {{ that has no }} after it", () => {
+    expect(expandFallbacks('{{ a ?? 1 }}{{ b ?? "x" }} {{ c ?? 2')).toBe('{{ a | default: 1 }}{{ b | default: "x" }} {{ c ?? 2');
+    expect(expandFallbacks("{{ a }} ?? {{ }}")).toBe("{{ a }} ?? {{ }}");
+  });
+});
+
+/** The time `work` takes, in milliseconds. */
+async function timed(work: () => unknown): Promise<number> {
+  const started = performance.now();
+  try {
+    await work();
+  } catch {
+    // the caller checks the outcome separately; here only the time counts
+  }
+  return performance.now() - started;
+}
+
+describe("templates written to hurt", () => {
+  it("expands ?? over 200 KB of {{ in linear time", async () => {
+    const source = `${"{{".repeat(100_000)}??`;
+    let out = "";
+    expect(await timed(() => (out = expandFallbacks(source)))).toBeLessThan(200);
+    expect(out).toBe(source);
+    const spaced = `${"{{ a ?? b ".repeat(20_000)}}}`; // one output of 200 KB, then nothing
+    expect(await timed(() => (out = expandFallbacks(spaced)))).toBeLessThan(200);
+    expect(out.startsWith("{{ a | default: b {{ a | default: b ")).toBe(true);
+  });
+
+  it("refuses 200 KB of {{ at once, and more tags than a parse may take", async () => {
+    expect(await timed(() => parseTemplate({ subject: "s", body: "{{".repeat(100_000) }))).toBeLessThan(200);
+    expect(() => parseTemplate({ subject: "s", body: "{{".repeat(100_000) })).toThrowError(/could not be parsed/);
+    const many = "{{ a }}".repeat(5001);
+    expect(await timed(() => parseTemplate({ subject: "s", body: many }))).toBeLessThan(200);
+    try {
+      parseTemplate({ subject: "s", body: many });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as AppError).details).toEqual([{ path: "body", message: "has more than 5000 Liquid tags and outputs" }]);
+    }
+    // up to the bound, a parse is short
+    expect(await timed(() => parseTemplate({ subject: "s", body: `${"x{{ a }}".repeat(2500)}${"{% if a %}{% endif %}".repeat(1250)}` }))).toBeLessThan(500);
+  });
+
+  it("keeps a syntax error's message short", () => {
+    try {
+      parseTemplate({ subject: "s", body: `{{ '${"x".repeat(100_000)}` });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as AppError).details![0]!.message.length).toBeLessThanOrEqual(330);
+    }
+  });
+
+  it("stops a render past its time bound with reason render_limit", async () => {
+    const parsed = parseTemplate({ subject: "s", body: "{% for i in (1..100000) %}{% for j in (1..100000) %}{% endfor %}{% endfor %}" });
+    let error: unknown;
+    const ms = await timed(async () => {
+      try {
+        await renderTemplate(parsed, {});
+      } catch (err) {
+        error = err;
+        throw err;
+      }
+    });
+    expect(ms).toBeLessThan(900); // the 150 ms bound, tried twice (kit retryPastTimeLimit)
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: "VALIDATION_ERROR", reason: "render_limit", message: "The template could not be rendered" });
+    await expect(assertRendersInBounds(parsed)).rejects.toMatchObject({ reason: "render_limit" });
+  });
+
+  it("stops a render past its memory bound before the heap suffers", async () => {
+    for (const body of ["{% assign r = (1..30000000) %}{{ r | size }}", "{% assign s = 'ab' %}{% for i in (1..30) %}{% assign s = s | append: s %}{% endfor %}{{ s }}"]) {
+      const parsed = parseTemplate({ subject: "s", body });
+      expect(await timed(() => renderTemplate(parsed, {}))).toBeLessThan(300);
+      await expect(renderTemplate(parsed, {})).rejects.toMatchObject({ reason: "render_limit", details: [{ message: expect.stringMatching(/memory/) }] });
+    }
+  });
+
+  it("leaves data-dependent failures to the send", async () => {
+    await expect(assertRendersInBounds(parseTemplate({ subject: "s", body: "{% for i in (1..n) %}.{% endfor %}" }))).resolves.toBeUndefined();
+  });
+
+  it("puts a subject of long space runs on one line in linear time", async () => {
+    const parsed = parseTemplate({ subject: "{{ a }}", body: "x" });
+    let subject = "";
+    const a = `${" ".repeat(200_000)}x\r\n \n y${" ".repeat(200_000)}`;
+    expect(await timed(async () => (subject = (await renderTemplate(parsed, { a })).subject))).toBeLessThan(200);
+    expect(subject).toBe("x y");
   });
 });

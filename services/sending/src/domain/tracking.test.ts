@@ -34,4 +34,52 @@ describe("addTracking", () => {
     );
     expect(addTracking("<p>x</p>", urls).html.startsWith("<p>x</p><img src=")).toBe(true);
   });
+
+  it("changes only the href values it rewrites: every other byte stays", () => {
+    const html = `<!DOCTYPE html>\n<html><head><style>a{color:red}</style></head><body>\n<a  class=x  href = 'https://a.example/?q=1&amp;r=2'  >a &amp; b</a>\n<br/><p title="<a href='https://no.example'>">é ✓</p>\n</body>\n</html>`;
+    const out = addTracking(html, urls);
+    expect(out.links).toEqual(["https://a.example/?q=1&r=2"]);
+    expect(out.html).toBe(html.replace("'https://a.example/?q=1&amp;r=2'", '"https://m.example/t/c/T0"').replace("</body>", `${pixel}</body>`));
+  });
+
+  it("leaves links in comments, scripts, styles and text alone, but rewrites those in Outlook conditional comments", () => {
+    const html = `<!-- <a href="https://c.example/">c</a> --><script>var s = '<a href="https://s.example/">';</script>
+      <textarea><a href="https://t.example/"></textarea><!--[if mso]><a href="https://o.example/">o</a><![endif]-->`;
+    const out = addTracking(html, urls);
+    expect(out.links).toEqual(["https://o.example/"]);
+    expect(out.html).toContain(`<!--[if mso]><a href="https://m.example/t/c/T0">o</a><![endif]-->`);
+    expect(out.html).toContain(`<!-- <a href="https://c.example/">c</a> -->`);
+  });
+
+  it("takes the first href of a tag, and a self-closing or unclosed tag as HTML would", () => {
+    const out = addTracking(`<a href="https://1.example/" href="https://2.example/"/>x<a href="https://3.example/"`, urls);
+    expect(out.links).toEqual(["https://1.example/"]);
+    expect(out.html).toBe(`<a href="https://m.example/t/c/T0" href="https://2.example/"/>x<a href="https://3.example/"${pixel}`);
+  });
+
+  it("puts the pixel before the last </body> of several, not one inside a comment", () => {
+    const out = addTracking("<body>a</body>b</BODY >c<!-- </body> -->", urls);
+    expect(out.html).toBe(`<body>a</body>b${pixel}</BODY >c<!-- </body> -->`);
+  });
+
+  // Rendered HTML is the tenant's: each of these took seconds (or minutes) with regular expressions.
+  const hostile: Array<[string, string, number]> = [
+    ["200 KB of '<a '", "<a ".repeat(70_000), 0],
+    ["'<a href=' repeated", "<a href=".repeat(25_000), 0],
+    ["unclosed tags", "<a href='https://u.example/' ".repeat(20_000), 0],
+    ["an unclosed quote", `<a href="${"x".repeat(1_000_000)}`, 0],
+    ["a huge attribute", `<a title="${"y".repeat(1_000_000)}" href="https://big.example/">x</a>`, 1],
+    ["a huge href", `<a href="https://big.example/${"z".repeat(1_000_000)}">x</a>`, 1],
+    ["many </body>", "</body >".repeat(25_000), 0],
+    ["many links", '<a href="https://l.example/">l</a>'.repeat(6000), 1],
+  ];
+  it.each(hostile)("tracks %s in linear time", (_name, html, links) => {
+    const started = performance.now();
+    const out = addTracking(html, urls);
+    expect(performance.now() - started).toBeLessThan(300);
+    expect(out.links).toHaveLength(links);
+    expect(out.html).toContain(pixel);
+  });
 });
+
+const pixel = `<img src="https://m.example/t/o/P" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">`;

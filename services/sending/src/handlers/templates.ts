@@ -1,6 +1,6 @@
 import { AppError, TemplateInUseRpcReply, sendingRpc, templateRoutes } from "@mailroom/contracts";
 import { isId, newId, type RpcServer } from "@mailroom/kit";
-import { parseTemplate } from "../domain/render.js";
+import { assertRendersInBounds, parseTemplate } from "../domain/render.js";
 import type { Ctx } from "../usecases/context.js";
 import { assertSenderVerified } from "../usecases/queue-email.js";
 import { routeOf } from "./route.js";
@@ -16,9 +16,12 @@ async function templateInUse(ctx: Ctx, projectId: string, templateId: string): P
   throw AppError.fromWire(reply.error);
 }
 
-/** Liquid syntax and the template's own sender are checked when it is saved, not when it is used. */
+/**
+ * Liquid syntax, the render bounds and the template's own sender are checked when it is saved, not
+ * when it is used.
+ */
 async function checkTemplate(ctx: Ctx, projectId: string, t: { subject?: string; body?: string; from?: string | null }) {
-  parseTemplate({ subject: t.subject ?? "", body: t.body ?? "" });
+  await assertRendersInBounds(parseTemplate({ subject: t.subject ?? "", body: t.body ?? "" }));
   if (t.from) await assertSenderVerified(ctx, projectId, t.from);
 }
 

@@ -15,6 +15,14 @@ import { assertSenderVerified, queueEmails } from "./queue-email.js";
 import { renderEmail, trackingOn } from "./render-email.js";
 
 /**
+ * Rendering time one call may spend before answering the rest of its recipients "enqueue again"
+ * (a retryable 503 each). Callers wait 5 s by default (RPC_TIMEOUT_MS); a batch of slow templates
+ * (each render up to LIQUID_RENDER_LIMIT_MS) then still answers in time, with the recipients it
+ * got to, instead of timing out and being sent again whole, for ever.
+ */
+const RENDER_BUDGET_MS = 1000;
+
+/**
  * sending.enqueue: one email of a campaign or workflow through the same pipeline as /v1/send.
  * Idempotent by `idempotencyKey`: a retry gets the first email id and queues nothing.
  */
@@ -53,46 +61,56 @@ async function enqueueMany(ctx: Ctx, req: EnqueueBatchRpcRequest): Promise<Map<s
     const from = req.from ?? template?.from ?? null;
     if (!from) throw AppError.validation("No sender", [{ path: "from", message: "required when the template has no from" }]);
     await assertSenderVerified(ctx, req.projectId, from);
-    const parsed = parseTemplate({ subject: req.subject ?? template!.subject, body: req.body ?? template!.body });
+    const parts = { subject: req.subject ?? template!.subject, body: req.body ?? template!.body };
+    const parsed = parseTemplate(parts);
+    // what a record that could not be rendered shows as its subject: the source, on one line
+    const sourceSubject = parts.subject.replace(/[\r\n]+/g, " ").slice(0, 998);
     const tracking = await trackingOn(ctx, req.projectId, req.tracking);
 
     const emails: NewEmail[] = [];
+    const started = performance.now();
     for (const r of fresh) {
       if (results.has(r.idempotencyKey)) continue; // the same key twice in one batch: one email
+      if (emails.length > 0 && performance.now() - started > RENDER_BUDGET_MS) {
+        results.set(r.idempotencyKey, new AppError("SERVICE_UNAVAILABLE", "This call's rendering time ran out before this recipient; enqueue it again"));
+        continue;
+      }
       const id = newId();
       // Callers may pass contact fields (subscribed, data) under `contact`; id and email are ours.
       const given = typeof r.data.contact === "object" && r.data.contact !== null ? r.data.contact : {};
       const vars = { ...r.data, contact: { ...given, id: r.contactId, email: r.to } };
+      // A render that fails (its data breaks the template, or it runs past its bounds) ends as a
+      // FAILED record with the reason, like a suppressed address: nobody waits on this call to read it.
+      let content: Pick<NewEmail, "subject" | "html" | "links" | "failure" | "screened">;
       try {
-        const rendered = await renderEmail(ctx, { parsed, vars, emailId: id, projectId: req.projectId, tracking });
-        emails.push({
-          id,
-          projectId: req.projectId,
-          contactId: r.contactId,
-          to: r.to,
-          toName: null,
-          from,
-          fromName: req.fromName ?? (req.from ? null : (template?.fromName ?? null)),
-          replyTo: req.replyTo ?? template?.replyTo ?? null,
-          subject: rendered.subject,
-          html: rendered.html,
-          headers: {},
-          attachmentIds: [],
-          templateId: template?.id ?? null,
-          campaignId: req.source.campaignId ?? null,
-          workflowId: req.source.workflowId ?? null,
-          executionId: req.source.executionId ?? null,
-          sourceType: req.source.type,
-          marketing: req.marketing,
-          idempotencyKey: r.idempotencyKey,
-          messageId: messageIdFor(id, ctx.returnPathDomain),
-          links: rendered.links,
-        });
-        results.set(r.idempotencyKey, { emailId: id });
+        content = await renderEmail(ctx, { parsed, vars, emailId: id, projectId: req.projectId, tracking });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        results.set(r.idempotencyKey, err);
+        const failure = `the template could not be rendered: ${err.details?.[0]?.message ?? err.message}`;
+        content = { subject: sourceSubject, html: "", links: [], failure, screened: true };
       }
+      emails.push({
+        id,
+        projectId: req.projectId,
+        contactId: r.contactId,
+        to: r.to,
+        toName: null,
+        from,
+        fromName: req.fromName ?? (req.from ? null : (template?.fromName ?? null)),
+        replyTo: req.replyTo ?? template?.replyTo ?? null,
+        ...content,
+        headers: {},
+        attachmentIds: [],
+        templateId: template?.id ?? null,
+        campaignId: req.source.campaignId ?? null,
+        workflowId: req.source.workflowId ?? null,
+        executionId: req.source.executionId ?? null,
+        sourceType: req.source.type,
+        marketing: req.marketing,
+        idempotencyKey: r.idempotencyKey,
+        messageId: messageIdFor(id, ctx.returnPathDomain),
+      });
+      results.set(r.idempotencyKey, { emailId: id });
     }
     const inserted = await queueEmails(ctx, emails);
     // A concurrent call with the same key won the insert: answer with its record.

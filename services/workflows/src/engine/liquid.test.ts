@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { LIQUID_RENDER_LIMIT_MS } from "@mailroom/kit";
 import { renderJson, renderText } from "./liquid.js";
 
 describe("workflow Liquid", () => {
@@ -25,5 +26,36 @@ describe("workflow Liquid", () => {
   it("reports a syntax error as an error, and renders an inherited property as nothing", async () => {
     await expect(renderText("{{ unclosed", {})).rejects.toThrow();
     expect(await renderText("{{ x.constructor }}", { x: {} })).toBe("");
+  });
+
+  it("gives all the strings of one body one time bound, not one each", async () => {
+    const bomb = "{% for i in (1..1000000) %}{% for j in (1..1000) %}{% endfor %}{% endfor %}";
+    let started = performance.now();
+    await expect(renderJson({ a: [bomb, bomb, bomb, bomb, bomb, bomb, bomb, bomb] }, {})).rejects.toThrow(/limit/i);
+    // the bound, and once more (kit retryPastTimeLimit), not eight times over
+    expect(performance.now() - started).toBeLessThan(2 * LIQUID_RENDER_LIMIT_MS + 600);
+
+    // strings that each render well within the bound, but not all of them together
+    const loop = "{% for i in (1..20000) %}x{% endfor %}";
+    started = performance.now();
+    await renderText(loop, {});
+    const one = Math.max(1, performance.now() - started);
+    const many = Array.from({ length: Math.min(2000, Math.ceil((3 * LIQUID_RENDER_LIMIT_MS) / one) + 1) }, () => loop);
+    started = performance.now();
+    await expect(renderJson(many, {})).rejects.toThrow(/limit/i);
+    expect(performance.now() - started).toBeLessThan(2 * (LIQUID_RENDER_LIMIT_MS + one) + 600);
+  });
+
+  it("refuses a source with more tags than a parse may take, at once", async () => {
+    const started = performance.now();
+    await expect(renderText("{{ a }}".repeat(5001), {})).rejects.toThrow(/more than 5000 Liquid tags/);
+    expect(performance.now() - started).toBeLessThan(100);
+  });
+
+  it("keeps a __proto__ key of a body as a key", async () => {
+    const body = JSON.parse('{"__proto__": {"x": "{{ n }}"}}');
+    const out = (await renderJson(body, { n: 1 })) as Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(["__proto__"]);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
   });
 });

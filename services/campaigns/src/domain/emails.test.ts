@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { AppError, TEMPLATE_INVALID_REASON } from "@mailroom/contracts";
+import { isPermanentEnqueueError, refusesEveryRecipient, sendingAway } from "./emails.js";
+
+describe("what an enqueue refusal means for a campaign's recipients", () => {
+  it("fails a whole batch at once only for what its recipients share", () => {
+    expect(refusesEveryRecipient(AppError.validation("The template could not be parsed", [{ path: "body", message: "x" }], TEMPLATE_INVALID_REASON))).toBe(true);
+    expect(refusesEveryRecipient(new AppError("PAYLOAD_TOO_LARGE", "too large"))).toBe(true);
+    expect(refusesEveryRecipient(new AppError("DOMAIN_NOT_VERIFIED", "no"))).toBe(true);
+    expect(refusesEveryRecipient(AppError.notFound("Template"))).toBe(true);
+    // a validation error about a recipient (its address, its data): tried one by one
+    expect(refusesEveryRecipient(AppError.validation("Request validation failed", [{ path: "recipients.3.to", message: "x" }]))).toBe(false);
+    expect(refusesEveryRecipient(new AppError("SERVICE_UNAVAILABLE", "later"))).toBe(false);
+    expect(refusesEveryRecipient(new Error("x"))).toBe(false);
+  });
+
+  it("waits for a sending service that is away, whatever the time, and for nothing else", () => {
+    expect(sendingAway(new AppError("SERVICE_UNAVAILABLE", "The service is not running"))).toBe(true);
+    expect(sendingAway(new AppError("SERVICE_UNAVAILABLE", "The message bus is unavailable, try again"))).toBe(true);
+    expect(sendingAway(new AppError("SERVICE_UNAVAILABLE", "The service did not answer in time"))).toBe(false);
+    expect(sendingAway(new AppError("INTERNAL_ERROR", "Internal error"))).toBe(false);
+    expect(isPermanentEnqueueError(new AppError("INTERNAL_ERROR", "Internal error"))).toBe(false);
+  });
+});
