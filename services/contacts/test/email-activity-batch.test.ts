@@ -55,8 +55,11 @@ const activity = (contactId: string) =>
   db<{ kind: string; email_id: string; occurred_at: Date }[]>`select kind, email_id, occurred_at from email_activity where contact_id = ${contactId} order by kind`;
 const changesOf = async (project: Project, contactId: string) =>
   (await bus.changes(project.id)).filter((c) => c.contactId === contactId).map((c) => [c.kind, c.changed]);
+/** In the order they happened: the outbox promises each event once, not stream order across writers. */
 const subscriptionEventsOf = async (project: Project, contactId: string) =>
-  (await bus.events(project.id, "contact")).filter((e) => e.contactId === contactId);
+  (await bus.events(project.id, "contact"))
+    .filter((e) => e.contactId === contactId)
+    .sort((a, b) => a.occurredAt.localeCompare(b.occurredAt));
 const consumed = async (ids: string[]) => (await db`select id from consumed_events where id = any(${ids}::text[])`).length;
 /** A second email event for the same email as `e` (another event id, another time). */
 const again = (e: EventEnvelope, name = e.name, at = new Date(Date.now() + 60_000)): EventEnvelope => ({
