@@ -73,6 +73,27 @@ export function createMetrics(service: string) {
       labelNames: ["status"],
       registers: [registry],
     }),
+    /** Gateway: API key lookups that reached the database; a flood of unknown keys shows here. */
+    keyLookups: new Counter({
+      name: "mailroom_gateway_key_lookups_total",
+      help: "API key lookups that reached the database, by result (found, unknown)",
+      labelNames: ["result"],
+      registers: [registry],
+    }),
+    /** Sending: a DSN, ARF report or SNS message refused as unauthenticated (bad VERP tag, topic…). */
+    feedbackRejected: new Counter({
+      name: "mailroom_feedback_rejected_total",
+      help: "Delivery reports and SNS messages refused as unauthenticated, by source and reason",
+      labelNames: ["source", "reason"],
+      registers: [registry],
+    }),
+    /** Sending: inbound messages by outcome, including those deferred or cut for the byte budget. */
+    inboundMessages: new Counter({
+      name: "mailroom_inbound_messages_total",
+      help: "Inbound SMTP messages by outcome (accepted, truncated, deferred_memory, too_big)",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
     outboxBacklog: new Gauge({
       name: "mailroom_outbox_backlog",
       help: "Outbox rows not yet published",

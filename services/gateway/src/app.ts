@@ -1,4 +1,3 @@
-import { Counter } from "prom-client";
 import { ROUTES } from "@mailroom/contracts";
 import { redisUnavailableWarning, traced, type Deps, type ServiceApp } from "@mailroom/kit";
 import type { GatewayEnv } from "./config.js";
@@ -21,16 +20,10 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
   const failures = bucket(config.AUTH_FAILURES_PER_SECOND, config.AUTH_FAILURES_BURST);
   const keys = traced("KeysRepo", new KeysRepo(deps.db));
   // Every query a key costs, by outcome: a flood of unknown keys shows here (it should stay flat).
-  const lookups = new Counter({
-    name: "mailroom_gateway_key_lookups_total",
-    help: "API key lookups that reached the database, by result (found, unknown)",
-    labelNames: ["result"],
-    registers: [deps.metrics.registry],
-  });
   const lookup = {
     async findActiveByHash(hash: string) {
       const record = await keys.findActiveByHash(hash);
-      lookups.inc({ result: record ? "found" : "unknown" });
+      deps.metrics.keyLookups.inc({ result: record ? "found" : "unknown" });
       return record;
     },
   };

@@ -21,7 +21,6 @@ import { suppressionConsumer } from "./handlers/suppression-consumer.js";
 import { registerTemplates } from "./handlers/templates.js";
 import { startInbound, type InboundServer } from "./inbound/server.js";
 import { createResolver, createTxtLookup } from "./infra/dns.js";
-import { createFeedbackMetrics } from "./infra/feedback-metrics.js";
 import { createSnsClient } from "./infra/sns-certs.js";
 import type { Ctx } from "./usecases/context.js";
 import { startDomainRechecks } from "./usecases/domains.js";
@@ -55,7 +54,6 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     returnPathDomain: returnPathDomain(config),
     maxAttachmentBytes: config.SEND_MAX_ATTACHMENT_BYTES,
     metrics: deps.metrics,
-    feedbackMetrics: createFeedbackMetrics(deps.metrics.registry),
     queue: emailQueue(() => ctx),
   };
   const relay = createRelay(config.SMTP_URL, config.SMTP_POOL_SIZE);
@@ -101,7 +99,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
         {
           accepts: (address) => acceptsRecipient(ctx, address),
           receive: (msg) => receiveMessage(ctx, resolve, msg),
-          outcome: (outcome) => ctx.feedbackMetrics.inbound.inc({ outcome }),
+          outcome: (outcome) => ctx.metrics.inboundMessages.inc({ outcome }),
         },
         deps.log,
       );

@@ -1,5 +1,5 @@
 import { verifyRoutes } from "@mailroom/contracts";
-import type { Deps, ServiceApp } from "@mailroom/kit";
+import { redisUnavailableWarning, type Deps, type ServiceApp } from "@mailroom/kit";
 import { z } from "zod";
 import { verifierDeps } from "./deps.js";
 import { createVerifier } from "./domain/verifier.js";
@@ -14,7 +14,8 @@ export const VerifyEnv = z.object({
 
 export function buildApp(deps: Deps<(typeof VerifyEnv)["shape"]>): ServiceApp {
   const { config, log } = deps;
-  let lastWarn = 0;
+  // Repeats every 10 s for as long as the cache is down (kit redisUnavailableWarning's rule).
+  const cacheDown = redisUnavailableWarning(log, "verify cache not used; looking up DNS directly");
   const verifier = createVerifier(
     verifierDeps({
       redis: deps.redis,
@@ -22,10 +23,7 @@ export function buildApp(deps: Deps<(typeof VerifyEnv)["shape"]>): ServiceApp {
       dnsTimeoutMs: config.VERIFY_DNS_TIMEOUT_MS,
       listsDir: config.VERIFY_LISTS_DIR,
       cachePrefix: `${config.NATS_PREFIX}:verify:dns:`,
-      onCacheError: (err) => {
-        if (Date.now() - lastWarn > 10_000) log.warn({ err: String(err) }, "verify cache unavailable; looking up DNS directly");
-        lastWarn = Date.now();
-      },
+      onCacheError: cacheDown,
     }),
   );
   return {

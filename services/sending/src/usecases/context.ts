@@ -10,7 +10,6 @@ import type { SettingsRepo } from "../db/settings-repo.js";
 import type { SuppressionsRepo } from "../db/suppressions-repo.js";
 import type { LinkSigner } from "../domain/links.js";
 import type { VerpSigner } from "../domain/verp.js";
-import type { FeedbackMetrics } from "../infra/feedback-metrics.js";
 
 /** What the use cases share; built once in app.ts. */
 export interface Ctx {
@@ -32,7 +31,6 @@ export interface Ctx {
   returnPathDomain: string;
   maxAttachmentBytes: number;
   metrics: Metrics;
-  feedbackMetrics: FeedbackMetrics;
   /** Group commit of queued emails (queue-email.ts). */
   queue: Batcher<NewEmail[], Set<string>>;
 }

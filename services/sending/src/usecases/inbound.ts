@@ -59,7 +59,7 @@ async function applyReport(ctx: Ctx, parsed: ParsedMail, recipient: string, raw:
   if ("rejected" in named) {
     // debug only: anyone can send these, and a flood must not flood the logs too
     ctx.log.debug({ recipient, reason: named.rejected, type: report.type }, "feedback report not authenticated by its VERP tag; ignored");
-    ctx.feedbackMetrics.rejected.inc({ source: report.type, reason: named.rejected });
+    ctx.metrics.feedbackRejected.inc({ source: report.type, reason: named.rejected });
     return;
   }
   const { emailId } = named;

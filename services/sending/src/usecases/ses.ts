@@ -90,7 +90,7 @@ export async function handleSesWebhook(ctx: Ctx, sns: SnsClient, topics: Readonl
   const refusal = refusalOf(m, topics, new Date());
   if (refusal) {
     ctx.log.debug({ topic: m.TopicArn.slice(0, 200), refusal }, "SNS message refused");
-    ctx.feedbackMetrics.rejected.inc({ source: "sns", reason: refusal });
+    ctx.metrics.feedbackRejected.inc({ source: "sns", reason: refusal });
     throw new AppError("UNAUTHORIZED", REFUSED[refusal]);
   }
   let cert: Awaited<ReturnType<SnsClient["certificate"]>>;
@@ -101,7 +101,7 @@ export async function handleSesWebhook(ctx: Ctx, sns: SnsClient, topics: Readonl
     throw new AppError("SERVICE_UNAVAILABLE", "The SNS signing certificate could not be fetched");
   }
   if (!verifySnsSignature(m, cert)) {
-    ctx.feedbackMetrics.rejected.inc({ source: "sns", reason: "signature" });
+    ctx.metrics.feedbackRejected.inc({ source: "sns", reason: "signature" });
     throw new AppError("UNAUTHORIZED", "Invalid SNS signature");
   }
 
