@@ -1,5 +1,6 @@
 import postgres, { type Sql } from "postgres";
-import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import type { InferSelectModel, Table } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate as drizzleMigrate } from "drizzle-orm/postgres-js/migrator";
 import { createHash } from "node:crypto";
 import { SpanKind } from "@opentelemetry/api";
@@ -7,7 +8,8 @@ import { withSpan } from "./tracing.js";
 import { withTimeout } from "./ops.js";
 
 export type { Sql };
-export type Db = PostgresJsDatabase<Record<string, unknown>>;
+/** What a repository function runs its statements on: the pool, a transaction or a reserved connection. */
+export type Q = postgres.ISql;
 
 /** Creates the service's own database when missing. Two replicas racing to create it both succeed. */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
@@ -30,13 +32,13 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
 }
 
 /**
- * One postgres.js client shared by drizzle and raw `sql`. Know this: drizzle rewrites the client's
- * parsers and serializers, so on `sql` too timestamps come back as ISO text and JSON parameters are
- * sent as given (pass `JSON.stringify(v)` to a `::jsonb` parameter; bind dates as ISO strings). Every
- * service relies on this behaviour; changing it means changing every repository with it.
+ * The service's one postgres.js client, with the driver's own parsers: timestamps come back as
+ * `Date`, jsonb as parsed JSON. drizzle is for the schema and migrations only (`migrate` builds its
+ * own client), so nothing rewrites these parsers behind a repository's back. Rows are typed from the
+ * schema with `Row<typeof table>`; jsonb parameters go as text (`${json(v)}::jsonb`).
  */
-export function openDatabase(databaseUrl: string, opts: { max?: number } = {}): { sql: Sql; db: Db } {
-  const sql = postgres(databaseUrl, {
+export function openDatabase(databaseUrl: string, opts: { max?: number } = {}): Sql {
+  return postgres(databaseUrl, {
     max: opts.max ?? 10,
     onnotice: () => undefined,
     connect_timeout: 5,
@@ -48,8 +50,16 @@ export function openDatabase(databaseUrl: string, opts: { max?: number } = {}): 
     // Queries fail instead of hanging when PostgreSQL is gone; callers map that to 503.
     connection: { statement_timeout: 30_000 },
   });
-  return { sql, db: drizzle(sql) };
 }
+
+/** A row as raw SQL returns it: the schema's column names (snake_case) and the driver's types. */
+export type Row<T extends Table> = InferSelectModel<T, { dbColumnNames: true }>;
+
+/** A timestamp as the API writes it (contracts' ISO 8601 with milliseconds). */
+export const iso = (t: Date): string => t.toISOString();
+export const isoOrNull = (t: Date | null): string | null => (t === null ? null : t.toISOString());
+/** A jsonb parameter: sent as text and cast (`${json(v)}::jsonb`), whatever the value's shape. */
+export const json = (v: unknown): string => JSON.stringify(v);
 
 function lockKey(name: string): bigint {
   return createHash("sha256").update(name).digest().readBigInt64BE(0);
@@ -62,7 +72,8 @@ function lockKey(name: string): bigint {
  */
 export async function migrate(databaseUrl: string, service: string, migrationsFolder: string): Promise<void> {
   await ensureDatabase(databaseUrl);
-  const { sql, db } = openDatabase(databaseUrl, { max: 2 });
+  const sql = openDatabase(databaseUrl, { max: 2 });
+  const db = drizzle(sql);
   const lock = await sql.reserve();
   const key = lockKey(`mailroom-migrate-${service}`);
   try {
@@ -142,7 +153,7 @@ async function reserve(sql: Sql): Promise<postgres.ReservedSql> {
 
 /** True for errors that mean "the database is unreachable" rather than "the query is wrong". */
 export function isConnectionError(err: unknown): boolean {
-  // drizzle wraps the driver's error (DrizzleQueryError) and keeps it as `cause`.
+  // a wrapped driver error (drizzle's migrator, say) keeps it as `cause`
   const cause = (err as { cause?: unknown })?.cause;
   if (cause && cause !== err && isConnectionError(cause)) return true;
   const code = (err as { code?: string })?.code ?? "";

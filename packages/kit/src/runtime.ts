@@ -8,7 +8,7 @@ import { createMetrics, type Metrics } from "./metrics.js";
 import { connectNats, coreStreams, ensureStreams, jetstreamOf } from "./nats.js";
 import { Blobs } from "./blobs.js";
 import { RpcClient, RpcServer } from "./rpc.js";
-import { migrate, openDatabase, type Db, type Sql } from "./db.js";
+import { migrate, openDatabase, type Sql } from "./db.js";
 import { OutboxRelay } from "./outbox.js";
 import { connectRedis, createRedis, type Redis } from "./redis.js";
 import { ConsumerRunner, type ConsumerSpec } from "./consumer.js";
@@ -29,7 +29,6 @@ export interface Deps<E extends z.ZodRawShape = {}> {
   rpc: RpcClient;
   /** Present when the service owns a database. */
   sql: Sql;
-  db: Db;
   outbox: OutboxRelay;
   /** Present when the service asked for Redis. */
   redis: Redis;
@@ -95,9 +94,8 @@ export async function runService<E extends z.ZodRawShape>(spec: ServiceSpec<E>):
 
   if (spec.migrationsFolder && config.databaseUrl) {
     await migrate(config.databaseUrl, spec.name, spec.migrationsFolder);
-    const { sql, db } = openDatabase(config.databaseUrl, { max: (config as { DB_POOL_MAX?: number }).DB_POOL_MAX ?? 10 });
+    const sql = openDatabase(config.databaseUrl, { max: (config as { DB_POOL_MAX?: number }).DB_POOL_MAX ?? 10 });
     deps.sql = sql;
-    deps.db = db;
     deps.outbox = new OutboxRelay(sql, js, log, metrics);
     checks.postgres = async () => void (await sql`select 1`);
   }

@@ -13,7 +13,7 @@ const names = wireNames(prefix);
 const dbUrl = serviceDatabaseUrl(DATABASE_URL, prefix, "gateway");
 const log = createLogger("test", "silent");
 let nc: NatsConnection;
-const { sql } = openDatabase(dbUrl, { max: 4 });
+const sql = openDatabase(dbUrl, { max: 4 });
 
 function event(): EventEnvelope {
   return { id: newId(), projectId: newId(), name: "signup", family: "custom", contactId: null, email: null, data: {}, occurredAt: new Date().toISOString() };

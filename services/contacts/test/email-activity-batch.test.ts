@@ -35,7 +35,7 @@ beforeAll(async () => {
   db = contactsDb();
   const url = new URL(sharedPlatform().env.DATABASE_URL!);
   url.pathname = `/${sharedPlatform().prefix}_contacts`;
-  serviceSql = openDatabase(url.toString(), { max: 2 }).sql;
+  serviceSql = openDatabase(url.toString(), { max: 2 });
   const relay = new OutboxRelay(serviceSql, jetstream(bus.nc), createLogger("test", "silent"), undefined);
   projection = new EmailActivityProjection(new Writer(serviceSql, relay, bus.names));
 });

@@ -12,7 +12,7 @@ import { uniqueEmail } from "./helpers.js";
 // opened the way the service opens its own: drizzle's serialisers pass JSON text through as given
 const url = new URL(sharedPlatform().env.DATABASE_URL!);
 url.pathname = `/${sharedPlatform().prefix}_contacts`;
-const db = openDatabase(url.toString(), { max: 1 }).sql;
+const db = openDatabase(url.toString(), { max: 1 });
 afterAll(() => db.end());
 
 const projectId = randomUUID();

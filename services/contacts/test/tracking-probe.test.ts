@@ -20,7 +20,7 @@ const watcher = contactsDb();
 const serviceDb = (() => {
   const url = new URL(sharedPlatform().env.DATABASE_URL!);
   url.pathname = `/${sharedPlatform().prefix}_contacts`;
-  return openDatabase(url.toString(), { max: 2 }).sql;
+  return openDatabase(url.toString(), { max: 2 });
 })();
 
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { ROUTES } from "@mailroom/contracts";
-import { redisUnavailableWarning, traced, type Deps, type ServiceApp } from "@mailroom/kit";
+import { redisUnavailableWarning, type Deps, type ServiceApp } from "@mailroom/kit";
 import type { GatewayEnv } from "./config.js";
-import { KeysRepo } from "./db/keys-repo.js";
-import { IdempotencyRepo } from "./db/idempotency-repo.js";
+import { keysRepo } from "./db/keys-repo.js";
+import { idempotencyRepo } from "./db/idempotency-repo.js";
 import { Authenticator } from "./domain/authenticator.js";
 import { RateLimiter } from "./domain/rate-limiter.js";
 import { buildHttp } from "./http.js";
@@ -18,24 +18,22 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
   const limiter = bucket(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
   const keyless = bucket(config.IP_RATE_LIMIT_PER_SECOND, config.IP_RATE_LIMIT_BURST);
   const failures = bucket(config.AUTH_FAILURES_PER_SECOND, config.AUTH_FAILURES_BURST);
-  const keys = traced("KeysRepo", new KeysRepo(deps.db));
   // Every query a key costs, by outcome: a flood of unknown keys shows here (it should stay flat).
   const lookup = {
     async findActiveByHash(hash: string) {
-      const record = await keys.findActiveByHash(hash);
+      const record = await keysRepo.findActiveByHash(deps.sql, hash);
       deps.metrics.keyLookups.inc({ result: record ? "found" : "unknown" });
       return record;
     },
   };
   const auth = new Authenticator(lookup, config.KEY_CACHE_MS, { take: (client) => failures.take(`authfail:${client}`) });
-  const idempotency = traced("IdempotencyRepo", new IdempotencyRepo(deps.sql));
   const http = buildHttp(
     {
       rpc: deps.rpc,
       auth,
       limiter,
       keyless,
-      idempotency,
+      sql: deps.sql,
       log,
       metrics: deps.metrics,
       publicUrl: config.PUBLIC_URL,
@@ -51,7 +49,7 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
   const revoked = deps.nc.subscribe(deps.names.broadcast.keyRevoked, {
     callback: (_err, msg) => auth.evict(msg.string()),
   });
-  const purge = setInterval(() => void idempotency.purgeExpired().catch(() => undefined), 60 * 60 * 1000);
+  const purge = setInterval(() => void idempotencyRepo.purgeExpired(deps.sql).catch(() => undefined), 60 * 60 * 1000);
   purge.unref();
 
   return {

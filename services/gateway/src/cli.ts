@@ -9,8 +9,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { SERVICE_NAMES, SERVICES, sendingRpc, wireNames } from "@mailroom/contracts";
-import { Blobs, RpcClient, connectNats, createLogger, loadConfig, migrate, openDatabase, serviceDatabaseUrl } from "@mailroom/kit";
-import { KeysRepo } from "./db/keys-repo.js";
+import { Blobs, RpcClient, connectNats, createLogger, loadConfig, migrate, openDatabase, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
+import { keysRepo } from "./db/keys-repo.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const USAGE = `usage:
@@ -43,12 +43,12 @@ async function migrateAll(): Promise<string[]> {
   return done;
 }
 
-async function withKeys<T>(fn: (repo: KeysRepo) => Promise<T>): Promise<T> {
+async function withKeys<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
   const config = loadConfig("gateway");
   await migrate(config.databaseUrl!, "gateway", migrationsFolder("gateway"));
-  const { sql, db } = openDatabase(config.databaseUrl!, { max: 2 });
+  const sql = openDatabase(config.databaseUrl!, { max: 2 });
   try {
-    return await fn(new KeysRepo(db));
+    return await fn(sql);
   } finally {
     await sql.end({ timeout: 1 });
   }
@@ -109,7 +109,7 @@ async function run(argv: string[]): Promise<void> {
   }
   if (group === "projects" && action === "create") {
     if (!values.name?.trim()) throw new UsageError("--name is required");
-    const p = await withKeys((r) => r.createProject(values.name!.trim()));
+    const p = await withKeys((sql) => keysRepo.createProject(sql, values.name!.trim()));
     return print(json, p, `project ${p.id} (${p.name})\n  secret key: ${p.secretKey}\n  public key: ${p.publicKey}`);
   }
   if (group === "keys" && action === "create") {
@@ -118,20 +118,20 @@ async function run(argv: string[]): Promise<void> {
     if (!values.project) throw new UsageError("--project is required");
     const rate = values["rate-limit"] ? Number(values["rate-limit"]) : undefined;
     if (rate !== undefined && !(Number.isInteger(rate) && rate > 0)) throw new UsageError("--rate-limit must be a positive integer");
-    const created = await withKeys(async (r) => {
-      if (!(await r.projectExists(values.project!).catch(() => false))) throw new UsageError(`no project ${values.project}`);
-      return r.createKey(values.project!, kind, rate);
+    const created = await withKeys(async (sql) => {
+      if (!(await keysRepo.projectExists(sql, values.project!).catch(() => false))) throw new UsageError(`no project ${values.project}`);
+      return keysRepo.createKey(sql, values.project!, kind, rate);
     });
     return print(json, created, `${created.kind} key ${created.id}: ${created.key}`);
   }
   if (group === "keys" && action === "list") {
     if (!values.project) throw new UsageError("--project is required");
-    const keys = await withKeys((r) => r.listKeys(values.project!).catch(() => []));
+    const keys = await withKeys((sql) => keysRepo.listKeys(sql, values.project!).catch(() => []));
     return print(json, keys, keys.map((k) => `${k.id} ${k.kind} ${k.prefix} ${k.revokedAt ? "revoked" : "active"}`).join("\n"));
   }
   if (group === "keys" && action === "revoke") {
     if (!arg) throw new UsageError("usage: mailroom keys revoke KEY_ID");
-    const hash = await withKeys((r) => r.revoke(arg).catch(() => null));
+    const hash = await withKeys((sql) => keysRepo.revoke(sql, arg).catch(() => null));
     if (!hash) throw new UsageError(`no active key ${arg}`);
     await broadcastRevocation(hash);
     return print(json, { revoked: arg }, `revoked ${arg}`);

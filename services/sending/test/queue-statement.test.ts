@@ -9,7 +9,7 @@ import { SuppressionsRepo } from "../src/db/suppressions-repo.js";
 
 const url = new URL(sharedPlatform().env.DATABASE_URL!);
 url.pathname = `/${sharedPlatform().prefix}_sending`;
-const db = openDatabase(url.toString(), { max: 1 }).sql;
+const db = openDatabase(url.toString(), { max: 1 });
 afterAll(() => db.end());
 const repo = new EmailsRepo(db);
 

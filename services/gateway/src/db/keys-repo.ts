@@ -1,8 +1,8 @@
-import { and, eq, isNull, sql as dsql } from "drizzle-orm";
-import type { Db } from "@mailroom/kit";
-import { newId } from "@mailroom/kit";
-import { apiKeys, projects } from "./schema.js";
+import { newId, traced, type Q, type Row, type Sql } from "@mailroom/kit";
+import type { apiKeys } from "./schema.js";
 import { generateKey, hashKey, keyPrefix, type KeyKind } from "../domain/keys.js";
+
+type KeyRow = Row<typeof apiKeys>;
 
 export interface KeyRecord {
   id: string;
@@ -11,68 +11,65 @@ export interface KeyRecord {
   rateLimit: number | null;
 }
 
-export class KeysRepo {
-  constructor(private readonly db: Db) {}
+export interface KeyListing {
+  id: string;
+  kind: KeyKind;
+  prefix: string;
+  rateLimit: number | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
 
-  async findActiveByHash(hash: string): Promise<KeyRecord | null> {
-    const rows = await this.db
-      .select({ id: apiKeys.id, projectId: apiKeys.projectId, kind: apiKeys.kind, rateLimit: apiKeys.rateLimit })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt)))
-      .limit(1);
-    return rows[0] ?? null;
-  }
+export const keysRepo = traced("KeysRepo", {
+  async findActiveByHash(q: Q, hash: string): Promise<KeyRecord | null> {
+    const [row] = await q<Pick<KeyRow, "id" | "project_id" | "kind" | "rate_limit">[]>`
+      select id, project_id, kind, rate_limit from api_keys where hash = ${hash} and revoked_at is null limit 1`;
+    return row ? { id: row.id, projectId: row.project_id, kind: row.kind, rateLimit: row.rate_limit } : null;
+  },
 
-  async createProject(name: string): Promise<{ id: string; name: string; secretKey: string; publicKey: string }> {
+  async createProject(sql: Sql, name: string): Promise<{ id: string; name: string; secretKey: string; publicKey: string }> {
     const id = newId();
     const secretKey = generateKey("secret");
     const publicKey = generateKey("public");
-    await this.db.transaction(async (tx) => {
-      await tx.insert(projects).values({ id, name });
-      await tx.insert(apiKeys).values([
-        { id: newId(), projectId: id, kind: "secret", hash: hashKey(secretKey), prefix: keyPrefix(secretKey) },
-        { id: newId(), projectId: id, kind: "public", hash: hashKey(publicKey), prefix: keyPrefix(publicKey) },
-      ]);
+    await sql.begin(async (tx) => {
+      await tx`insert into projects (id, name) values (${id}, ${name})`;
+      await keysRepo.insertKey(tx, id, "secret", secretKey, null);
+      await keysRepo.insertKey(tx, id, "public", publicKey, null);
     });
     return { id, name, secretKey, publicKey };
-  }
+  },
 
-  async projectExists(projectId: string): Promise<boolean> {
-    const rows = await this.db.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).limit(1);
+  async projectExists(q: Q, projectId: string): Promise<boolean> {
+    const rows = await q`select 1 from projects where id = ${projectId} limit 1`;
     return rows.length > 0;
-  }
+  },
 
-  async createKey(projectId: string, kind: KeyKind, rateLimit?: number): Promise<{ id: string; key: string; kind: KeyKind }> {
+  async createKey(q: Q, projectId: string, kind: KeyKind, rateLimit?: number): Promise<{ id: string; key: string; kind: KeyKind }> {
     const key = generateKey(kind);
-    const id = newId();
-    await this.db
-      .insert(apiKeys)
-      .values({ id, projectId, kind, hash: hashKey(key), prefix: keyPrefix(key), rateLimit: rateLimit ?? null });
+    const id = await keysRepo.insertKey(q, projectId, kind, key, rateLimit ?? null);
     return { id, key, kind };
-  }
+  },
 
-  async listKeys(projectId: string) {
-    return this.db
-      .select({
-        id: apiKeys.id,
-        kind: apiKeys.kind,
-        prefix: apiKeys.prefix,
-        rateLimit: apiKeys.rateLimit,
-        createdAt: apiKeys.createdAt,
-        revokedAt: apiKeys.revokedAt,
-      })
-      .from(apiKeys)
-      .where(eq(apiKeys.projectId, projectId))
-      .orderBy(apiKeys.createdAt);
-  }
+  /** Stores a key by its hash and prefix only; returns its id. */
+  async insertKey(q: Q, projectId: string, kind: KeyKind, key: string, rateLimit: number | null): Promise<string> {
+    const id = newId();
+    await q`
+      insert into api_keys (id, project_id, kind, hash, prefix, rate_limit)
+      values (${id}, ${projectId}, ${kind}, ${hashKey(key)}, ${keyPrefix(key)}, ${rateLimit})`;
+    return id;
+  },
+
+  async listKeys(q: Q, projectId: string): Promise<KeyListing[]> {
+    const rows = await q<Pick<KeyRow, "id" | "kind" | "prefix" | "rate_limit" | "created_at" | "revoked_at">[]>`
+      select id, kind, prefix, rate_limit, created_at, revoked_at from api_keys
+      where project_id = ${projectId} order by created_at`;
+    return rows.map((r) => ({ id: r.id, kind: r.kind, prefix: r.prefix, rateLimit: r.rate_limit, createdAt: r.created_at, revokedAt: r.revoked_at }));
+  },
 
   /** Returns the revoked key's hash (for cache invalidation), or null when no active key has that id. */
-  async revoke(keyId: string): Promise<string | null> {
-    const rows = await this.db
-      .update(apiKeys)
-      .set({ revokedAt: dsql`now()` })
-      .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
-      .returning({ hash: apiKeys.hash });
-    return rows[0]?.hash ?? null;
-  }
-}
+  async revoke(q: Q, keyId: string): Promise<string | null> {
+    const [row] = await q<{ hash: string }[]>`
+      update api_keys set revoked_at = now() where id = ${keyId} and revoked_at is null returning hash`;
+    return row?.hash ?? null;
+  },
+});

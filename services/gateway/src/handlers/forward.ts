@@ -2,14 +2,15 @@ import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { SpanKind, SpanStatusCode, context, propagation, trace } from "@opentelemetry/api";
 import { ERROR_STATUS, HttpReply, zodDetails, type ErrorDetail, type HttpRequest, type RouteDef } from "@mailroom/contracts";
-import { tracingEnabled, type Logger, type RpcClient } from "@mailroom/kit";
-import type { IdempotencyRepo } from "../db/idempotency-repo.js";
+import { tracingEnabled, type Logger, type RpcClient, type Sql } from "@mailroom/kit";
+import { idempotencyRepo } from "../db/idempotency-repo.js";
 import { sendError } from "./errors.js";
 import { MAX_NESTING, nestsDeeperThan, unstorableText } from "../domain/storable-text.js";
 
 export interface ForwardDeps {
   rpc: RpcClient;
-  idempotency: IdempotencyRepo;
+  /** The gateway database, for Idempotency-Key records. */
+  sql: Sql;
   log: Logger;
   /** RPC_TIMEOUT_MS and ROUTE_TIMEOUT_MAX_MS (0: no cap). */
   timeouts: { defaultMs: number; maxMs: number };
@@ -97,7 +98,7 @@ function handler(route: RouteDef, deps: ForwardDeps) {
     let claimId: string | undefined;
     if (idemKey && principal) {
       const requestHash = createHash("sha256").update(`${routeId}\n${JSON.stringify(req.params)}\n${JSON.stringify(req.body ?? null)}`).digest("hex");
-      const claim = await deps.idempotency.claim(principal.projectId, idemKey, routeId, requestHash, leaseMs);
+      const claim = await idempotencyRepo.claim(deps.sql, principal.projectId, idemKey, routeId, requestHash, leaseMs);
       if (claim.kind === "replay") {
         reply.header("Idempotent-Replayed", "true");
         return sendHttpReply(reply, HttpReply.parse(claim.response));
@@ -138,9 +139,9 @@ function handler(route: RouteDef, deps: ForwardDeps) {
     // corrected request), anything else may still be finishing in the service (held a while).
     const settle = async (status: number, replay?: HttpReply) => {
       if (!claimId || !principal) return;
-      if (status < 300 && replay) await deps.idempotency.complete(principal.projectId, idemKey!, claimId, status, replay);
-      else if (status < 500) await deps.idempotency.release(principal.projectId, idemKey!, claimId);
-      else await deps.idempotency.hold(principal.projectId, idemKey!, claimId, deps.idempotencyRetryAfterMs);
+      if (status < 300 && replay) await idempotencyRepo.complete(deps.sql, principal.projectId, idemKey!, claimId, status, replay);
+      else if (status < 500) await idempotencyRepo.release(deps.sql, principal.projectId, idemKey!, claimId);
+      else await idempotencyRepo.hold(deps.sql, principal.projectId, idemKey!, claimId, deps.idempotencyRetryAfterMs);
     };
     let answer: Awaited<ReturnType<RpcClient["send"]>>;
     try {
