@@ -38,6 +38,7 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
  * schema with `Row<typeof table>`; jsonb parameters go as text (`${json(v)}::jsonb`).
  */
 export function openDatabase(databaseUrl: string, opts: { max?: number } = {}): Sql {
+  // typed as the plain client: the custom type only changes how json parameters are sent
   return postgres(databaseUrl, {
     max: opts.max ?? 10,
     onnotice: () => undefined,
@@ -49,6 +50,9 @@ export function openDatabase(databaseUrl: string, opts: { max?: number } = {}): 
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
     // Queries fail instead of hanging when PostgreSQL is gone; callers map that to 503.
     connection: { statement_timeout: 30_000 },
+    // json and jsonb parameters are JSON text, made by the caller (`json(v)`), so a repository
+    // controls exactly what is stored; any other value is stringified as the driver would.
+    types: { json: { to: 114, from: [114, 3802], serialize: (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v)), parse: (v: string) => JSON.parse(v) } },
   });
 }
 

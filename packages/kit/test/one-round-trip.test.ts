@@ -8,12 +8,12 @@ import { serviceDatabaseUrl } from "../src/config.js";
 
 const prefix = runPrefix("onetrip");
 const dbUrl = serviceDatabaseUrl(DATABASE_URL, prefix, "kit");
-let sql: ReturnType<typeof openDatabase>["sql"];
+let sql: ReturnType<typeof openDatabase>;
 
 beforeAll(async () => {
   await ensureDatabase(dbUrl);
   // one connection: every call below reuses the connection the previous one gave back
-  sql = openDatabase(dbUrl, { max: 1 }).sql;
+  sql = openDatabase(dbUrl, { max: 1 });
   await sql`create table notes (id int primary key, body text not null)`;
 });
 afterAll(async () => {
@@ -75,7 +75,7 @@ describe("inOneRoundTrip", () => {
   });
 
   it("holds a lock taken by its first statement until the commit", async () => {
-    const other = openDatabase(dbUrl, { max: 1 }).sql;
+    const other = openDatabase(dbUrl, { max: 1 });
     try {
       const waiting = inOneRoundTrip(sql, (tx) => [tx`select pg_advisory_xact_lock(42)`, tx`select pg_sleep(1)`] as const);
       // The lock is taken once PostgreSQL shows it granted; the sleep behind it keeps it a second.

@@ -7,7 +7,7 @@ import { wireNames } from "@mailroom/contracts";
 import { createLogger, createMetrics, enqueue, eventMessage, newId, openDatabase, OutboxRelay } from "@mailroom/kit";
 
 const names = wireNames(process.env.OUTBOX_PREFIX);
-const { sql } = openDatabase(process.env.OUTBOX_DB, { max: 4 });
+const sql = openDatabase(process.env.OUTBOX_DB, { max: 4 });
 const nc = await connect({ servers: process.env.NATS_URL });
 const relay = new OutboxRelay(sql, jetstream(nc), createLogger("writer", "silent"), createMetrics("writer"), { intervalMs: 5, leftoverAgeMs: 20 });
 relay.start();

@@ -14,11 +14,11 @@ import { serviceDatabaseUrl } from "../src/config.js";
 
 const prefix = runPrefix("reserve");
 const dbUrl = serviceDatabaseUrl(DATABASE_URL, prefix, "kit");
-let admin: ReturnType<typeof openDatabase>["sql"];
+let admin: ReturnType<typeof openDatabase>;
 
 beforeAll(async () => {
   await ensureDatabase(dbUrl);
-  admin = openDatabase(dbUrl, { max: 1 }).sql;
+  admin = openDatabase(dbUrl, { max: 1 });
 });
 afterAll(async () => {
   await admin.end();
@@ -55,7 +55,7 @@ async function killReserved(tx: postgres.ReservedSql): Promise<void> {
 
 describe("a reserved connection that dies", () => {
   it("once released, does not take the pool's next queries with it (#1199)", async () => {
-    const { sql } = openDatabase(dbUrl, { max: 1 });
+    const sql = openDatabase(dbUrl, { max: 1 });
     try {
       const tx = await sql.reserve();
       await killReserved(tx);
@@ -69,7 +69,7 @@ describe("a reserved connection that dies", () => {
   });
 
   it("does not strand a round trip that was waiting for the connection (#1195)", async () => {
-    const { sql } = openDatabase(dbUrl, { max: 1 });
+    const sql = openDatabase(dbUrl, { max: 1 });
     try {
       const held = await sql.reserve();
       const pid = await pidOf(held);
@@ -88,7 +88,7 @@ describe("a reserved connection that dies", () => {
   });
 
   it("fails the round trip in flight as unreachable, and the next one runs", async () => {
-    const { sql } = openDatabase(dbUrl, { max: 1 });
+    const sql = openDatabase(dbUrl, { max: 1 });
     try {
       const marker = `pg_sleep(4.${Date.now() % 1000})`;
       const attempt = inOneRoundTrip(sql, (t) => [t.unsafe(`select ${marker}`)] as const).then((r) => r, (e: unknown) => e);
@@ -114,7 +114,7 @@ describe("a reserved connection that dies", () => {
     const proxy = await startProxy(new URL(dbUrl));
     const url = new URL(dbUrl);
     url.port = String(proxy.port);
-    const { sql } = openDatabase(url.toString(), { max: 1 });
+    const sql = openDatabase(url.toString(), { max: 1 });
     try {
       expect(await sql`select 1 as one`).toEqual([{ one: 1 }]);
       await proxy.down();
