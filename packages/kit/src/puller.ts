@@ -1,5 +1,6 @@
 import type { Consumer, ConsumerMessages, JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "./logger.js";
+import { Periodic } from "./periodic.js";
 
 /** How long one pull request stays open; the server pushes each message into it as it arrives. */
 const FETCH_EXPIRES_MS = 10_000;
@@ -27,20 +28,26 @@ export class Puller {
   private waiters: Array<() => void> = [];
   private fetching: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
-  private keepAlive: NodeJS.Timeout | undefined;
+  private readonly keepAlive: Periodic;
   private stopped = false;
 
   constructor(
     private readonly consumer: Consumer,
     private readonly opts: PullerOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.keepAlive = new Periodic({
+      name: `consumer ${opts.durable} keep-alive`,
+      everyMs: Math.max(100, Math.floor(opts.ackWaitMs / 3)),
+      log,
+      run: () => {
+        for (const m of this.held) m.working();
+      },
+    });
+  }
 
   start(): void {
-    this.keepAlive = setInterval(() => {
-      for (const m of this.held) m.working();
-    }, Math.max(100, Math.floor(this.opts.ackWaitMs / 3)));
-    this.keepAlive.unref();
+    this.keepAlive.start();
     this.loop = this.pull();
   }
 
@@ -88,8 +95,8 @@ export class Puller {
     }
   }
 
-  dispose(): void {
-    clearInterval(this.keepAlive);
+  dispose(): Promise<void> {
+    return this.keepAlive.stop();
   }
 
   private async pull(): Promise<void> {
