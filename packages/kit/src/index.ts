@@ -22,3 +22,4 @@ export * from "./tracing.js";
 export * from "./token-bucket.js";
 export * from "./dns-server.js";
 export * from "./periodic.js";
+export * from "./next-turn.js";

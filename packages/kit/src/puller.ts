@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Consumer, ConsumerMessages, JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "./logger.js";
 import { Periodic } from "./periodic.js";
@@ -64,8 +65,9 @@ export class Puller {
       }
       const waited = performance.now() - first.at;
       if (this.queue.length >= max || waited >= fillMs) {
-        // what arrived with it in the same read from the socket joins it
-        if (this.queue.length < max) await new Promise((r) => setImmediate(r));
+        // What arrived with it in the same read from the socket joins it: a batch consumer then
+        // applies one transaction to them all instead of one to the first and another to the rest.
+        if (this.queue.length < max) await nextTurn();
         if (this.stopped) break;
         return this.queue.splice(0, max).map((q) => q.msg);
       }
