@@ -12,6 +12,8 @@ import {
   TrackRequest,
   UpdateWorkflowRequest,
   bodyLimitOf,
+  contactsRoutes,
+  routeOf,
   zodDetails,
 } from "./index.js";
 
@@ -110,6 +112,15 @@ describe("route table", () => {
       expect(() => z.toJSONSchema(rpc.request, { io: "input" }), rpc.operation).not.toThrow();
       expect(() => z.toJSONSchema(rpc.reply), rpc.operation).not.toThrow();
     }
+  });
+
+  it("finds a route of a list by its operation, and names the one a list lacks", () => {
+    const route = routeOf(contactsRoutes, "contacts.read");
+    expect(key(route)).toBe("GET /contacts/:id");
+    // a handler's input is the route's own: `params` of this one has `id`
+    expect(route.params.parse({ id: "x" })).toEqual({ id: "x" });
+    const unknown = "contacts.nothing" as (typeof contactsRoutes)[number]["operation"];
+    expect(() => routeOf(contactsRoutes, unknown)).toThrow("no route contacts.nothing in the contracts");
   });
 });
 

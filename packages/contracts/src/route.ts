@@ -61,6 +61,16 @@ export function defineRoute<const R extends RouteDef>(route: R): R {
   return route;
 }
 
+/**
+ * The route of `operation` in a contract's list, typed as that route (its params, query and body),
+ * so the handler registered for it is checked against the contract. Throws when the list has none.
+ */
+export function routeOf<const R extends RouteDef, O extends R["operation"]>(routes: readonly R[], operation: O): Extract<R, { operation: O }> {
+  const found = routes.find((r) => r.operation === operation);
+  if (!found) throw new Error(`no route ${operation} in the contracts`);
+  return found as Extract<R, { operation: O }>;
+}
+
 /** What the gateway sends to a service for an HTTP route. */
 export const HttpRequest = z.object({
   projectId: z.string().nullable(),

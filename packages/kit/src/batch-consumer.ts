@@ -2,6 +2,7 @@ import type { JsMsg } from "@nats-io/jetstream";
 import { SpanKind, context, trace, type Link } from "@opentelemetry/api";
 import { DEFAULT_ACK_WAIT_MS, DEFAULT_MAX_DELIVER, ensureConsumer, reportPending, type ConsumerDeps } from "./consumer.js";
 import { Failures, PoisonMessage } from "./dead-letter.js";
+import type { Periodic } from "./periodic.js";
 import { extractTrace } from "./nats.js";
 import { Puller } from "./puller.js";
 
@@ -57,7 +58,7 @@ interface Item<T> {
 export class BatchConsumer<T> {
   private puller: Puller | undefined;
   private readonly workers: Promise<void>[] = [];
-  private pendingTimer: NodeJS.Timeout | undefined;
+  private pendingGauge: Periodic | undefined;
   private stopped = false;
   private readonly stopping: Promise<void>;
   private signalStop: () => void = () => undefined;
@@ -90,7 +91,7 @@ export class BatchConsumer<T> {
     for (let i = 0; i < concurrency; i++) {
       this.workers.push(this.work(puller).catch((err) => log.error({ err: String(err), durable: this.spec.durable }, "batch consumer worker ended")));
     }
-    this.pendingTimer = reportPending(consumer, metrics, this.spec.durable);
+    this.pendingGauge = reportPending(consumer, metrics, this.spec.durable, log);
   }
 
   private async work(puller: Puller): Promise<void> {
@@ -170,9 +171,9 @@ export class BatchConsumer<T> {
   async stop(): Promise<void> {
     this.stopped = true;
     this.signalStop();
-    clearInterval(this.pendingTimer);
+    await this.pendingGauge?.stop();
     await this.puller?.stop();
     await Promise.allSettled(this.workers);
-    this.puller?.dispose();
+    await this.puller?.dispose();
   }
 }

@@ -1,3 +1,5 @@
+import { oncePerTurn } from "./next-turn.js";
+
 /**
  * Group commit: calls made while a batch is being written wait and go together in the next one.
  * Under light load a call runs alone at once (no added latency); under heavy load batches grow by
@@ -17,7 +19,7 @@ export const TURN_LOOKUPS = { maxBatch: 256, maxInFlight: 4, startNextTurn: true
 export class Batcher<I, O> {
   private pending: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
   private inFlight = 0;
-  private turnScheduled = false;
+  private readonly flushNextTurn = oncePerTurn(() => this.flush());
   private lingering: NodeJS.Timeout | undefined;
 
   /**
@@ -44,13 +46,8 @@ export class Batcher<I, O> {
         }, this.opts.lingerMs);
         return;
       }
-      if (!this.opts.startNextTurn) return this.flush();
-      if (this.turnScheduled) return;
-      this.turnScheduled = true;
-      setImmediate(() => {
-        this.turnScheduled = false;
-        this.flush();
-      });
+      if (this.opts.startNextTurn) this.flushNextTurn();
+      else this.flush();
     });
   }
 

@@ -6,6 +6,7 @@ import { extractTrace } from "./nats.js";
 import { Puller } from "./puller.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
+import { Periodic } from "./periodic.js";
 
 const tracer = trace.getTracer("mailroom-consumer");
 
@@ -72,16 +73,16 @@ export async function ensureConsumer(jsm: JetStreamManager, spec: DurableSetting
     });
 }
 
-/** Sets the consumer's pending gauge every 10 s (unref'd: it never keeps a process alive). */
-export function reportPending(consumer: Consumer, metrics: Metrics, durable: string): NodeJS.Timeout {
-  const timer = setInterval(() => {
-    consumer
-      .info(true)
-      .then((i) => metrics.consumerPending.set({ consumer: durable }, i.num_pending))
-      .catch(() => undefined);
-  }, 10_000);
-  timer.unref();
-  return timer;
+/** Sets the consumer's pending gauge every 10 s, from now until the loop returned is stopped. */
+export function reportPending(consumer: Consumer, metrics: Metrics, durable: string, log: Logger): Periodic {
+  const loop = new Periodic({
+    name: `consumer ${durable} pending gauge`,
+    everyMs: 10_000,
+    log,
+    run: async () => metrics.consumerPending.set({ consumer: durable }, (await consumer.info(true)).num_pending),
+  });
+  loop.start();
+  return loop;
 }
 
 /**
@@ -94,7 +95,7 @@ export class ConsumerRunner {
   private puller: Puller | undefined;
   private readonly inflight = new Set<Promise<void>>();
   private loop: Promise<void> | undefined;
-  private pendingTimer: NodeJS.Timeout | undefined;
+  private pendingGauge: Periodic | undefined;
   private readonly failures: Failures;
 
   constructor(
@@ -126,7 +127,7 @@ export class ConsumerRunner {
         }
       }
     })().catch((err) => log.error({ err: String(err), durable: this.spec.durable }, "consumer loop ended"));
-    this.pendingTimer = reportPending(consumer, metrics, this.spec.durable);
+    this.pendingGauge = reportPending(consumer, metrics, this.spec.durable, log);
   }
 
   private async process(msg: JsMsg): Promise<void> {
@@ -146,10 +147,10 @@ export class ConsumerRunner {
 
   /** Stops pulling, lets in-flight handlers finish (their messages are acked), then returns. */
   async stop(): Promise<void> {
-    clearInterval(this.pendingTimer);
+    await this.pendingGauge?.stop();
     await this.puller?.stop();
     await this.loop;
     await Promise.allSettled([...this.inflight]);
-    this.puller?.dispose();
+    await this.puller?.dispose();
   }
 }

@@ -92,13 +92,23 @@ export async function migrate(databaseUrl: string, service: string, migrationsFo
 
 /**
  * Statements as one transaction in one round trip: BEGIN, the statements `build` returns and COMMIT
- * go out in one socket write on a connection reserved for them, and run in that order. (postgres.js's
- * `begin` waits for each answer before the next statement can depend on it: four round trips for a
- * lock, a write and their BEGIN and COMMIT.) `build` returns queries not yet started (postgres.js
- * starts a query when it is awaited); one already started would run outside the transaction, so it
- * is refused before anything is sent. When a statement fails, Postgres turns the COMMIT into a
- * ROLLBACK and the first failure is thrown. What a statement's result means is for the caller to
- * check afterwards: by then it has committed.
+ * go out in one socket write on a connection reserved for them, and run in that order. `build`
+ * returns queries not yet started (postgres.js starts a query when it is awaited); one already
+ * started would run outside the transaction, so it is refused before anything is sent. When a
+ * statement fails, Postgres turns the COMMIT into a ROLLBACK and the first failure is thrown. What a
+ * statement's result means is for the caller to check afterwards: by then it has committed.
+ *
+ * Why not `sql.begin`: it waits for BEGIN's answer before running the callback and for the callback
+ * before COMMIT, so even with its statements pipelined (returned as an array) a transaction costs
+ * three round trips, and written as awaits four. Its one caller is the group-committed create of a
+ * `/v1/send`'s contacts (services/contacts, `createOrReadMany`), which was half of a send's latency:
+ * one round trip instead of four took the accepted /v1/send ratio from 0.36 to 0.40–0.44
+ * (`npm run bench -- send`, same-run baseline; commit 88c1aac).
+ *
+ * The price: it starts the queries itself through postgres.js's query objects (`execute`,
+ * `executed`), which are not its documented API. The version is pinned (patches/), and
+ * packages/kit/test/one-round-trip.test.ts checks on the real server that it is one write where
+ * `sql.begin` is three, and that it commits all or nothing: an upgrade that breaks either fails there.
  */
 export async function inOneRoundTrip<P extends readonly Promise<unknown>[]>(
   sql: Sql,

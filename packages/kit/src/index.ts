@@ -21,3 +21,5 @@ export * from "./runtime.js";
 export * from "./tracing.js";
 export * from "./token-bucket.js";
 export * from "./dns-server.js";
+export * from "./periodic.js";
+export * from "./next-turn.js";

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { MAX_LIQUID_MARKUP, liquidMarkupCount } from "@mailroom/contracts";
 
 /**
@@ -41,7 +42,7 @@ export async function retryPastTimeLimit<T>(render: () => Promise<T>): Promise<T
     return await render();
   } catch (err) {
     if (!(err instanceof Error && /\btemplate render limit exceeded\b/.test(err.message))) throw err;
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     return render();
   }
 }

@@ -1,5 +1,7 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Consumer, ConsumerMessages, JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "./logger.js";
+import { Periodic } from "./periodic.js";
 
 /** How long one pull request stays open; the server pushes each message into it as it arrives. */
 const FETCH_EXPIRES_MS = 10_000;
@@ -27,20 +29,26 @@ export class Puller {
   private waiters: Array<() => void> = [];
   private fetching: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
-  private keepAlive: NodeJS.Timeout | undefined;
+  private readonly keepAlive: Periodic;
   private stopped = false;
 
   constructor(
     private readonly consumer: Consumer,
     private readonly opts: PullerOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.keepAlive = new Periodic({
+      name: `consumer ${opts.durable} keep-alive`,
+      everyMs: Math.max(100, Math.floor(opts.ackWaitMs / 3)),
+      log,
+      run: () => {
+        for (const m of this.held) m.working();
+      },
+    });
+  }
 
   start(): void {
-    this.keepAlive = setInterval(() => {
-      for (const m of this.held) m.working();
-    }, Math.max(100, Math.floor(this.opts.ackWaitMs / 3)));
-    this.keepAlive.unref();
+    this.keepAlive.start();
     this.loop = this.pull();
   }
 
@@ -57,8 +65,9 @@ export class Puller {
       }
       const waited = performance.now() - first.at;
       if (this.queue.length >= max || waited >= fillMs) {
-        // what arrived with it in the same read from the socket joins it
-        if (this.queue.length < max) await new Promise((r) => setImmediate(r));
+        // What arrived with it in the same read from the socket joins it: a batch consumer then
+        // applies one transaction to them all instead of one to the first and another to the rest.
+        if (this.queue.length < max) await nextTurn();
         if (this.stopped) break;
         return this.queue.splice(0, max).map((q) => q.msg);
       }
@@ -88,8 +97,8 @@ export class Puller {
     }
   }
 
-  dispose(): void {
-    clearInterval(this.keepAlive);
+  dispose(): Promise<void> {
+    return this.keepAlive.stop();
   }
 
   private async pull(): Promise<void> {

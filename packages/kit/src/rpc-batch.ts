@@ -2,6 +2,7 @@ import type { Msg, NatsConnection } from "@nats-io/transport-node";
 import { RpcBatchReply, RpcBatchRequest, type RpcReply, type WireNames } from "@mailroom/contracts";
 import type { Blobs } from "./blobs.js";
 import { newInbox } from "./nats.js";
+import { oncePerTurn } from "./next-turn.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -48,7 +49,8 @@ export class RpcCoalescer {
   private readonly unbatchedUntil = new Map<string, number>();
   private inbox: string | undefined;
   private seq = 0;
-  private turnScheduled = false;
+  /** Runs after every I/O callback of this turn: all their requests are in by then. */
+  private readonly flushNextTurn = oncePerTurn(() => this.flush());
 
   constructor(
     private readonly nc: NatsConnection,
@@ -71,15 +73,11 @@ export class RpcCoalescer {
       let group = this.pending.get(key);
       if (!group) this.pending.set(key, (group = { operation, timeoutMs, items: [] }));
       group.items.push({ json, bytes, trace, resolve });
-      if (this.turnScheduled) return;
-      this.turnScheduled = true;
-      // The check phase runs after every I/O callback of this turn: all their requests are in by then.
-      setImmediate(() => this.flush());
+      this.flushNextTurn();
     });
   }
 
   private flush(): void {
-    this.turnScheduled = false;
     const groups = [...this.pending.values()];
     this.pending.clear();
     for (const { operation, timeoutMs, items } of groups) {
@@ -187,7 +185,7 @@ export class RpcCoalescer {
 export class BatchReplies {
   private ready: string[] = [];
   private bytes = 0;
-  private scheduled = false;
+  private readonly sendNextTurn = oncePerTurn(() => this.send());
   private writes: Promise<void>[] = [];
 
   constructor(
@@ -216,13 +214,10 @@ export class BatchReplies {
     if (this.bytes + bytes > this.blobs.threshold) this.send();
     this.ready.push(entry);
     this.bytes += bytes + 1;
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.send());
+    this.sendNextTurn();
   }
 
   private send(): void {
-    this.scheduled = false;
     if (!this.ready.length) return;
     const body = `[${this.ready.join(",")}]`;
     this.ready = [];

@@ -15,6 +15,7 @@ import { ConsumerRunner, type ConsumerSpec } from "./consumer.js";
 import { BatchConsumer, type BatchConsumerSpec } from "./batch-consumer.js";
 import { DeadLetters } from "./dead-letter.js";
 import { OpsServer, type ReadinessCheck } from "./ops.js";
+import { Periodic } from "./periodic.js";
 import { stopTelemetry } from "./telemetry.js";
 
 export interface Deps<E extends z.ZodRawShape = {}> {
@@ -159,7 +160,7 @@ export function main<E extends z.ZodRawShape>(spec: ServiceSpec<E>): void {
   // Watched from the first moment: a launcher that dies while the service is still starting must
   // not leave it running (it would only see its new parent by the time it had started).
   let onParentGone: () => void = () => process.exit(1);
-  exitWithParent(process.ppid, () => onParentGone());
+  exitWithParent(process.ppid, createLogger(spec.name, "warn"), () => onParentGone());
   runService(spec).then(
     (running) => {
       const onSignal = (signal: string) => void running.stop(signal).then(() => process.exit(0));
@@ -179,22 +180,26 @@ export function main<E extends z.ZodRawShape>(spec: ServiceSpec<E>): void {
  * stopping its children (killed, crashed), the service notices within a second and shuts down in
  * order instead of lingering as an orphan holding its ports.
  */
-function exitWithParent(parent: number, stop: () => void): void {
+function exitWithParent(parent: number, log: Logger, stop: () => void): void {
   if (!process.env.MAILROOM_EXIT_WITH_PARENT) return;
-  const timer = setInterval(() => {
-    // A parent of 1 is init: the launcher died before this process even got to main().
-    let alive = process.ppid === parent && parent !== 1;
-    if (alive) {
-      try {
-        process.kill(parent, 0);
-      } catch {
-        alive = false;
+  const watch = new Periodic({
+    name: "parent watch",
+    everyMs: 1000,
+    log,
+    run: () => {
+      // A parent of 1 is init: the launcher died before this process even got to main().
+      let alive = process.ppid === parent && parent !== 1;
+      if (alive) {
+        try {
+          process.kill(parent, 0);
+        } catch {
+          alive = false;
+        }
       }
-    }
-    if (!alive) {
-      clearInterval(timer);
+      if (alive) return;
+      void watch.stop();
       stop();
-    }
-  }, 1000);
-  timer.unref();
+    },
+  });
+  watch.start();
 }

@@ -1,6 +1,8 @@
-// inOneRoundTrip: BEGIN, the statements and COMMIT in one socket write. What must hold: all of the
-// statements commit or none does, the first failure is what the caller sees, and the connection goes
-// back to the pool outside any transaction.
+// inOneRoundTrip: BEGIN, the statements and COMMIT in one socket write. What must hold: it is one
+// write (the reason it exists), all of the statements commit or none does, the first failure is what
+// the caller sees, and the connection goes back to the pool outside any transaction.
+import { connect } from "node:net";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DATABASE_URL, dropDatabases, runPrefix, waitFor } from "@mailroom/testkit";
 import { ensureDatabase, inOneRoundTrip, openDatabase } from "../src/index.js";
@@ -26,6 +28,38 @@ const ids = async () => (await sql<{ id: number }[]>`select id from notes order 
 const inTransaction = () => sql`savepoint probe`.then(() => true, () => false);
 
 describe("inOneRoundTrip", () => {
+  it("sends BEGIN, the statements and COMMIT in one socket write, where sql.begin needs three", async () => {
+    let writes = 0;
+    const { hostname, port } = new URL(dbUrl);
+    // a client whose socket counts the driver's writes
+    const counted = postgres(dbUrl, {
+      max: 1,
+      onnotice: () => undefined,
+      socket: () => {
+        const socket = connect(Number(port || 5432), hostname);
+        const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+        socket.write = ((...args: unknown[]) => {
+          writes++;
+          return write(...args);
+        }) as typeof socket.write;
+        return socket;
+      },
+    });
+    try {
+      await counted`select 1`; // connected: the start-up and authentication writes are behind us
+      writes = 0;
+      const [one, two] = await inOneRoundTrip(counted, (tx) => [tx`select 1 as one`, tx`select 2 as two`] as const);
+      expect([one[0]!.one, two[0]!.two]).toEqual([1, 2]);
+      expect(writes).toBe(1);
+      // the driver's own pipelined transaction waits for BEGIN, then for the statements, then COMMIT
+      writes = 0;
+      await counted.begin((tx) => [tx`select 1`, tx`select 2`]);
+      expect(writes).toBe(3);
+    } finally {
+      await counted.end();
+    }
+  });
+
   it("commits every statement and answers each one's result in order", async () => {
     const [first, second] = await inOneRoundTrip(sql, (tx) => [
       tx`insert into notes values (1, 'a') returning id`,

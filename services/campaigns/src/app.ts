@@ -1,4 +1,4 @@
-import type { Deps, ServiceApp } from "@mailroom/kit";
+import { type Deps, Periodic, type ServiceApp } from "@mailroom/kit";
 import type { CampaignsEnv } from "./config.js";
 import { purgeCountedEvents } from "./db/stats-repo.js";
 import { registerCampaignRoutes } from "./handlers/campaigns-http.js";
@@ -26,8 +26,7 @@ export function buildApp(deps: CampaignsDeps): ServiceApp {
   });
   const campaigns = new CampaignsService(sql, deps.rpc, audience, () => fanout.kick());
   const scheduler = new Scheduler(sql, log, config.CAMPAIGNS_SCHEDULER_INTERVAL_MS, () => fanout.kick());
-  const purge = setInterval(() => void purgeCountedEvents(sql).catch(() => undefined), 60 * 60 * 1000);
-  purge.unref();
+  const purge = new Periodic({ name: "counted-events purge", everyMs: 60 * 60 * 1000, log, run: () => purgeCountedEvents(sql) });
 
   return {
     register(server) {
@@ -35,12 +34,13 @@ export function buildApp(deps: CampaignsDeps): ServiceApp {
     },
     batchConsumers: [statsConsumer(deps.names, sql, log)],
     async start() {
+      purge.start();
       scheduler.start();
       fanout.start();
     },
     // Runs after the RPC handlers stopped and before NATS drains: fan-outs can still enqueue.
     async stop() {
-      clearInterval(purge);
+      await purge.stop();
       await scheduler.stop();
       await fanout.stop();
     },

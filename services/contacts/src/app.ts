@@ -1,5 +1,4 @@
-import type { Deps, ServiceApp } from "@mailroom/kit";
-import { resolveSecret } from "@mailroom/kit";
+import { type Deps, Periodic, resolveSecret, type ServiceApp } from "@mailroom/kit";
 import type { ContactsEnv } from "./config.js";
 import { activityRepo } from "./db/activity-repo.js";
 import { CursorCodec } from "./domain/cursor.js";
@@ -27,8 +26,7 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
   const segmentQueries = new SegmentQueries(deps.sql, cursors);
   const tracker = new MembershipTracker(deps.sql, writer, deps.log);
   const scheduler = new DueScheduler(deps.sql, tracker, deps.log, deps.config.SEGMENTS_TICK_MS);
-  const purge = setInterval(() => void activityRepo.purgeConsumed(deps.sql).catch(() => undefined), 60 * 60 * 1000);
-  purge.unref();
+  const purge = new Periodic({ name: "email-activity purge", everyMs: 60 * 60 * 1000, log: deps.log, run: () => activityRepo.purgeConsumed(deps.sql) });
   return {
     register(server) {
       registerContactRoutes(server, service, queries);
@@ -38,10 +36,11 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
     consumers: [segmentChangesConsumer(deps.names, tracker)],
     batchConsumers: [emailEventsConsumer(deps.names, new EmailActivityProjection(writer))],
     async start() {
+      purge.start();
       scheduler.start();
     },
     async stop() {
-      clearInterval(purge);
+      await purge.stop();
       await scheduler.stop();
     },
   };

@@ -1,5 +1,5 @@
 import { ROUTES } from "@mailroom/contracts";
-import { redisUnavailableWarning, type Deps, type ServiceApp } from "@mailroom/kit";
+import { Periodic, redisUnavailableWarning, type Deps, type ServiceApp } from "@mailroom/kit";
 import type { GatewayEnv } from "./config.js";
 import { keysRepo } from "./db/keys-repo.js";
 import { idempotencyRepo } from "./db/idempotency-repo.js";
@@ -49,18 +49,18 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
   const revoked = deps.nc.subscribe(deps.names.broadcast.keyRevoked, {
     callback: (_err, msg) => auth.evict(msg.string()),
   });
-  const purge = setInterval(() => void idempotencyRepo.purgeExpired(deps.sql).catch(() => undefined), 60 * 60 * 1000);
-  purge.unref();
+  const purge = new Periodic({ name: "idempotency purge", everyMs: 60 * 60 * 1000, log, run: () => idempotencyRepo.purgeExpired(deps.sql) });
 
   return {
     http,
     async start() {
+      purge.start();
       await http.listen({ port: config.PORT, host: config.HOST });
       const addr = http.server.address();
       log.info({ port: typeof addr === "object" && addr ? addr.port : config.PORT }, "gateway listening");
     },
     async stop() {
-      clearInterval(purge);
+      await purge.stop();
       revoked.unsubscribe();
       await http.close();
     },

@@ -1,4 +1,4 @@
-import { resolveSecret, traced, type Deps, type ServiceApp } from "@mailroom/kit";
+import { Periodic, resolveSecret, traced, type Deps, type ServiceApp } from "@mailroom/kit";
 import { returnPathDomain, type SendingEnv } from "./config.js";
 import { DomainsRepo } from "./db/domains-repo.js";
 import { EmailsRepo } from "./db/emails-repo.js";
@@ -23,7 +23,7 @@ import { startInbound, type InboundServer } from "./inbound/server.js";
 import { createResolver, createTxtLookup } from "./infra/dns.js";
 import { createSnsClient } from "./infra/sns-certs.js";
 import type { Ctx } from "./usecases/context.js";
-import { startDomainRechecks } from "./usecases/domains.js";
+import { domainRechecks } from "./usecases/domains.js";
 import { EngagementRecorder } from "./usecases/engagement.js";
 import { acceptsRecipient, receiveMessage } from "./usecases/inbound.js";
 import { emailQueue } from "./usecases/queue-email.js";
@@ -64,9 +64,14 @@ export function buildApp(deps: SendingDeps): ServiceApp {
   const sns = createSnsClient(config.SNS_CERTIFICATES_FILE, (url) => deps.log.info({ url }, "SNS subscription confirmed"));
   const resolve = createResolver(config.DNS_SERVER, config.DNS_TIMEOUT_MS);
   const engagement = new EngagementRecorder(ctx, deps.log);
-  let rechecks: ReturnType<typeof startDomainRechecks> | undefined;
+  const rechecks = domainRechecks(ctx, config.DOMAIN_RECHECK_INTERVAL_MS);
+  const pruner = new Periodic({
+    name: "feedback receipt prune",
+    everyMs: 60 * 60 * 1000,
+    log: deps.log,
+    run: () => ctx.feedback.pruneReceipts(RECEIPT_DAYS, ctx.sql),
+  });
   let inbound: InboundServer | undefined;
-  let pruner: NodeJS.Timeout | undefined;
 
   return {
     register(server) {
@@ -84,7 +89,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       suppressionConsumer(ctx),
     ],
     async start() {
-      rechecks = startDomainRechecks(ctx, config.DOMAIN_RECHECK_INTERVAL_MS);
+      rechecks.start();
       inbound = await startInbound(
         {
           host: config.INBOUND_SMTP_HOST,
@@ -103,16 +108,15 @@ export function buildApp(deps: SendingDeps): ServiceApp {
         },
         deps.log,
       );
-      pruner = setInterval(() => void ctx.feedback.pruneReceipts(RECEIPT_DAYS, ctx.sql).catch(() => undefined), 3_600_000);
-      pruner.unref();
+      pruner.start();
     },
     // Runs after the consumers have finished their in-flight deliveries.
     async stop() {
-      clearInterval(pruner);
+      await pruner.stop();
       // the RPC server has drained: no open or click arrives after this flush
       await engagement.flush();
       await inbound?.close();
-      await rechecks?.stop();
+      await rechecks.stop();
       relay.close();
     },
   };

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import pMap from "p-map";
 import { AppError, type EnqueueBatchResult, sendingRpc } from "@mailroom/contracts";
-import { newId, type Logger, type RpcClient, type Sql } from "@mailroom/kit";
+import { newId, type Logger, Periodic, type RpcClient, type Sql } from "@mailroom/kit";
 import { campaignsRepo, type CampaignRow } from "../db/campaigns-repo.js";
 import { fanoutRepo } from "../db/fanout-repo.js";
 import { isPermanentEnqueueError, recipientBatch, refusesEveryRecipient, sendingAway, type Recipient } from "../domain/emails.js";
@@ -58,8 +58,8 @@ export class Fanout {
   private readonly owner = `${hostname()}:${process.pid}:${newId()}`;
   private readonly running = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  private claiming: Promise<void> | undefined;
+  /** Also polls, so campaigns started by the scheduler elsewhere or left by a dead replica are found. */
+  private readonly claims: Periodic;
 
   constructor(
     private readonly sql: Sql,
@@ -67,20 +67,18 @@ export class Fanout {
     private readonly audience: AudienceSource,
     private readonly log: Logger,
     private readonly opts: FanoutOptions,
-  ) {}
+  ) {
+    const everyMs = Math.min(1000, opts.leaseMs / 3);
+    this.claims = new Periodic({ name: "fan-out claim", everyMs, runAtStart: true, log, run: () => this.claimAll() });
+  }
 
-  /** Also polls, so campaigns started by the scheduler elsewhere or left by a dead replica are found. */
   start(): void {
-    this.timer = setInterval(() => this.kick(), Math.min(1000, this.opts.leaseMs / 3));
-    this.kick();
+    this.claims.start();
   }
 
   /** Looks for work now (a campaign has just become SENDING). */
   kick(): void {
-    if (this.abort.signal.aborted || this.claiming) return;
-    this.claiming = this.claimAll()
-      .catch((err) => this.log.warn({ err: String(err) }, "fan-out claim failed"))
-      .finally(() => (this.claiming = undefined));
+    void this.claims.kick();
   }
 
   private async claimAll(): Promise<void> {
@@ -94,12 +92,14 @@ export class Fanout {
 
   private async run(c: CampaignRow): Promise<void> {
     let lost = false;
-    const renew = setInterval(() => {
-      fanoutRepo
-        .renew(this.sql, c.id, this.owner, this.opts.leaseMs)
-        .then((held) => (lost ||= !held))
-        .catch(() => undefined); // a database blip: the next renewal (or the lease expiry) decides
-    }, this.opts.leaseMs / 3);
+    // a renewal that fails (a database blip) is warned of; the next one, or the lease expiry, decides
+    const renewal = new Periodic({
+      name: "fan-out lease renewal",
+      everyMs: this.opts.leaseMs / 3,
+      log: this.log,
+      run: async () => void (lost ||= !(await fanoutRepo.renew(this.sql, c.id, this.owner, this.opts.leaseMs))),
+    });
+    renewal.start();
     const check = () => {
       if (lost) throw new LeaseLost();
       if (this.abort.signal.aborted) throw new Stopping();
@@ -112,7 +112,8 @@ export class Fanout {
       if (err instanceof LeaseLost) this.log.warn({ campaignId: c.id }, "fan-out lease lost; another replica continues");
       else if (!(err instanceof Stopping)) this.log.error({ err, campaignId: c.id }, "fan-out stopped");
     } finally {
-      clearInterval(renew);
+      // a renewal in flight ends first: the lease is released after it, not under it
+      await renewal.stop();
       if (this.abort.signal.aborted && !lost) await fanoutRepo.release(this.sql, c.id, this.owner).catch(() => undefined);
     }
   }
@@ -280,8 +281,7 @@ export class Fanout {
   /** Stops claiming, lets each fan-out finish its current batch, and hands the leases back. */
   async stop(): Promise<void> {
     this.abort.abort();
-    clearInterval(this.timer);
-    await this.claiming;
+    await this.claims.stop();
     await Promise.allSettled([...this.running.values()]);
   }
 }

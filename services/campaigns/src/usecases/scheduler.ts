@@ -1,4 +1,4 @@
-import type { Logger, Sql } from "@mailroom/kit";
+import { type Logger, Periodic, type Sql } from "@mailroom/kit";
 import { campaignsRepo } from "../db/campaigns-repo.js";
 
 /**
@@ -8,42 +8,32 @@ import { campaignsRepo } from "../db/campaigns-repo.js";
  * campaigns that have finished, a safety net for the stats consumer's own check.
  */
 export class Scheduler {
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
+  private readonly loop: Periodic;
 
   constructor(
     private readonly sql: Sql,
     private readonly log: Logger,
-    private readonly intervalMs: number,
+    intervalMs: number,
     private readonly onStarted: (ids: string[]) => void,
-  ) {}
+  ) {
+    this.loop = new Periodic({ name: "campaign scheduler tick", everyMs: intervalMs, runAtStart: true, log, run: () => this.tick() });
+  }
 
   start(): void {
-    this.timer = setInterval(() => void this.tick(), this.intervalMs);
-    void this.tick();
+    this.loop.start();
   }
 
-  async tick(): Promise<void> {
-    if (this.ticking) return;
-    this.ticking = (async () => {
-      try {
-        const started = await campaignsRepo.startDue(this.sql);
-        if (started.length) {
-          this.log.info({ campaignIds: started }, "scheduled campaigns started");
-          this.onStarted(started);
-        }
-        const finished = await campaignsRepo.completeFinished(this.sql);
-        if (finished.length) this.log.info({ campaignIds: finished }, "campaigns sent");
-      } catch (err) {
-        this.log.warn({ err: String(err) }, "scheduler tick failed; next tick retries");
-      }
-    })();
-    await this.ticking;
-    this.ticking = undefined;
+  private async tick(): Promise<void> {
+    const started = await campaignsRepo.startDue(this.sql);
+    if (started.length) {
+      this.log.info({ campaignIds: started }, "scheduled campaigns started");
+      this.onStarted(started);
+    }
+    const finished = await campaignsRepo.completeFinished(this.sql);
+    if (finished.length) this.log.info({ campaignIds: finished }, "campaigns sent");
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.ticking;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

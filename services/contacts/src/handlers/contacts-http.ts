@@ -1,14 +1,8 @@
-import { AppError, contactsRoutes, type HttpReply } from "@mailroom/contracts";
+import { AppError, contactsRoutes, type HttpReply, routeOf } from "@mailroom/contracts";
 import type { RpcServer } from "@mailroom/kit";
 import { toContact } from "../db/contacts-repo.js";
 import type { ContactsService } from "../usecases/contacts-service.js";
 import type { ContactQueries } from "../usecases/queries.js";
-
-export function routeOf<const Op extends (typeof contactsRoutes)[number]["operation"]>(operation: Op) {
-  const route = contactsRoutes.find((r) => r.operation === operation);
-  if (!route) throw new Error(`no contract route ${operation}`);
-  return route as Extract<(typeof contactsRoutes)[number], { operation: Op }>;
-}
 
 const ok = (body: unknown, status = 200): HttpReply => ({ status, body });
 const contactNotFound = () => AppError.notFound("Contact");
@@ -16,32 +10,32 @@ const contactNotFound = () => AppError.notFound("Contact");
 /** The /contacts and /events routes: parse (done by the kit against the contract) → use case → reply. */
 export function registerContactRoutes(server: RpcServer, service: ContactsService, queries: ContactQueries): void {
   server
-    .route(routeOf("contacts.list"), async ({ projectId, query }) => ok(await queries.list(projectId, query)))
-    .route(routeOf("contacts.create"), async ({ projectId, body }) => {
+    .route(routeOf(contactsRoutes, "contacts.list"), async ({ projectId, query }) => ok(await queries.list(projectId, query)))
+    .route(routeOf(contactsRoutes, "contacts.create"), async ({ projectId, body }) => {
       const r = await service.upsert(projectId, body, "api");
       return ok({ ...toContact(r.row), _meta: { isNew: r.isNew, isUpdate: !r.isNew } }, r.isNew ? 201 : 200);
     })
-    .route(routeOf("contacts.read"), async ({ projectId, params }) => {
+    .route(routeOf(contactsRoutes, "contacts.read"), async ({ projectId, params }) => {
       const contact = await queries.get(projectId, params.id);
       if (!contact) throw contactNotFound();
       return ok(contact);
     })
-    .route(routeOf("contacts.update"), async ({ projectId, params, body }) => {
+    .route(routeOf(contactsRoutes, "contacts.update"), async ({ projectId, params, body }) => {
       const r = await service.update(projectId, params.id, body);
       if (!r) throw contactNotFound();
       return ok(toContact(r.row));
     })
-    .route(routeOf("contacts.delete"), async ({ projectId, params }) => {
+    .route(routeOf(contactsRoutes, "contacts.delete"), async ({ projectId, params }) => {
       if (!(await service.remove(projectId, params.id))) throw contactNotFound();
       return { status: 204 };
     })
-    .route(routeOf("contacts.events"), async ({ projectId, params, query }) => {
+    .route(routeOf(contactsRoutes, "contacts.events"), async ({ projectId, params, query }) => {
       const page = await queries.events(projectId, params.id, query);
       if (!page) throw contactNotFound();
       return ok(page);
     })
-    .route(routeOf("contacts.eventNames"), async ({ projectId }) => ok({ data: await queries.eventNames(projectId) }))
-    .route(routeOf("contacts.track"), async ({ projectId, body, meta }) => {
+    .route(routeOf(contactsRoutes, "contacts.eventNames"), async ({ projectId }) => ok({ data: await queries.eventNames(projectId) }))
+    .route(routeOf(contactsRoutes, "contacts.track"), async ({ projectId, body, meta }) => {
       const caller = meta.keyKind === "public" ? "public" : "secret";
       return ok({ success: true, data: await service.track(projectId, { ...body, caller }) });
     });

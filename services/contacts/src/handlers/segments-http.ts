@@ -1,8 +1,7 @@
-import { AppError, type HttpReply } from "@mailroom/contracts";
+import { AppError, type HttpReply, routeOf, segmentRoutes } from "@mailroom/contracts";
 import type { RpcServer } from "@mailroom/kit";
 import type { SegmentQueries } from "../usecases/segment-queries.js";
 import type { SegmentsService } from "../usecases/segments-service.js";
-import { routeOf } from "./contacts-http.js";
 
 const ok = (body: unknown, status = 200): HttpReply => ({ status, body });
 const segmentNotFound = () => AppError.notFound("Segment");
@@ -15,21 +14,21 @@ export function registerSegmentRoutes(server: RpcServer, service: SegmentsServic
     return segment;
   };
   server
-    .route(routeOf("contacts.segments.list"), async ({ projectId }) => ok(await queries.list(projectId)))
-    .route(routeOf("contacts.segments.create"), async ({ projectId, body }) => {
+    .route(routeOf(segmentRoutes, "contacts.segments.list"), async ({ projectId }) => ok(await queries.list(projectId)))
+    .route(routeOf(segmentRoutes, "contacts.segments.create"), async ({ projectId, body }) => {
       const row = await service.create(projectId, body);
       return ok(await read(projectId, row.id), 201);
     })
-    .route(routeOf("contacts.segments.get"), async ({ projectId, params }) => ok(await read(projectId, params.id)))
-    .route(routeOf("contacts.segments.update"), async ({ projectId, params, body }) => {
+    .route(routeOf(segmentRoutes, "contacts.segments.get"), async ({ projectId, params }) => ok(await read(projectId, params.id)))
+    .route(routeOf(segmentRoutes, "contacts.segments.update"), async ({ projectId, params, body }) => {
       if (!(await service.update(projectId, params.id, body))) throw segmentNotFound();
       return ok(await read(projectId, params.id));
     })
-    .route(routeOf("contacts.segments.delete"), async ({ projectId, params }) => {
+    .route(routeOf(segmentRoutes, "contacts.segments.delete"), async ({ projectId, params }) => {
       if (!(await service.remove(projectId, params.id))) throw segmentNotFound();
       return { status: 204 };
     })
-    .route(routeOf("contacts.segments.contacts"), async ({ projectId, params, query }) => {
+    .route(routeOf(segmentRoutes, "contacts.segments.contacts"), async ({ projectId, params, query }) => {
       const page = await queries.members(projectId, params.id, query);
       if (!page) throw segmentNotFound();
       return ok(page);

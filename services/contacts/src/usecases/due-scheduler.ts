@@ -1,4 +1,4 @@
-import type { Logger, Sql } from "@mailroom/kit";
+import { type Logger, Periodic, type Sql } from "@mailroom/kit";
 import { dueRepo, type DueRow } from "../db/members-repo.js";
 import type { MembershipTracker } from "./tracker.js";
 
@@ -14,43 +14,27 @@ const PARALLEL = 4;
  * removes the row. Replicas share the work through row claims, not through memory.
  */
 export class DueScheduler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly loop: Periodic;
 
   constructor(
     private readonly sql: Sql,
     private readonly tracker: MembershipTracker,
     private readonly log: Logger,
-    private readonly tickMs: number,
-  ) {}
+    tickMs: number,
+  ) {
+    this.loop = new Periodic({ name: "segment due-time tick", everyMs: tickMs, log, run: (signal) => this.tick(signal) });
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick()
-        .catch((err) => this.log.warn({ err: String(err) }, "segment due-time tick failed; next tick retries"))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule();
-        });
-    }, this.tickMs);
-    this.timer.unref();
-  }
-
-  /** Works through everything due now, a batch at a time. Exposed for tests. */
-  async tick(): Promise<void> {
+  /** Works through everything due now, a batch at a time, until `signal` (the loop's stop) aborts. */
+  private async tick(signal: AbortSignal): Promise<void> {
     let claimed: DueRow[];
     do {
       claimed = await dueRepo.claim(this.sql, BATCH, LEASE_MS);
@@ -71,6 +55,6 @@ export class DueScheduler {
         }
       };
       await Promise.all(Array.from({ length: PARALLEL }, next));
-    } while (claimed.length === BATCH && !this.stopped);
+    } while (claimed.length === BATCH && !signal.aborted);
   }
 }

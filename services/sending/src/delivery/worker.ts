@@ -69,6 +69,8 @@ async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, batches: B
   if (claim.kind === "leased") throw new LeaseHeld(`email ${job.emailId} is being sent by another worker`);
   const { email, key } = claim;
 
+  // Per delivery, and not a kit Periodic on purpose: `working()` must reach NATS on time even while a
+  // lease renewal is slow, and a Periodic would wait for the renewal before its next run.
   const keepAlive = setInterval(() => {
     msg.working();
     ctx.emails.renewLease(email.id, LEASE_MS).catch(() => undefined);

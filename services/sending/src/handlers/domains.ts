@@ -1,9 +1,8 @@
-import { AppError, emailRoutes, sendingRpc } from "@mailroom/contracts";
+import { AppError, emailRoutes, routeOf, sendingRpc } from "@mailroom/contracts";
 import { isId, type RpcServer } from "@mailroom/kit";
 import { domainOf } from "../domain/domains.js";
 import type { Ctx } from "../usecases/context.js";
 import { createDomain, forceVerifyDomain, verifyDomain } from "../usecases/domains.js";
-import { routeOf } from "./route.js";
 
 /** Sending domains (decisions.md §5) and the domain RPCs of other services and the CLI. */
 export function registerDomains(server: RpcServer, ctx: Ctx): void {

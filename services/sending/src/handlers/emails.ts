@@ -1,8 +1,7 @@
-import { AppError, emailRoutes, sendingRpc } from "@mailroom/contracts";
+import { AppError, emailRoutes, routeOf, sendingRpc } from "@mailroom/contracts";
 import { isId, type RpcServer } from "@mailroom/kit";
 import type { Ctx } from "../usecases/context.js";
 import { enqueueBatch, enqueueEmail } from "../usecases/enqueue.js";
-import { routeOf } from "./route.js";
 
 /** Email records, and the RPCs campaigns and workflows send through. */
 export function registerEmails(server: RpcServer, ctx: Ctx): void {

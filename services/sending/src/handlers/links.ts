@@ -1,10 +1,9 @@
-import { AppError, linkRoutes, type HttpReply } from "@mailroom/contracts";
+import { AppError, type HttpReply, linkRoutes, routeOf } from "@mailroom/contracts";
 import type { RpcServer } from "@mailroom/kit";
 import { PAGE_HEADERS, renderPage, type Page } from "../domain/pages.js";
 import type { Ctx } from "../usecases/context.js";
 import type { EngagementRecorder } from "../usecases/engagement.js";
 import { managePage, subscribe, subscribePage, unsubscribe, unsubscribePage } from "../usecases/subscriptions.js";
-import { routeOf } from "./route.js";
 
 /** A 1x1 transparent GIF. */
 const PIXEL = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";

@@ -1,8 +1,7 @@
-import { sendRoutes } from "@mailroom/contracts";
+import { routeOf, sendRoutes } from "@mailroom/contracts";
 import type { RpcServer } from "@mailroom/kit";
 import type { Ctx } from "../usecases/context.js";
 import { executeSend, planSend, sentBefore } from "../usecases/send.js";
-import { routeOf } from "./route.js";
 
 export function registerSend(server: RpcServer, ctx: Ctx): void {
   server.route(routeOf(sendRoutes, "sending.send"), async ({ projectId, body, meta }) => {

@@ -1,9 +1,8 @@
-import { feedbackRoutes } from "@mailroom/contracts";
+import { feedbackRoutes, routeOf } from "@mailroom/contracts";
 import type { RpcServer } from "@mailroom/kit";
 import type { SnsClient } from "../infra/sns-certs.js";
 import type { Ctx } from "../usecases/context.js";
 import { handleSesWebhook } from "../usecases/ses.js";
-import { routeOf } from "./route.js";
 
 /** `topics`: SES_SNS_TOPIC_ARNS; empty, the route answers 404. */
 export function registerSes(server: RpcServer, ctx: Ctx, sns: SnsClient, topics: ReadonlySet<string>): void {

@@ -1,7 +1,6 @@
-import { settingsRoutes } from "@mailroom/contracts";
+import { routeOf, settingsRoutes } from "@mailroom/contracts";
 import type { RpcServer } from "@mailroom/kit";
 import type { Ctx } from "../usecases/context.js";
-import { routeOf } from "./route.js";
 
 export function registerSettings(server: RpcServer, ctx: Ctx): void {
   server

@@ -1,9 +1,8 @@
-import { AppError, TemplateInUseRpcReply, sendingRpc, templateRoutes } from "@mailroom/contracts";
+import { AppError, routeOf, sendingRpc, TemplateInUseRpcReply, templateRoutes } from "@mailroom/contracts";
 import { isId, newId, type RpcServer } from "@mailroom/kit";
 import { assertRendersInBounds, parseTemplate } from "../domain/render.js";
 import type { Ctx } from "../usecases/context.js";
 import { assertSenderVerified } from "../usecases/queue-email.js";
-import { routeOf } from "./route.js";
 
 /**
  * Whether a workflow step uses the template: asked of the workflows service, which answers

@@ -1,5 +1,5 @@
 import { AppError, type Domain } from "@mailroom/contracts";
-import { newId, type Sql } from "@mailroom/kit";
+import { newId, Periodic, type Sql } from "@mailroom/kit";
 import { domainRecords, evaluateRecords, generateDkimKey, newSelector } from "../domain/domains.js";
 import type { Ctx } from "./context.js";
 
@@ -41,19 +41,11 @@ export async function forceVerifyDomain(ctx: Ctx, projectId: string, domain: str
  * Background re-check of pending domains, every `intervalMs` on every replica; SKIP LOCKED in the
  * repository makes replicas take different domains.
  */
-export function startDomainRechecks(ctx: Ctx, intervalMs: number): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  const tick = () => {
-    running = ctx.domains
-      .recheckPending(intervalMs, 20, async (d, tx) => void (await checkDomain(ctx, d, tx)))
-      .catch((err) => ctx.log.warn({ err: String(err) }, "domain re-check failed"));
-  };
-  const timer = setInterval(tick, Math.min(intervalMs, 60_000));
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+export function domainRechecks(ctx: Ctx, intervalMs: number): Periodic {
+  return new Periodic({
+    name: "domain re-check",
+    everyMs: Math.min(intervalMs, 60_000),
+    log: ctx.log,
+    run: () => ctx.domains.recheckPending(intervalMs, 20, async (d, tx) => void (await checkDomain(ctx, d, tx))),
+  });
 }

@@ -1,4 +1,4 @@
-import { type Logger, newId, type Sql } from "@mailroom/kit";
+import { type Logger, newId, Periodic, type Sql } from "@mailroom/kit";
 import { executionsRepo } from "../db/executions-repo.js";
 import type { Engine } from "./engine.js";
 
@@ -8,35 +8,22 @@ import type { Engine } from "./engine.js";
  * statements with FOR UPDATE SKIP LOCKED, so any number of replicas poll side by side.
  */
 export class Poller {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly loop: Periodic;
 
   constructor(
     private readonly sql: Sql,
     private readonly engine: Engine,
-    private readonly log: Logger,
+    log: Logger,
     private readonly opts: { intervalMs: number; leaseMs: number },
-  ) {}
+  ) {
+    this.loop = new Periodic({ name: "workflow poll", everyMs: opts.intervalMs, log, run: (signal) => this.tick(signal) });
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule();
+    this.loop.start();
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick()
-        .catch((err) => this.log.warn({ err: String(err) }, "workflow poll failed"))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule();
-        });
-    }, this.opts.intervalMs);
-  }
-
-  private async tick(): Promise<void> {
+  private async tick(signal: AbortSignal): Promise<void> {
     for (;;) {
       const room = this.engine.capacity;
       if (room === 0) return;
@@ -45,13 +32,11 @@ export class Poller {
       const abandoned = await executionsRepo.claimAbandoned(this.sql, Math.max(0, room - fired.length), token, this.opts.leaseMs);
       this.engine.submit([...fired, ...abandoned]);
       // a full batch means more are due: go again instead of waiting a whole interval
-      if (fired.length + abandoned.length < room || this.stopped) return;
+      if (fired.length + abandoned.length < room || signal.aborted) return;
     }
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

@@ -1,5 +1,5 @@
 import { contactsRpc } from "@mailroom/contracts";
-import type { Logger, RpcClient, Sql } from "@mailroom/kit";
+import { type Logger, Periodic, type RpcClient, type Sql } from "@mailroom/kit";
 import { Cron } from "croner";
 import { iso, type WorkflowRow } from "../db/rows.js";
 import { workflowsRepo } from "../db/workflows-repo.js";
@@ -14,10 +14,8 @@ const PAGE = 500;
  * (a tick missed while every replica was down for longer than `catchUpMs` is skipped, not replayed).
  */
 export class Scheduler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly loop: Periodic;
   private lastLook: Date;
-  private stopped = false;
 
   constructor(
     private readonly sql: Sql,
@@ -27,21 +25,15 @@ export class Scheduler {
     private readonly opts: { intervalMs: number; catchUpMs?: number },
   ) {
     this.lastLook = new Date(Date.now() - (opts.catchUpMs ?? 60_000));
+    this.loop = new Periodic({ name: "schedule check", everyMs: opts.intervalMs, log, run: () => this.tick() });
   }
 
   start(): void {
-    this.timer = setInterval(() => {
-      if (this.running || this.stopped) return;
-      this.running = this.tick()
-        .catch((err) => this.log.warn({ err: String(err) }, "schedule check failed"))
-        .finally(() => (this.running = undefined));
-    }, this.opts.intervalMs);
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async tick(): Promise<void> {
