@@ -1,11 +1,6 @@
-import { resolveSecret, traced, type Deps, type ServiceApp } from "@mailroom/kit";
+import { resolveSecret, type Deps, type ServiceApp } from "@mailroom/kit";
 import { returnPathDomain, type SendingEnv } from "./config.js";
-import { DomainsRepo } from "./db/domains-repo.js";
-import { EmailsRepo } from "./db/emails-repo.js";
-import { FeedbackRepo } from "./db/feedback-repo.js";
-import { SettingsRepo } from "./db/settings-repo.js";
-import { SuppressionsRepo } from "./db/suppressions-repo.js";
-import { TemplatesRepo } from "./db/templates-repo.js";
+import { feedbackRepo } from "./db/feedback-repo.js";
 import { createRelay } from "./delivery/transport.js";
 import { deliveryConsumer } from "./delivery/worker.js";
 import { ProjectThrottle } from "./delivery/throttle.js";
@@ -26,6 +21,7 @@ import type { Ctx } from "./usecases/context.js";
 import { startDomainRechecks } from "./usecases/domains.js";
 import { EngagementRecorder } from "./usecases/engagement.js";
 import { acceptsRecipient, receiveMessage } from "./usecases/inbound.js";
+import { ProjectSettings, SuppressionChecks, VerifiedDomains } from "./usecases/lookups.js";
 import { emailQueue } from "./usecases/queue-email.js";
 
 export type SendingDeps = Deps<(typeof SendingEnv)["shape"]>;
@@ -42,12 +38,9 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     outbox: deps.outbox,
     rpc: deps.rpc,
     log: deps.log,
-    emails: traced("EmailsRepo", new EmailsRepo(deps.sql)),
-    templates: traced("TemplatesRepo", new TemplatesRepo(deps.sql)),
-    domains: traced("DomainsRepo", new DomainsRepo(deps.sql)),
-    feedback: traced("FeedbackRepo", new FeedbackRepo()),
-    settings: traced("SettingsRepo", new SettingsRepo(deps.sql)),
-    suppressions: traced("SuppressionsRepo", new SuppressionsRepo(deps.sql)),
+    verifiedDomains: new VerifiedDomains(deps.sql),
+    settings: new ProjectSettings(deps.sql),
+    suppressionChecks: new SuppressionChecks(deps.sql),
     txt: createTxtLookup(config.DNS_SERVER, config.DNS_TIMEOUT_MS),
     links: new LinkSigner(config.PUBLIC_URL, secret),
     verp: new VerpSigner(secret, returnPathDomain(config)),
@@ -103,7 +96,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
         },
         deps.log,
       );
-      pruner = setInterval(() => void ctx.feedback.pruneReceipts(RECEIPT_DAYS, ctx.sql).catch(() => undefined), 3_600_000);
+      pruner = setInterval(() => void feedbackRepo.pruneReceipts(ctx.sql, RECEIPT_DAYS).catch(() => undefined), 3_600_000);
       pruner.unref();
     },
     // Runs after the consumers have finished their in-flight deliveries.
