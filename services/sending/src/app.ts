@@ -1,11 +1,6 @@
-import { Periodic, resolveSecret, traced, type Deps, type ServiceApp } from "@mailroom/kit";
+import { Periodic, resolveSecret, type Deps, type ServiceApp } from "@mailroom/kit";
 import { returnPathDomain, type SendingEnv } from "./config.js";
-import { DomainsRepo } from "./db/domains-repo.js";
-import { EmailsRepo } from "./db/emails-repo.js";
-import { FeedbackRepo } from "./db/feedback-repo.js";
-import { SettingsRepo } from "./db/settings-repo.js";
-import { SuppressionsRepo } from "./db/suppressions-repo.js";
-import { TemplatesRepo } from "./db/templates-repo.js";
+import { feedbackRepo } from "./db/feedback-repo.js";
 import { createRelay } from "./delivery/transport.js";
 import { deliveryConsumer } from "./delivery/worker.js";
 import { ProjectThrottle } from "./delivery/throttle.js";
@@ -26,6 +21,7 @@ import type { Ctx } from "./usecases/context.js";
 import { domainRechecks } from "./usecases/domains.js";
 import { EngagementRecorder } from "./usecases/engagement.js";
 import { acceptsRecipient, receiveMessage } from "./usecases/inbound.js";
+import { ProjectSettings, SuppressionChecks, VerifiedDomains } from "./usecases/lookups.js";
 import { emailQueue } from "./usecases/queue-email.js";
 
 export type SendingDeps = Deps<(typeof SendingEnv)["shape"]>;
@@ -42,12 +38,9 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     outbox: deps.outbox,
     rpc: deps.rpc,
     log: deps.log,
-    emails: traced("EmailsRepo", new EmailsRepo(deps.sql)),
-    templates: traced("TemplatesRepo", new TemplatesRepo(deps.sql)),
-    domains: traced("DomainsRepo", new DomainsRepo(deps.sql)),
-    feedback: traced("FeedbackRepo", new FeedbackRepo()),
-    settings: traced("SettingsRepo", new SettingsRepo(deps.sql)),
-    suppressions: traced("SuppressionsRepo", new SuppressionsRepo(deps.sql)),
+    verifiedDomains: new VerifiedDomains(deps.sql),
+    settings: new ProjectSettings(deps.sql),
+    suppressionChecks: new SuppressionChecks(deps.sql),
     txt: createTxtLookup(config.DNS_SERVER, config.DNS_TIMEOUT_MS),
     links: new LinkSigner(config.PUBLIC_URL, secret),
     verp: new VerpSigner(secret, returnPathDomain(config)),
@@ -69,7 +62,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     name: "feedback receipt prune",
     everyMs: 60 * 60 * 1000,
     log: deps.log,
-    run: () => ctx.feedback.pruneReceipts(RECEIPT_DAYS, ctx.sql),
+    run: () => feedbackRepo.pruneReceipts(ctx.sql, RECEIPT_DAYS),
   });
   let inbound: InboundServer | undefined;
 

@@ -8,18 +8,15 @@ import type { Ctx } from "../src/usecases/context.js";
 
 function recorder(answer: (emailId: string) => string[] | null | Error) {
   const queries: string[] = [];
-  const ctx = {
-    sql: {},
-    feedback: {
-      async linksOf(_sql: unknown, emailId: string) {
-        queries.push(emailId);
-        await new Promise((r) => setTimeout(r, 20));
-        const a = answer(emailId);
-        if (a instanceof Error) throw a;
-        return a;
-      },
-    },
-  } as unknown as Ctx;
+  // stands in for the pool: answers feedbackRepo.linksOf's query (`… where id = ${emailId} …`)
+  const sql = async (_text: TemplateStringsArray, emailId: string) => {
+    queries.push(emailId);
+    await new Promise((r) => setTimeout(r, 20));
+    const a = answer(emailId);
+    if (a instanceof Error) throw a;
+    return a ? [{ links: a }] : [];
+  };
+  const ctx = { sql } as unknown as Ctx;
   return { engagement: new EngagementRecorder(ctx, createLogger("test", "silent")), queries };
 }
 

@@ -1,17 +1,17 @@
-// EmailsRepo.insertQueuedMany: the records of a /v1/send (or a campaign page) and their outbox rows in
+// emailsRepo.insertQueuedMany: the records of a /v1/send (or a campaign page) and their outbox rows in
 // one statement, which must write each email's job or event if and only if it writes that email.
 import { afterAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { openDatabase, outboxRows } from "@mailroom/kit";
 import { sharedPlatform } from "@mailroom/testkit/shared";
-import { EmailsRepo, type NewEmail } from "../src/db/emails-repo.js";
-import { SuppressionsRepo } from "../src/db/suppressions-repo.js";
+import { emailsRepo, type NewEmail } from "../src/db/emails-repo.js";
+import { suppressionsRepo } from "../src/db/suppressions-repo.js";
+import { SuppressionChecks } from "../src/usecases/lookups.js";
 
 const url = new URL(sharedPlatform().env.DATABASE_URL!);
 url.pathname = `/${sharedPlatform().prefix}_sending`;
 const db = openDatabase(url.toString(), { max: 1 });
 afterAll(() => db.end());
-const repo = new EmailsRepo(db);
 
 const projectId = randomUUID();
 const email = (idempotencyKey: string | null): NewEmail => {
@@ -47,16 +47,16 @@ const outboxOf = (emails: NewEmail[]) => {
 };
 const outboxIds = async (ids: string[]) => (await db`select id from outbox where id = any(${ids}::uuid[])`).map((r) => r.id as string);
 
-describe("EmailsRepo.insertQueuedMany", () => {
+describe("emailsRepo.insertQueuedMany", () => {
   it("writes every record with its outbox rows, and skips a record whose key has one, with its rows", async () => {
     const first = [email("k1"), email("k2")];
     const one = outboxOf(first);
-    expect(await repo.insertQueuedMany(first, one.json)).toEqual(new Set(first.map((e) => e.id)));
+    expect(await emailsRepo.insertQueuedMany(db, first, one.json)).toEqual(new Set(first.map((e) => e.id)));
     expect((await outboxIds(one.messages.map((m) => m.id))).sort()).toEqual(one.messages.map((m) => m.id).sort());
 
     const again = [email("k2"), email("k3"), email(null)];
     const two = outboxOf(again);
-    expect(await repo.insertQueuedMany(again, two.json)).toEqual(new Set([again[1]!.id, again[2]!.id]));
+    expect(await emailsRepo.insertQueuedMany(db, again, two.json)).toEqual(new Set([again[1]!.id, again[2]!.id]));
     expect((await outboxIds(two.messages.map((m) => m.id))).sort()).toEqual(two.messages.slice(2).map((m) => m.id).sort());
     expect(await db`select 1 from emails where id = ${again[0]!.id}`).toHaveLength(0);
     await db`delete from outbox where id = any(${[...one.messages, ...two.messages].map((m) => m.id)}::uuid[])`;
@@ -66,19 +66,19 @@ describe("EmailsRepo.insertQueuedMany", () => {
     const emails = [email(null), email(null)];
     const { json } = outboxOf(emails);
     const bad = json.replace(/"id":"[^"]+"/, '"id":"not-a-uuid"');
-    await expect(repo.insertQueuedMany(emails, bad)).rejects.toThrow(/uuid/);
+    await expect(emailsRepo.insertQueuedMany(db, emails, bad)).rejects.toThrow(/uuid/);
     expect(await db`select 1 from emails where id = any(${emails.map((e) => e.id)}::uuid[])`).toHaveLength(0);
   });
 });
 
-describe("EmailsRepo.markSentMany", () => {
+describe("emailsRepo.markSentMany", () => {
   it("moves QUEUED records with their events, and writes no event for a record already moved", async () => {
     const emails = [email(null), email(null)];
-    await repo.insertQueuedMany(emails, "[]");
+    await emailsRepo.insertQueuedMany(db, emails, "[]");
     await db`update emails set status = 'FAILED' where id = ${emails[1]!.id}`;
     const { messages, json } = outboxOf(emails);
     const at = new Date();
-    const moved = await repo.markSentMany(emails.map((e) => ({ id: e.id, at, delivered: false, providerMessageId: "abc" })), json);
+    const moved = await emailsRepo.markSentMany(db, emails.map((e) => ({ id: e.id, at, delivered: false, providerMessageId: "abc" })), json);
     expect(moved).toEqual(new Set([emails[0]!.id]));
     expect((await outboxIds(messages.map((m) => m.id))).sort()).toEqual(messages.slice(0, 2).map((m) => m.id).sort());
     const rows = await db`select id, status, provider_message_id from emails where id = any(${emails.map((e) => e.id)}::uuid[]) order by status`;
@@ -88,27 +88,26 @@ describe("EmailsRepo.markSentMany", () => {
     ]);
     // a second record of the same sends (a retry after a lost answer) changes nothing and writes nothing
     const retry = outboxOf(emails);
-    expect(await repo.markSentMany(emails.map((e) => ({ id: e.id, at, delivered: false, providerMessageId: "abc" })), retry.json)).toEqual(new Set());
+    expect(await emailsRepo.markSentMany(db, emails.map((e) => ({ id: e.id, at, delivered: false, providerMessageId: "abc" })), retry.json)).toEqual(new Set());
     expect(await outboxIds(retry.messages.map((m) => m.id))).toEqual([]);
     await db`delete from outbox where id = any(${messages.map((m) => m.id)}::uuid[])`;
   });
 });
 
-// SuppressionsRepo.blockingAll: the suppression checks of many sends (several projects, both kinds of
+// suppressionsRepo.blockingAll: the suppression checks of many sends (several projects, both kinds of
 // mail) in one query per kind, each answered with its own project's entries only.
-describe("SuppressionsRepo.blockingAll", () => {
-  const suppressions = new SuppressionsRepo(db);
+describe("suppressionsRepo.blockingAll", () => {
   const other = randomUUID();
 
   it("answers each check from its own project and by its kind of mail", async () => {
     const now = new Date();
     const old = new Date(Date.now() - 40 * 86_400_000);
-    await suppressions.add(db, projectId, "Bounced@Example.com", "bounce", randomUUID(), now);
-    await suppressions.add(db, projectId, "complained@example.com", "complaint", randomUUID(), now);
-    await suppressions.add(db, projectId, "long-ago@example.com", "bounce", randomUUID(), old);
-    await suppressions.add(db, other, "other@example.com", "bounce", randomUUID(), now);
+    await suppressionsRepo.add(db, projectId, "Bounced@Example.com", "bounce", randomUUID(), now);
+    await suppressionsRepo.add(db, projectId, "complained@example.com", "complaint", randomUUID(), now);
+    await suppressionsRepo.add(db, projectId, "long-ago@example.com", "bounce", randomUUID(), old);
+    await suppressionsRepo.add(db, other, "other@example.com", "bounce", randomUUID(), now);
     const addresses = ["bounced@example.com", "COMPLAINED@example.com", "long-ago@example.com", "other@example.com", "clean@example.com"];
-    const [transactional, marketing, elsewhere] = await suppressions.blockingAll([
+    const [transactional, marketing, elsewhere] = await suppressionsRepo.blockingAll(db, [
       { projectId, emails: addresses, marketing: false },
       { projectId, emails: addresses, marketing: true },
       { projectId: other, emails: addresses, marketing: false },
@@ -119,13 +118,14 @@ describe("SuppressionsRepo.blockingAll", () => {
     // marketing mail: any bounce or complaint not lifted
     expect([...marketing!.keys()].sort()).toEqual(["bounced@example.com", "complained@example.com", "long-ago@example.com"]);
     expect([...elsewhere!.keys()]).toEqual(["other@example.com"]);
-    expect(await suppressions.blockingAll([])).toEqual([]);
+    expect(await suppressionsRepo.blockingAll(db, [])).toEqual([]);
   });
 
   it("shares one query among the checks of one turn, each still getting its own answer", async () => {
+    const checks = new SuppressionChecks(db);
     const [a, b] = await Promise.all([
-      suppressions.blocking(projectId, ["bounced@example.com"], false),
-      suppressions.blocking(other, ["bounced@example.com", "other@example.com"], false),
+      checks.blocking(projectId, ["bounced@example.com"], false),
+      checks.blocking(other, ["bounced@example.com", "other@example.com"], false),
     ]);
     expect([...a.keys()]).toEqual(["bounced@example.com"]);
     expect([...b.keys()]).toEqual(["other@example.com"]);

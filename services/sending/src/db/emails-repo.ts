@@ -1,9 +1,9 @@
 import type { Email, EmailSourceType, EmailStatus, ListEmailsQuery } from "@mailroom/contracts";
-import { outboxInsert, type Sql } from "@mailroom/kit";
-import type { OutgoingEmail, SigningKey, StoredAttachment } from "../domain/compose.js";
-import { iso, isoNotNull } from "./values.js";
+import { iso, isoOrNull, outboxInsert, traced, type Q, type Row } from "@mailroom/kit";
+import type { OutgoingEmail, SigningKey } from "../domain/compose.js";
+import type { emails as emailsTable } from "./schema.js";
 
-type Tx = Pick<Sql, "unsafe"> & Sql;
+type EmailRow = Row<typeof emailsTable>;
 
 /** Everything needed to queue one email (rendered already). */
 export interface NewEmail extends OutgoingEmail {
@@ -42,22 +42,65 @@ export type Claim =
   | { kind: "done"; status: EmailStatus }
   | { kind: "leased" };
 
+const DELIVERY_COLUMNS = `id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html, headers,
+  marketing, message_id, status, attachment_ids, template_id, campaign_id, source_type`;
+type DeliveryRow = Pick<
+  EmailRow,
+  | "id" | "project_id" | "contact_id" | "to_email" | "to_name" | "from_email" | "from_name" | "reply_to" | "subject" | "html"
+  | "headers" | "marketing" | "message_id" | "status" | "attachment_ids" | "template_id" | "campaign_id" | "source_type"
+>;
+const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
+  id: r.id,
+  projectId: r.project_id,
+  contactId: r.contact_id,
+  to: r.to_email,
+  toName: r.to_name,
+  from: r.from_email,
+  fromName: r.from_name,
+  replyTo: r.reply_to,
+  subject: r.subject,
+  html: r.html,
+  headers: r.headers,
+  marketing: r.marketing,
+  messageId: r.message_id,
+  status: r.status,
+  attachmentIds: r.attachment_ids,
+  templateId: r.template_id,
+  campaignId: r.campaign_id,
+  sourceType: r.source_type,
+});
 
-const DELIVERY_COLUMNS = `id, project_id as "projectId", contact_id as "contactId", to_email as "to", to_name as "toName",
-  from_email as "from", from_name as "fromName", reply_to as "replyTo", subject, html, headers, marketing,
-  message_id as "messageId", status, attachment_ids as "attachmentIds", template_id as "templateId",
-  campaign_id as "campaignId", source_type as "sourceType"`;
+const toEmail = (r: EmailRow): Email => ({
+  id: r.id,
+  contactId: r.contact_id,
+  to: r.to_email,
+  from: r.from_email,
+  subject: r.subject,
+  templateId: r.template_id,
+  campaignId: r.campaign_id,
+  workflowId: r.workflow_id,
+  sourceType: r.source_type,
+  status: r.status,
+  messageId: r.message_id,
+  sentAt: isoOrNull(r.sent_at),
+  deliveredAt: isoOrNull(r.delivered_at),
+  openedAt: isoOrNull(r.opened_at),
+  clickedAt: isoOrNull(r.clicked_at),
+  bouncedAt: isoOrNull(r.bounced_at),
+  complainedAt: isoOrNull(r.complained_at),
+  opens: r.opens,
+  clicks: r.clicks,
+  createdAt: iso(r.created_at),
+});
 
-export class EmailsRepo {
-  constructor(private readonly sql: Sql) {}
-
+export const emailsRepo = traced("EmailsRepo", {
   /**
    * Inserts QUEUED records (FAILED when `failure` is set) and their outbox rows (`outboxRows(messages,
    * owners)`, each owned by its email) in one statement, with no transaction around it. Returns the
    * ids inserted: a record whose idempotency key exists already, or repeats one earlier in `emails`,
    * is not written, and neither are its rows.
    */
-  async insertQueuedMany(emails: NewEmail[], outbox: string): Promise<Set<string>> {
+  async insertQueuedMany(q: Q, emails: NewEmail[], outbox: string): Promise<Set<string>> {
     if (emails.length === 0) return new Set();
     // One JSON parameter (not 23 per email): the statement's text is the same for any number of
     // emails, so each connection prepares it once and runs it in one round trip.
@@ -70,7 +113,7 @@ export class EmailsRepo {
         status: e.failure ? "FAILED" : "QUEUED", message_id: e.messageId, links: e.links, last_error: e.failure ?? null,
       })),
     );
-    const inserted = await this.sql<{ id: string }[]>`
+    const inserted = await q<Pick<EmailRow, "id">[]>`
       with e as (
         insert into emails (id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html,
           headers, attachment_ids, template_id, campaign_id, workflow_id, execution_id, source_type, marketing,
@@ -86,108 +129,78 @@ export class EmailsRepo {
         order by v.ordinality
         on conflict (project_id, idempotency_key) do nothing
         returning id),
-      o as (${outboxInsert(this.sql, outbox)} where m.owner in (select id from e))
+      o as (${outboxInsert(q, outbox)} where m.owner in (select id from e))
       select id from e`;
     return new Set(inserted.map((r) => r.id));
-  }
+  },
 
   /** idempotency key → email id, for the keys of `keys` that have a record. */
-  async idsByIdempotencyKeys(projectId: string, keys: string[]): Promise<Map<string, string>> {
+  async idsByIdempotencyKeys(q: Q, projectId: string, keys: string[]): Promise<Map<string, string>> {
     if (keys.length === 0) return new Map();
-    const rows = await this.sql<{ id: string; key: string }[]>`
-      select id, idempotency_key as key from emails where project_id = ${projectId} and idempotency_key = any(${keys}::text[])`;
-    return new Map(rows.map((r) => [r.key, r.id]));
-  }
+    const rows = await q<Pick<EmailRow, "id" | "idempotency_key">[]>`
+      select id, idempotency_key from emails where project_id = ${projectId} and idempotency_key = any(${keys}::text[])`;
+    return new Map(rows.map((r) => [r.idempotency_key!, r.id]));
+  },
 
   /** idempotency key → what an answer names of its email, for the keys of `keys` that have a record. */
-  async byIdempotencyKeys(projectId: string, keys: string[]): Promise<Map<string, { id: string; contactId: string | null; to: string; createdAt: Date }>> {
-    const rows = await this.sql<{ key: string; id: string; contactId: string | null; to: string; createdAt: Date }[]>`
-      select idempotency_key as key, id, contact_id as "contactId", to_email as "to", created_at as "createdAt"
+  async byIdempotencyKeys(q: Q, projectId: string, keys: string[]): Promise<Map<string, { id: string; contactId: string | null; to: string; createdAt: Date }>> {
+    const rows = await q<Pick<EmailRow, "idempotency_key" | "id" | "contact_id" | "to_email" | "created_at">[]>`
+      select idempotency_key, id, contact_id, to_email, created_at
       from emails where project_id = ${projectId} and idempotency_key = any(${keys}::text[])`;
-    return new Map(rows.map(({ key, ...r }) => [key, { ...r, createdAt: new Date(r.createdAt) }]));
-  }
-
-  /** Attachments stored by an attempt whose emails were not queued (a twin attempt's were). */
-  async deleteAttachments(projectId: string, ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.sql`delete from attachments where project_id = ${projectId} and id = any(${ids}::uuid[])`;
-  }
+    return new Map(rows.map((r) => [r.idempotency_key!, { id: r.id, contactId: r.contact_id, to: r.to_email, createdAt: r.created_at }]));
+  },
 
   /** The recipient side of an email, for its subscription pages; `projectId` (when known) must own it. */
-  async recipient(id: string, projectId: string | null): Promise<{ id: string; projectId: string; contactId: string | null; to: string } | null> {
-    const [row] = await this.sql<{ id: string; projectId: string; contactId: string | null; to: string }[]>`
-      select id, project_id as "projectId", contact_id as "contactId", to_email as "to" from emails
+  async recipient(q: Q, id: string, projectId: string | null): Promise<{ id: string; projectId: string; contactId: string | null; to: string } | null> {
+    const [row] = await q<Pick<EmailRow, "id" | "project_id" | "contact_id" | "to_email">[]>`
+      select id, project_id, contact_id, to_email from emails
       where id = ${id} and (${projectId}::uuid is null or project_id = ${projectId}::uuid)`;
-    return row ?? null;
-  }
+    return row ? { id: row.id, projectId: row.project_id, contactId: row.contact_id, to: row.to_email } : null;
+  },
 
-  async insertAttachments(projectId: string, ids: string[], files: StoredAttachment[]): Promise<void> {
-    if (files.length === 0) return;
-    const rows = files.map((f, i) => ({
-      id: ids[i]!,
-      project_id: projectId,
-      filename: f.filename,
-      content_type: f.contentType,
-      content_id: f.contentId,
-      disposition: f.disposition,
-      content: f.content,
-    }));
-    await this.sql`insert into attachments ${this.sql(rows)}`;
-  }
-
-  async attachments(ids: string[]): Promise<StoredAttachment[]> {
-    if (ids.length === 0) return [];
-    const rows = await this.sql<(StoredAttachment & { id: string })[]>`
-      select id, filename, content_type as "contentType", content_id as "contentId", disposition, content
-      from attachments where id = any(${ids}::uuid[])`;
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return ids.flatMap((id) => byId.get(id) ?? []);
-  }
-
-  async get(projectId: string, id: string): Promise<Email | null> {
-    const rows = await this.sql`select * from emails where project_id = ${projectId} and id = ${id}`;
-    return rows[0] ? toEmail(rows[0]) : null;
-  }
+  async get(q: Q, projectId: string, id: string): Promise<Email | null> {
+    const [row] = await q<EmailRow[]>`select * from emails where project_id = ${projectId} and id = ${id}`;
+    return row ? toEmail(row) : null;
+  },
 
   /** Newest first, keyset on the time-ordered id. */
-  async list(projectId: string, q: ListEmailsQuery): Promise<{ data: Email[]; cursor: string | null; hasMore: boolean }> {
-    const s = this.sql;
-    const rows = await s`
+  async list(q: Q, projectId: string, o: ListEmailsQuery): Promise<{ data: Email[]; cursor: string | null; hasMore: boolean }> {
+    const rows = await q<EmailRow[]>`
       select * from emails where project_id = ${projectId}
-        ${q.contactId ? s`and contact_id = ${q.contactId}` : s``}
-        ${q.campaignId ? s`and campaign_id = ${q.campaignId}` : s``}
-        ${q.cursor ? s`and id < ${q.cursor}` : s``}
-      order by id desc limit ${q.limit + 1}`;
-    const hasMore = rows.length > q.limit;
-    const data = rows.slice(0, q.limit).map(toEmail);
+        ${o.contactId ? q`and contact_id = ${o.contactId}` : q``}
+        ${o.campaignId ? q`and campaign_id = ${o.campaignId}` : q``}
+        ${o.cursor ? q`and id < ${o.cursor}` : q``}
+      order by id desc limit ${o.limit + 1}`;
+    const hasMore = rows.length > o.limit;
+    const data = rows.slice(0, o.limit).map(toEmail);
     return { data, cursor: hasMore ? data[data.length - 1]!.id : null, hasMore };
-  }
+  },
 
   /**
    * Takes the delivery lease of each QUEUED record whose lease is free or expired (its worker died),
    * in one statement: one Claim per id, in order. The lease, not the JetStream message, is what
    * keeps two workers from sending the same email.
    */
-  async claimMany(ids: string[], leaseMs: number): Promise<Claim[]> {
+  async claimMany(q: Q, ids: string[], leaseMs: number): Promise<Claim[]> {
     // The signing key comes in the same statement: a delivery needs both, and a second query per
     // batch cost as much again. The key is read as the claim commits, so a domain unverified before
     // it has no key here and the email fails unsent.
-    const claimed = await this.sql<(DeliveryRecord & { keyDomain: string | null; keySelector: string | null; keyPem: string | null })[]>`
+    const claimed = await q<(DeliveryRow & { key_domain: string | null; key_selector: string | null; key_pem: string | null })[]>`
       with claimed as (
         update emails set locked_until = now() + ${leaseMs} * interval '1 millisecond', attempts = attempts + 1
         where id = any(${ids}::uuid[]) and status = 'QUEUED' and (locked_until is null or locked_until < now())
-        returning ${this.sql.unsafe(DELIVERY_COLUMNS)})
-      select c.*, d.domain as "keyDomain", d.selector as "keySelector", d.private_key as "keyPem"
+        returning ${q.unsafe(DELIVERY_COLUMNS)})
+      select c.*, d.domain as key_domain, d.selector as key_selector, d.private_key as key_pem
       from claimed c left join domains d
         -- the sender's domain as domainOf() reads it: after the last @, lower-cased
-        on d.project_id = c."projectId" and d.status = 'VERIFIED' and d.domain = lower(substring(c."from" from '[^@]*$'))`;
-    const byId = new Map(claimed.map(({ keyDomain, keySelector, keyPem, ...email }) => [
+        on d.project_id = c.project_id and d.status = 'VERIFIED' and d.domain = lower(substring(c.from_email from '[^@]*$'))`;
+    const byId = new Map(claimed.map(({ key_domain, key_selector, key_pem, ...email }) => [
       email.id,
-      { email, key: keyPem ? { domain: keyDomain!, selector: keySelector!, privateKey: keyPem } : null },
+      { email: toDelivery(email), key: key_pem ? { domain: key_domain!, selector: key_selector!, privateKey: key_pem } : null },
     ]));
     const rest = ids.filter((id) => !byId.has(id));
     const states = rest.length
-      ? await this.sql<{ id: string; status: EmailStatus }[]>`select id, status from emails where id = any(${rest}::uuid[])`
+      ? await q<Pick<EmailRow, "id" | "status">[]>`select id, status from emails where id = any(${rest}::uuid[])`
       : [];
     const statusOf = new Map(states.map((r) => [r.id, r.status]));
     return ids.map((id): Claim => {
@@ -197,78 +210,53 @@ export class EmailsRepo {
       if (!status) return { kind: "missing" };
       return status === "QUEUED" ? { kind: "leased" } : { kind: "done", status };
     });
-  }
+  },
 
   /**
    * QUEUED → SENT (DELIVERED when the relay's 250 counts as delivery) with their outbox rows (`outboxRows(messages, owners)`, each owned
    * by its email), in one statement: an email's rows are written if and only if it moved. Returns the
    * ids that moved.
    */
-  async markSentMany(sent: Array<{ id: string; at: Date; delivered: boolean; providerMessageId: string | null }>, outbox: string): Promise<Set<string>> {
+  async markSentMany(q: Q, sent: Array<{ id: string; at: Date; delivered: boolean; providerMessageId: string | null }>, outbox: string): Promise<Set<string>> {
     // One JSON parameter whatever the batch size, so the statement is prepared once, not parsed per
     // batch. The id list is there for the planner: it cannot count a recordset's rows, and guessing
     // 100 it scanned the whole table.
     const rows = JSON.stringify(
       sent.map((e) => ({ id: e.id, status: e.delivered ? "DELIVERED" : "SENT", sent_at: e.at, delivered_at: e.delivered ? e.at : null, pmid: e.providerMessageId })),
     );
-    const moved = await this.sql<{ id: string }[]>`
+    const moved = await q<Pick<EmailRow, "id">[]>`
       with moved as (
         update emails set status = v.status, sent_at = v.sent_at, delivered_at = v.delivered_at, locked_until = null,
           last_error = null, provider_message_id = v.pmid
         from jsonb_to_recordset(${rows}::jsonb) as v(id uuid, status text, sent_at timestamptz, delivered_at timestamptz, pmid text)
         where emails.id = any(${sent.map((e) => e.id)}::uuid[]) and emails.id = v.id and emails.status = 'QUEUED'
         returning emails.id),
-      o as (${outboxInsert(this.sql, outbox)} where m.owner in (select id from moved))
+      o as (${outboxInsert(q, outbox)} where m.owner in (select id from moved))
       select id from moved`;
     return new Set(moved.map((r) => r.id));
-  }
+  },
 
-  async renewLease(id: string, leaseMs: number): Promise<void> {
-    await this.sql`update emails set locked_until = now() + ${leaseMs} * interval '1 millisecond' where id = ${id} and status = 'QUEUED'`;
-  }
+  async renewLease(q: Q, id: string, leaseMs: number): Promise<void> {
+    await q`update emails set locked_until = now() + ${leaseMs} * interval '1 millisecond' where id = ${id} and status = 'QUEUED'`;
+  },
 
   /** Gives the lease back after a temporary failure so the retry can take it at once. */
-  async release(id: string, error: string): Promise<void> {
-    await this.sql`update emails set locked_until = null, last_error = ${error.slice(0, 1000)} where id = ${id} and status = 'QUEUED'`;
-  }
+  async release(q: Q, id: string, error: string): Promise<void> {
+    await q`update emails set locked_until = null, last_error = ${error.slice(0, 1000)} where id = ${id} and status = 'QUEUED'`;
+  },
 
   /**
-   * FAILED ends a QUEUED record. `onlyIfUnleased` is for giving up on a job: a live worker holding
-   * the lease may still be sending, and its answer decides.
+   * QUEUED → FAILED (inside the caller's transaction); the record when it moved, null when it had
+   * not. `onlyIfUnleased` is for giving up on a job: a live worker holding the lease may still be
+   * sending, and its answer decides.
    */
-  /** QUEUED → FAILED inside the caller's transaction; the record when it moved, null when it had not. */
-  async markFailed(tx: Tx, id: string, error: string, onlyIfUnleased = false): Promise<DeliveryRecord | null> {
-    const [row] = await tx.unsafe<DeliveryRecord[]>(
+  async markFailed(q: Q, id: string, error: string, onlyIfUnleased = false): Promise<DeliveryRecord | null> {
+    const [row] = await q.unsafe<DeliveryRow[]>(
       `update emails set status = 'FAILED', locked_until = null, last_error = $2
        where id = $1 and status = 'QUEUED' ${onlyIfUnleased ? "and (locked_until is null or locked_until < now())" : ""}
        returning ${DELIVERY_COLUMNS}`,
       [id, error.slice(0, 1000)],
     );
-    return row ?? null;
-  }
-}
-
-function toEmail(r: Record<string, any>): Email {
-  return {
-    id: r.id,
-    contactId: r.contact_id,
-    to: r.to_email,
-    from: r.from_email,
-    subject: r.subject,
-    templateId: r.template_id,
-    campaignId: r.campaign_id,
-    workflowId: r.workflow_id,
-    sourceType: r.source_type,
-    status: r.status,
-    messageId: r.message_id,
-    sentAt: iso(r.sent_at),
-    deliveredAt: iso(r.delivered_at),
-    openedAt: iso(r.opened_at),
-    clickedAt: iso(r.clicked_at),
-    bouncedAt: iso(r.bounced_at),
-    complainedAt: iso(r.complained_at),
-    opens: r.opens,
-    clicks: r.clicks,
-    createdAt: isoNotNull(r.created_at),
-  };
-}
+    return row ? toDelivery(row) : null;
+  },
+});

@@ -1,6 +1,9 @@
 import { EMAIL_STATUSES, type EmailStatus } from "@mailroom/contracts";
-import type { Sql } from "@mailroom/kit";
+import { isoOrNull, json, traced, type Q, type Row } from "@mailroom/kit";
 import type { EventSource } from "../domain/events.js";
+import type { emails } from "./schema.js";
+
+type EmailRow = Row<typeof emails>;
 
 /** What happened to a sent email, as the email record records it. */
 export type Engagement =
@@ -53,9 +56,26 @@ export interface CountedResult {
   link: string | null;
 }
 
-const SOURCE = `e.id, e.project_id as "projectId", e.contact_id as "contactId", e.to_email as "to", e.subject,
-  e.from_email as "from", e.from_name as "fromName", e.message_id as "messageId", e.template_id as "templateId",
-  e.campaign_id as "campaignId", e.source_type as "sourceType", e.status`;
+const SOURCE = `e.id, e.project_id, e.contact_id, e.to_email, e.subject, e.from_email, e.from_name, e.message_id,
+  e.template_id, e.campaign_id, e.source_type, e.status`;
+type SourceRow = Pick<
+  EmailRow,
+  "id" | "project_id" | "contact_id" | "to_email" | "subject" | "from_email" | "from_name" | "message_id" | "template_id" | "campaign_id" | "source_type" | "status"
+>;
+const toSource = (r: SourceRow): Applied["email"] => ({
+  id: r.id,
+  projectId: r.project_id,
+  contactId: r.contact_id,
+  to: r.to_email,
+  subject: r.subject,
+  from: r.from_email,
+  fromName: r.from_name,
+  messageId: r.message_id,
+  templateId: r.template_id,
+  campaignId: r.campaign_id,
+  sourceType: r.source_type,
+  status: r.status,
+});
 
 /** Per kind: the columns it sets and what "first" means, read from the row before the update. */
 function plan(e: Engagement): { set: string; first: string } {
@@ -76,18 +96,18 @@ function plan(e: Engagement): { set: string; first: string } {
   }
 }
 
-export class FeedbackRepo {
+export const feedbackRepo = traced("FeedbackRepo", {
   /**
    * Records one engagement on the email inside the caller's transaction, in one statement. `projectId`
    * (when known: link tokens carry it) must own the email. Delivery feedback about a record still
    * QUEUED is refused (`queued`): its relay transaction has not been recorded yet, so the caller
    * answers "try again later".
    */
-  async apply(tx: Sql, emailId: string, projectId: string | null, e: Engagement): Promise<ApplyResult> {
+  async apply(q: Q, emailId: string, projectId: string | null, e: Engagement): Promise<ApplyResult> {
     const { set, first } = plan(e);
     const link = e.kind === "clicked" && e.linkIndex !== undefined ? e.linkIndex + 1 : null;
     const dsnKind = e.kind === "delivered" || e.kind === "bounced" || e.kind === "complained";
-    const rows = await tx.unsafe<Array<Applied["email"] & { first: boolean; opens: number; clicks: number; openedAt: unknown; clickedAt: unknown; link: string | null }>>(
+    const rows = await q.unsafe<Array<SourceRow & Pick<EmailRow, "opens" | "clicks" | "opened_at" | "clicked_at"> & { first: boolean; link: string | null }>>(
       `with old as (
          -- $2 and $5 are typed here: not every kind's update uses them
          select id, status, delivered_at, bounced_at, complained_at, opens, clicks, $2::timestamptz as at, $5::int as n from emails
@@ -96,27 +116,33 @@ export class FeedbackRepo {
            ${dsnKind ? "and status <> 'QUEUED'" : ""}
          for update)
        update emails e set ${set} from old where e.id = old.id
-       returning ${SOURCE}, ${first} as first, e.opens, e.clicks, e.opened_at as "openedAt", e.clicked_at as "clickedAt",
+       returning ${SOURCE}, ${first} as first, e.opens, e.clicks, e.opened_at, e.clicked_at,
          case when $4::int is null then null else e.links[$4::int] end as link`,
       [emailId, e.at.toISOString(), projectId, link, (e.kind === "opened" || e.kind === "clicked" ? e.count : undefined) ?? 1],
     );
     const row = rows[0];
     if (!row) {
       if (!dsnKind) return { missing: true };
-      const [cur] = await tx<{ status: string }[]>`
+      const [cur] = await q<Pick<EmailRow, "status">[]>`
         select status from emails where id = ${emailId} and (${projectId}::uuid is null or project_id = ${projectId}::uuid)`;
       return cur?.status === "QUEUED" ? { queued: true } : { missing: true };
     }
-    const { first: isFirst, opens, clicks, openedAt, clickedAt, link: target, ...email } = row;
-    const iso = (v: unknown) => (v == null ? null : new Date(v as string).toISOString());
-    return { email, first: isFirst, opens, clicks, openedAt: iso(openedAt), clickedAt: iso(clickedAt), link: target };
-  }
+    return {
+      email: toSource(row),
+      first: row.first,
+      opens: row.opens,
+      clicks: row.clicks,
+      openedAt: isoOrNull(row.opened_at),
+      clickedAt: isoOrNull(row.clicked_at),
+      link: row.link,
+    };
+  },
 
   /**
    * Adds many emails' opens and clicks in one statement (rows locked in id order, so two replicas
    * flushing at once cannot deadlock). Says which were the first of their email.
    */
-  async applyCounts(tx: Sql, batch: CountedEngagement[]): Promise<CountedResult[]> {
+  async applyCounts(q: Q, batch: CountedEngagement[]): Promise<CountedResult[]> {
     if (!batch.length) return [];
     const rows = batch.map((c) => ({
       id: c.emailId,
@@ -127,9 +153,9 @@ export class FeedbackRepo {
       click_at: c.firstClickAt?.toISOString() ?? null,
       link_idx: c.firstLinkIndex,
     }));
-    const updated = await tx<Array<EventSource & { status: string; firstOpen: boolean; firstClick: boolean; openedAt: unknown; clickedAt: unknown; link: string | null }>>`
+    const updated = await q<Array<SourceRow & Pick<EmailRow, "opened_at" | "clicked_at"> & { first_open: boolean; first_click: boolean; link: string | null }>>`
       with v as (
-        select * from jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb)
+        select * from jsonb_to_recordset(${json(rows)}::jsonb)
           as v(id uuid, project_id uuid, opens int, clicks int, open_at timestamptz, click_at timestamptz, link_idx int)),
       old as (
         select e.id, e.opens, e.clicks from emails e join v on v.id = e.id and v.project_id = e.project_id
@@ -138,40 +164,35 @@ export class FeedbackRepo {
         opens = e.opens + v.opens, clicks = e.clicks + v.clicks,
         opened_at = case when v.opens > 0 then coalesce(e.opened_at, v.open_at) else e.opened_at end,
         clicked_at = case when v.clicks > 0 then coalesce(e.clicked_at, v.click_at) else e.clicked_at end,
-        status = ${tx.unsafe(forwardTo("(case when v.clicks > 0 then 'CLICKED' else 'OPENED' end)"))}
+        status = ${q.unsafe(forwardTo("(case when v.clicks > 0 then 'CLICKED' else 'OPENED' end)"))}
       from v, old where e.id = v.id and old.id = v.id
-      returning ${tx.unsafe(SOURCE)}, old.opens = 0 and v.opens > 0 as "firstOpen", old.clicks = 0 and v.clicks > 0 as "firstClick",
-        e.opened_at as "openedAt", e.clicked_at as "clickedAt", e.links[v.link_idx + 1] as link`;
-    const iso = (v: unknown) => (v == null ? null : new Date(v as string).toISOString());
-    return updated.map(({ firstOpen, firstClick, openedAt, clickedAt, link, status: _status, ...email }) => ({
-      email,
-      firstOpen,
-      firstClick,
-      openedAt: iso(openedAt),
-      clickedAt: iso(clickedAt),
-      link,
-    }));
-  }
+      returning ${q.unsafe(SOURCE)}, old.opens = 0 and v.opens > 0 as first_open, old.clicks = 0 and v.clicks > 0 as first_click,
+        e.opened_at, e.clicked_at, e.links[v.link_idx + 1] as link`;
+    return updated.map((r) => {
+      const { status: _status, ...email } = toSource(r);
+      return { email, firstOpen: r.first_open, firstClick: r.first_click, openedAt: isoOrNull(r.opened_at), clickedAt: isoOrNull(r.clicked_at), link: r.link };
+    });
+  },
 
   /** Marks a feedback message as applied; false when it already was (a report delivered twice). */
-  async receipt(tx: Sql, key: string): Promise<boolean> {
-    const rows = await tx`insert into feedback_receipts (key) values (${key}) on conflict do nothing returning key`;
+  async receipt(q: Q, key: string): Promise<boolean> {
+    const rows = await q`insert into feedback_receipts (key) values (${key}) on conflict do nothing returning key`;
     return rows.length === 1;
-  }
+  },
 
-  async pruneReceipts(olderThanDays: number, sql: Sql): Promise<void> {
-    await sql`delete from feedback_receipts where received_at < now() - ${olderThanDays} * interval '1 day'`;
-  }
+  async pruneReceipts(q: Q, olderThanDays: number): Promise<void> {
+    await q`delete from feedback_receipts where received_at < now() - ${olderThanDays} * interval '1 day'`;
+  },
 
   /** What a link token needs to answer without touching the record: its project and stored links. */
-  async linksOf(sql: Sql, emailId: string, projectId: string): Promise<string[] | null> {
-    const [row] = await sql<{ links: string[] }[]>`select links from emails where id = ${emailId} and project_id = ${projectId}`;
+  async linksOf(q: Q, emailId: string, projectId: string): Promise<string[] | null> {
+    const [row] = await q<Pick<EmailRow, "links">[]>`select links from emails where id = ${emailId} and project_id = ${projectId}`;
     return row ? row.links : null;
-  }
+  },
 
   /** The email a SES notification names: by the id in SES's 250 answer, else by our Message-ID. */
-  async idByProviderMessageId(sql: Sql, providerId: string): Promise<string | null> {
-    const [row] = await sql<{ id: string }[]>`select id from emails where provider_message_id = ${providerId} limit 1`;
+  async idByProviderMessageId(q: Q, providerId: string): Promise<string | null> {
+    const [row] = await q<Pick<EmailRow, "id">[]>`select id from emails where provider_message_id = ${providerId} limit 1`;
     return row?.id ?? null;
-  }
-}
+  },
+});

@@ -4,7 +4,8 @@ import type { DnsRecord } from "@mailroom/contracts";
 export { outbox } from "@mailroom/kit";
 
 const bytea = customType<{ data: Buffer }>({ dataType: () => "bytea" });
-const ts = (name: string) => timestamp(name, { withTimezone: true });
+// generic, so the column keeps its literal name: `Row<T>` keys rows by it
+const ts = <N extends string>(name: N) => timestamp(name, { withTimezone: true });
 
 export const templates = pgTable(
   "templates",

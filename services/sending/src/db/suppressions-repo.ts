@@ -1,6 +1,8 @@
-import { Batcher, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
+import { iso, traced, type Q, type Row } from "@mailroom/kit";
+import type { suppressions } from "./schema.js";
 
-export type SuppressionReason = "bounce" | "complaint";
+type SuppressionRow = Row<typeof suppressions>;
+export type SuppressionReason = SuppressionRow["reason"];
 
 /** How long a permanent bounce keeps transactional mail from the address (README: Suppression). */
 export const TRANSACTIONAL_BOUNCE_DAYS = 30;
@@ -10,55 +12,52 @@ export interface Suppression {
   createdAt: string;
 }
 
+/** One check: these addresses of this project, for this kind of mail. */
+export interface BlockingQuery {
+  projectId: string;
+  emails: string[];
+  marketing: boolean;
+}
+
 /** Addresses per project that bounced permanently or complained, until lifted (see `lift`). */
-export class SuppressionsRepo {
-  /** The checks of one event-loop turn (the /v1/sends of one coalesced message) share one query. */
-  private readonly turn = new Batcher((asked: BlockingQuery[]) => this.blockingAll(asked), TURN_LOOKUPS);
-
-  constructor(private readonly sql: Sql) {}
-
-  async add(tx: Sql, projectId: string, email: string, reason: SuppressionReason, emailId: string, at: Date): Promise<void> {
-    await tx`
+export const suppressionsRepo = traced("SuppressionsRepo", {
+  async add(q: Q, projectId: string, email: string, reason: SuppressionReason, emailId: string, at: Date): Promise<void> {
+    await q`
       insert into suppressions (project_id, email, reason, email_id, created_at)
       values (${projectId}, ${email.toLowerCase()}, ${reason}, ${emailId}, ${at.toISOString()}::timestamptz)
       on conflict (project_id, email, reason) do update
         set created_at = greatest(suppressions.created_at, excluded.created_at), email_id = excluded.email_id`;
-  }
+  },
 
   /**
    * A resubscription at `at` lifts what happened before it (a later bounce suppresses again): the
    * entries of the `reasons` given. A complaint is the recipient's own word, so only the recipient's
    * own resubscription (the subscribe page) lifts it, never a call made with an API key.
    */
-  async lift(projectId: string, emails: string[], at: Date, reasons: readonly SuppressionReason[]): Promise<void> {
-    await this.sql`
+  async lift(q: Q, projectId: string, emails: string[], at: Date, reasons: readonly SuppressionReason[]): Promise<void> {
+    await q`
       delete from suppressions where project_id = ${projectId} and email = any(${emails.map((e) => e.toLowerCase())}::text[])
         and created_at <= ${at.toISOString()}::timestamptz and reason = any(${reasons as SuppressionReason[]}::text[])`;
-  }
-
-  /** `blockingAll` for one check, through the query shared by the checks of this turn. */
-  blocking(projectId: string, emails: string[], marketing: boolean): Promise<Map<string, Suppression>> {
-    return this.turn.add({ projectId, emails, marketing });
-  }
+  },
 
   /**
    * What keeps mail to these addresses from being sent, for each check (lower-cased address → its
    * newest blocking entry): for transactional mail a permanent bounce of the last 30 days; for
    * marketing mail any bounce or complaint not lifted since. One query per kind of mail asked about.
    */
-  async blockingAll(asked: BlockingQuery[]): Promise<Array<Map<string, Suppression>>> {
+  async blockingAll(q: Q, asked: BlockingQuery[]): Promise<Array<Map<string, Suppression>>> {
     const found = new Map<string, Suppression>();
     for (const marketing of [false, true]) {
       const pairs = asked.filter((a) => a.marketing === marketing).flatMap((a) => a.emails.map((e) => [a.projectId, e.toLowerCase()] as const));
       if (pairs.length === 0) continue;
-      const rows = await this.sql<{ projectId: string; email: string; reason: SuppressionReason; createdAt: string | Date }[]>`
-        select distinct on (s.project_id, s.email) s.project_id as "projectId", s.email, s.reason, s.created_at as "createdAt"
+      const rows = await q<Pick<SuppressionRow, "project_id" | "email" | "reason" | "created_at">[]>`
+        select distinct on (s.project_id, s.email) s.project_id, s.email, s.reason, s.created_at
         from suppressions s
         join unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::text[]) as a(project_id, email)
           on s.project_id = a.project_id and s.email = a.email
-        ${marketing ? this.sql`` : this.sql`where s.reason = 'bounce' and s.created_at > now() - ${TRANSACTIONAL_BOUNCE_DAYS} * interval '1 day'`}
+        ${marketing ? q`` : q`where s.reason = 'bounce' and s.created_at > now() - ${TRANSACTIONAL_BOUNCE_DAYS} * interval '1 day'`}
         order by s.project_id, s.email, s.created_at desc`;
-      for (const r of rows) found.set(`${marketing} ${r.projectId} ${r.email}`, { reason: r.reason, createdAt: new Date(r.createdAt).toISOString() });
+      for (const r of rows) found.set(`${marketing} ${r.project_id} ${r.email}`, { reason: r.reason, createdAt: iso(r.created_at) });
     }
     return asked.map((a) => {
       const mine = new Map<string, Suppression>();
@@ -68,11 +67,5 @@ export class SuppressionsRepo {
       }
       return mine;
     });
-  }
-}
-
-interface BlockingQuery {
-  projectId: string;
-  emails: string[];
-  marketing: boolean;
-}
+  },
+});

@@ -1,64 +1,72 @@
 import type { CreateTemplateRequest, Template, TemplateType, UpdateTemplateRequest } from "@mailroom/contracts";
-import { isId, type Sql } from "@mailroom/kit";
-import { isoNotNull } from "./values.js";
+import { iso, isId, traced, type Q, type Row } from "@mailroom/kit";
+import type { templates } from "./schema.js";
 
-const COLUMNS = `id, name, subject, body, type, from_email as "from", from_name as "fromName", reply_to as "replyTo",
-  created_at as "createdAt", updated_at as "updatedAt"`;
-
-type Row = Omit<Template, "createdAt" | "updatedAt"> & { createdAt: Date | string; updatedAt: Date | string };
-const toTemplate = (r: Row): Template => ({ ...r, createdAt: isoNotNull(r.createdAt), updatedAt: isoNotNull(r.updatedAt) });
+type TemplateRow = Pick<
+  Row<typeof templates>,
+  "id" | "name" | "subject" | "body" | "type" | "from_email" | "from_name" | "reply_to" | "created_at" | "updated_at"
+>;
+const COLUMNS = "id, name, subject, body, type, from_email, from_name, reply_to, created_at, updated_at";
+const toTemplate = (r: TemplateRow): Template => ({
+  id: r.id,
+  name: r.name,
+  subject: r.subject,
+  body: r.body,
+  type: r.type,
+  from: r.from_email,
+  fromName: r.from_name,
+  replyTo: r.reply_to,
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
+});
 
 /** LIKE pattern of a user's substring: its own % and _ are literal. */
 const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-export class TemplatesRepo {
-  constructor(private readonly sql: Sql) {}
-
-  async create(projectId: string, id: string, t: CreateTemplateRequest): Promise<Template> {
-    const [row] = await this.sql<Row[]>`
+export const templatesRepo = traced("TemplatesRepo", {
+  async create(q: Q, projectId: string, id: string, t: CreateTemplateRequest): Promise<Template> {
+    const [row] = await q<TemplateRow[]>`
       insert into templates (id, project_id, name, subject, body, type, from_email, from_name, reply_to)
       values (${id}, ${projectId}, ${t.name}, ${t.subject}, ${t.body}, ${t.type}, ${t.from ?? null}, ${t.fromName ?? null}, ${t.replyTo ?? null})
-      returning ${this.sql.unsafe(COLUMNS)}`;
+      returning ${q.unsafe(COLUMNS)}`;
     return toTemplate(row!);
-  }
+  },
 
   /** Null for an id that is not a UUID too: it cannot exist. */
-  async get(projectId: string, id: string): Promise<Template | null> {
+  async get(q: Q, projectId: string, id: string): Promise<Template | null> {
     if (!isId(id)) return null;
-    const [row] = await this.sql<Row[]>`select ${this.sql.unsafe(COLUMNS)} from templates where project_id = ${projectId} and id = ${id}`;
+    const [row] = await q<TemplateRow[]>`select ${q.unsafe(COLUMNS)} from templates where project_id = ${projectId} and id = ${id}`;
     return row ? toTemplate(row) : null;
-  }
+  },
 
   /** Page-number listing, newest first; `search` matches name or subject, case-insensitively. */
-  async list(projectId: string, q: { page: number; limit: number; type?: TemplateType; search?: string }) {
-    const s = this.sql;
-    const where = () => s`project_id = ${projectId}
-      ${q.type ? s`and type = ${q.type}` : s``}
-      ${q.search ? s`and (name ilike ${likePattern(q.search)} or subject ilike ${likePattern(q.search)})` : s``}`;
-    const [count] = await s<{ total: number }[]>`select count(*)::int as total from templates where ${where()}`;
+  async list(q: Q, projectId: string, o: { page: number; limit: number; type?: TemplateType; search?: string }) {
+    const where = () => q`project_id = ${projectId}
+      ${o.type ? q`and type = ${o.type}` : q``}
+      ${o.search ? q`and (name ilike ${likePattern(o.search)} or subject ilike ${likePattern(o.search)})` : q``}`;
+    const [count] = await q<{ total: number }[]>`select count(*)::int as total from templates where ${where()}`;
     const total = count?.total ?? 0;
-    const rows = await s<Row[]>`
-      select ${s.unsafe(COLUMNS)} from templates where ${where()}
-      order by created_at desc, id desc limit ${q.limit} offset ${(q.page - 1) * q.limit}`;
-    return { templates: rows.map(toTemplate), total, page: q.page, pageSize: q.limit, totalPages: Math.ceil(total / q.limit) };
-  }
+    const rows = await q<TemplateRow[]>`
+      select ${q.unsafe(COLUMNS)} from templates where ${where()}
+      order by created_at desc, id desc limit ${o.limit} offset ${(o.page - 1) * o.limit}`;
+    return { templates: rows.map(toTemplate), total, page: o.page, pageSize: o.limit, totalPages: Math.ceil(total / o.limit) };
+  },
 
-  async update(projectId: string, id: string, patch: UpdateTemplateRequest): Promise<Template | null> {
+  async update(q: Q, projectId: string, id: string, patch: UpdateTemplateRequest): Promise<Template | null> {
     const columns: Record<string, unknown> = { updated_at: new Date().toISOString() };
     const map = { name: "name", subject: "subject", body: "body", type: "type", from: "from_email", fromName: "from_name", replyTo: "reply_to" } as const;
     for (const [key, column] of Object.entries(map)) {
       const value = patch[key as keyof UpdateTemplateRequest];
       if (value !== undefined) columns[column] = value;
     }
-    const s = this.sql;
-    const [row] = await s<Row[]>`
-      update templates set ${s(columns)}
-      where project_id = ${projectId} and id = ${id} returning ${s.unsafe(COLUMNS)}`;
+    const [row] = await q<TemplateRow[]>`
+      update templates set ${q(columns)}
+      where project_id = ${projectId} and id = ${id} returning ${q.unsafe(COLUMNS)}`;
     return row ? toTemplate(row) : null;
-  }
+  },
 
-  async delete(projectId: string, id: string): Promise<boolean> {
-    const rows = await this.sql`delete from templates where project_id = ${projectId} and id = ${id} returning id`;
+  async delete(q: Q, projectId: string, id: string): Promise<boolean> {
+    const rows = await q`delete from templates where project_id = ${projectId} and id = ${id} returning id`;
     return rows.length === 1;
-  }
-}
+  },
+});

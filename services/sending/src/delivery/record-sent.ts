@@ -1,5 +1,5 @@
 import { Batcher, eventMessage, isConnectionError, outboxRows } from "@mailroom/kit";
-import type { DeliveryRecord } from "../db/emails-repo.js";
+import { emailsRepo, type DeliveryRecord } from "../db/emails-repo.js";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "../usecases/context.js";
 
@@ -58,7 +58,8 @@ export class SentRecorder {
     }
     // One statement, no transaction around it: the records and their events commit together.
     const { json, stored } = outboxRows(messages, owners);
-    const moved = await ctx.emails.markSentMany(
+    const moved = await emailsRepo.markSentMany(
+      ctx.sql,
       items.map((s) => ({ id: s.email.id, at: s.at, delivered: s.delivered, providerMessageId: s.providerMessageId })),
       json,
     );

@@ -1,6 +1,7 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import { Batcher, type ConsumerSpec } from "@mailroom/kit";
-import type { Claim } from "../db/emails-repo.js";
+import { emailsRepo, type Claim } from "../db/emails-repo.js";
+import { attachmentsRepo } from "../db/attachments-repo.js";
 import type { DeliveryLane } from "../domain/lanes.js";
 import { isPermanentFailure, outgoingMessage } from "../domain/compose.js";
 import { providerMessageId } from "../domain/feedback.js";
@@ -37,7 +38,7 @@ export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions):
   // in one statement per batch (group commit), which is most of what a delivery costs. Per lane, so a
   // transactional claim never waits for a statement full of a campaign's.
   const batches: Batches = {
-    claims: new Batcher((ids: string[]) => ctx.emails.claimMany(ids, LEASE_MS), { maxBatch: 256, maxInFlight: 2, lingerMs: 5 }),
+    claims: new Batcher((ids: string[]) => emailsRepo.claimMany(ctx.sql, ids, LEASE_MS), { maxBatch: 256, maxInFlight: 2, lingerMs: 5 }),
     sent: new SentRecorder(ctx),
   };
   const bulk = opts.lane === "bulk";
@@ -73,14 +74,14 @@ async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, batches: B
   // lease renewal is slow, and a Periodic would wait for the renewal before its next run.
   const keepAlive = setInterval(() => {
     msg.working();
-    ctx.emails.renewLease(email.id, LEASE_MS).catch(() => undefined);
+    emailsRepo.renewLease(ctx.sql, email.id, LEASE_MS).catch(() => undefined);
   }, RENEW_MS);
   try {
     if (!key) {
       await failEmail(ctx, email.id, "the sender domain is no longer verified");
       return;
     }
-    const files = await ctx.emails.attachments(email.attachmentIds);
+    const files = await attachmentsRepo.get(ctx.sql, email.attachmentIds);
     // List-Unsubscribe is for marketing mail only; its signed link is made only then.
     const unsubscribeUrl = email.marketing ? ctx.links.url("u", email.id, email.projectId) : "";
     const message = await outgoingMessage(email, files, key, { envelopeSender: ctx.verp.address(email.id), unsubscribeUrl });
@@ -94,7 +95,7 @@ async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, batches: B
         await failEmail(ctx, email.id, reason);
         return;
       }
-      await ctx.emails.release(email.id, reason);
+      await emailsRepo.release(ctx.sql, email.id, reason);
       throw err;
     }
     await batches.sent.recordOnce({ email, at: new Date(), delivered: opts.deliveredOn250, providerMessageId: providerMessageId(response) });

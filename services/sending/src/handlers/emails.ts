@@ -1,5 +1,7 @@
 import { AppError, emailRoutes, routeOf, sendingRpc } from "@mailroom/contracts";
 import { isId, type RpcServer } from "@mailroom/kit";
+import { emailsRepo } from "../db/emails-repo.js";
+import { templatesRepo } from "../db/templates-repo.js";
 import type { Ctx } from "../usecases/context.js";
 import { enqueueBatch, enqueueEmail } from "../usecases/enqueue.js";
 
@@ -11,17 +13,17 @@ export function registerEmails(server: RpcServer, ctx: Ctx): void {
       if ([query.contactId, query.campaignId, query.cursor].some((v) => v !== undefined && !isId(v))) {
         return { status: 200, body: { data: [], cursor: null, hasMore: false } };
       }
-      return { status: 200, body: await ctx.emails.list(projectId, query) };
+      return { status: 200, body: await emailsRepo.list(ctx.sql, projectId, query) };
     })
     .route(routeOf(emailRoutes, "sending.emails.get"), async ({ projectId, params }) => {
-      const email = isId(params.id) ? await ctx.emails.get(projectId, params.id) : null;
+      const email = isId(params.id) ? await emailsRepo.get(ctx.sql, projectId, params.id) : null;
       if (!email) throw AppError.notFound("Email");
       return { status: 200, body: email };
     })
     .rpc(sendingRpc.enqueue, (req) => enqueueEmail(ctx, req))
     .rpc(sendingRpc.enqueueBatch, (req) => enqueueBatch(ctx, req))
     .rpc(sendingRpc.templateExists, async ({ projectId, templateId }) => {
-      const t = isId(templateId) ? await ctx.templates.get(projectId, templateId) : null;
+      const t = isId(templateId) ? await templatesRepo.get(ctx.sql, projectId, templateId) : null;
       return { exists: t !== null, type: t?.type ?? null };
     });
 }

@@ -1,5 +1,6 @@
 import { EventEnvelope } from "@mailroom/contracts";
 import { PoisonMessage, type ConsumerSpec } from "@mailroom/kit";
+import { suppressionsRepo } from "../db/suppressions-repo.js";
 import type { Ctx } from "../usecases/context.js";
 
 /**
@@ -19,7 +20,7 @@ export function suppressionConsumer(ctx: Ctx): ConsumerSpec {
       if (!parsed.success) throw new PoisonMessage("not an event envelope");
       const e = parsed.data;
       if (e.name !== "contact.subscribed" || !e.email) return;
-      await ctx.suppressions.lift(e.projectId, [e.email], new Date(e.occurredAt), ["bounce"]);
+      await suppressionsRepo.lift(ctx.sql, e.projectId, [e.email], new Date(e.occurredAt), ["bounce"]);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { AppError, routeOf, sendingRpc, TemplateInUseRpcReply, templateRoutes } from "@mailroom/contracts";
 import { isId, newId, type RpcServer } from "@mailroom/kit";
 import { assertRendersInBounds, parseTemplate } from "../domain/render.js";
+import { templatesRepo } from "../db/templates-repo.js";
 import type { Ctx } from "../usecases/context.js";
 import { assertSenderVerified } from "../usecases/queue-email.js";
 
@@ -28,31 +29,31 @@ export function registerTemplates(server: RpcServer, ctx: Ctx): void {
   server
     .route(routeOf(templateRoutes, "sending.templates.list"), async ({ projectId, query }) => {
       const page = query.cursor ?? query.page ?? 1;
-      const body = await ctx.templates.list(projectId, { page, limit: query.limit, type: query.type, search: query.search });
+      const body = await templatesRepo.list(ctx.sql, projectId, { page, limit: query.limit, type: query.type, search: query.search });
       return { status: 200, body };
     })
     .route(routeOf(templateRoutes, "sending.templates.create"), async ({ projectId, body }) => {
       await checkTemplate(ctx, projectId, body);
-      return { status: 201, body: await ctx.templates.create(projectId, newId(), body) };
+      return { status: 201, body: await templatesRepo.create(ctx.sql, projectId, newId(), body) };
     })
     .route(routeOf(templateRoutes, "sending.templates.get"), async ({ projectId, params }) => {
-      const t = isId(params.id) ? await ctx.templates.get(projectId, params.id) : null;
+      const t = isId(params.id) ? await templatesRepo.get(ctx.sql, projectId, params.id) : null;
       if (!t) throw AppError.notFound("Template");
       return { status: 200, body: t };
     })
     .route(routeOf(templateRoutes, "sending.templates.update"), async ({ projectId, params, body }) => {
       if (!isId(params.id)) throw AppError.notFound("Template");
       await checkTemplate(ctx, projectId, body);
-      const t = await ctx.templates.update(projectId, params.id, body);
+      const t = await templatesRepo.update(ctx.sql, projectId, params.id, body);
       if (!t) throw AppError.notFound("Template");
       return { status: 200, body: t };
     })
     .route(routeOf(templateRoutes, "sending.templates.delete"), async ({ projectId, params }) => {
-      if (!isId(params.id) || !(await ctx.templates.get(projectId, params.id))) throw AppError.notFound("Template");
+      if (!isId(params.id) || !(await templatesRepo.get(ctx.sql, projectId, params.id))) throw AppError.notFound("Template");
       if (await templateInUse(ctx, projectId, params.id)) {
         throw new AppError("INVALID_STATE", "A workflow step uses this template");
       }
-      await ctx.templates.delete(projectId, params.id);
+      await templatesRepo.delete(ctx.sql, projectId, params.id);
       return { status: 204 };
     });
 }

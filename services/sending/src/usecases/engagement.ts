@@ -1,5 +1,6 @@
 import type { EventEnvelope } from "@mailroom/contracts";
-import { BoundedMap, eventMessage, type Logger, type Sql } from "@mailroom/kit";
+import { BoundedMap, eventMessage, type Logger } from "@mailroom/kit";
+import { feedbackRepo } from "../db/feedback-repo.js";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "./context.js";
 
@@ -46,7 +47,7 @@ export class EngagementRecorder {
     if (cached) return cached;
     let lookup = this.lookups.get(key);
     if (!lookup) {
-      lookup = this.ctx.feedback.linksOf(this.ctx.sql, emailId, projectId).then((links) => {
+      lookup = feedbackRepo.linksOf(this.ctx.sql, emailId, projectId).then((links) => {
         if (links) this.links.set(key, links);
         return links;
       });
@@ -101,10 +102,9 @@ export class EngagementRecorder {
     if (!batch.length) return;
     const { ctx } = this;
     try {
-      await ctx.outbox.transaction(async (txAny, emit) => {
-        const tx = txAny as unknown as Sql;
+      await ctx.outbox.transaction(async (tx, emit) => {
         const events: EventEnvelope[] = [];
-        for (const r of await ctx.feedback.applyCounts(tx, batch)) {
+        for (const r of await feedbackRepo.applyCounts(tx, batch)) {
           // each event is about the first open/click: the count then was 1
           if (r.firstOpen) events.push(emailEvent(r.email, "email.open", { openedAt: r.openedAt, opens: 1, isFirstOpen: true }, new Date(r.openedAt!)));
           if (r.firstClick) {

@@ -7,7 +7,8 @@ import {
   type EnqueueEmailRpcRequest,
 } from "@mailroom/contracts";
 import { newId } from "@mailroom/kit";
-import type { NewEmail } from "../db/emails-repo.js";
+import { emailsRepo, type NewEmail } from "../db/emails-repo.js";
+import { templatesRepo } from "../db/templates-repo.js";
 import { messageIdFor } from "../domain/compose.js";
 import { parseTemplate } from "../domain/render.js";
 import type { Ctx } from "./context.js";
@@ -52,11 +53,11 @@ export async function enqueueBatch(ctx: Ctx, req: EnqueueBatchRpcRequest): Promi
 /** idempotency key → the recipient's email id, or the error that kept its email from being made. */
 async function enqueueMany(ctx: Ctx, req: EnqueueBatchRpcRequest): Promise<Map<string, { emailId: string } | AppError>> {
   const keys = req.recipients.map((r) => r.idempotencyKey);
-  const existing = await ctx.emails.idsByIdempotencyKeys(req.projectId, keys);
+  const existing = await emailsRepo.idsByIdempotencyKeys(ctx.sql, req.projectId, keys);
   const fresh = req.recipients.filter((r) => !existing.has(r.idempotencyKey));
   const results = new Map<string, { emailId: string } | AppError>([...existing].map(([key, emailId]) => [key, { emailId }]));
   if (fresh.length > 0) {
-    const template = req.templateId ? await ctx.templates.get(req.projectId, req.templateId) : null;
+    const template = req.templateId ? await templatesRepo.get(ctx.sql, req.projectId, req.templateId) : null;
     if (req.templateId && !template) throw AppError.notFound("Template");
     const from = req.from ?? template?.from ?? null;
     if (!from) throw AppError.validation("No sender", [{ path: "from", message: "required when the template has no from" }]);
@@ -115,7 +116,7 @@ async function enqueueMany(ctx: Ctx, req: EnqueueBatchRpcRequest): Promise<Map<s
     const inserted = await queueEmails(ctx, emails);
     // A concurrent call with the same key won the insert: answer with its record.
     const lost = emails.filter((e) => !inserted.has(e.id)).map((e) => e.idempotencyKey!);
-    for (const [key, emailId] of await ctx.emails.idsByIdempotencyKeys(req.projectId, lost)) results.set(key, { emailId });
+    for (const [key, emailId] of await emailsRepo.idsByIdempotencyKeys(ctx.sql, req.projectId, lost)) results.set(key, { emailId });
   }
   return results;
 }

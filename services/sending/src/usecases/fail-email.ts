@@ -1,4 +1,5 @@
 import { eventMessage } from "@mailroom/kit";
+import { emailsRepo } from "../db/emails-repo.js";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "./context.js";
 
@@ -10,7 +11,7 @@ import type { Ctx } from "./context.js";
 export async function failEmail(ctx: Ctx, emailId: string, reason: string, onlyIfUnleased = false): Promise<void> {
   const at = new Date();
   const failed = await ctx.outbox.transaction(async (tx, emit) => {
-    const row = await ctx.emails.markFailed(tx as never, emailId, reason, onlyIfUnleased);
+    const row = await emailsRepo.markFailed(tx, emailId, reason, onlyIfUnleased);
     if (row) {
       const event = emailEvent(row, "email.failed", { failedAt: at.toISOString(), reason }, at);
       await emit([eventMessage(ctx.names, event)]);

@@ -1,5 +1,6 @@
-import { eventMessage, type Sql } from "@mailroom/kit";
-import type { Applied, Engagement } from "../db/feedback-repo.js";
+import { eventMessage } from "@mailroom/kit";
+import { feedbackRepo, type Applied, type Engagement } from "../db/feedback-repo.js";
+import { suppressionsRepo } from "../db/suppressions-repo.js";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "./context.js";
 
@@ -49,16 +50,15 @@ function eventOf(e: Engagement, r: Applied, link: string | undefined): [string, 
 export async function recordFeedback(ctx: Ctx, target: FeedbackTarget, e: Engagement, opts: FeedbackOptions = {}): Promise<FeedbackResult> {
   let result: FeedbackResult;
   try {
-    result = (await ctx.outbox.transaction(async (txAny, emit) => {
-      const tx = txAny as unknown as Sql;
-      if (opts.receiptKey && !(await ctx.feedback.receipt(tx, opts.receiptKey))) return { kind: "duplicate" } as const;
-      const r = await ctx.feedback.apply(tx, target.emailId, target.projectId, e);
+    result = (await ctx.outbox.transaction(async (tx, emit) => {
+      if (opts.receiptKey && !(await feedbackRepo.receipt(tx, opts.receiptKey))) return { kind: "duplicate" } as const;
+      const r = await feedbackRepo.apply(tx, target.emailId, target.projectId, e);
       if ("missing" in r) throw new Missing();
       if ("queued" in r) throw new NotYetSent(`email ${target.emailId} is not recorded as sent yet`);
       const event = eventOf(e, r, opts.link);
       if (event) await emit([eventMessage(ctx.names, emailEvent(r.email, event[0], event[1], e.at))]);
       const suppress = e.kind === "complained" ? "complaint" : e.kind === "bounced" && e.permanent ? "bounce" : null;
-      if (suppress) await ctx.suppressions.add(tx, r.email.projectId, r.email.to, suppress, r.email.id, e.at);
+      if (suppress) await suppressionsRepo.add(tx, r.email.projectId, r.email.to, suppress, r.email.id, e.at);
       return { kind: "applied", applied: r } as const;
     })) as FeedbackResult;
   } catch (err) {

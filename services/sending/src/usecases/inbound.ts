@@ -3,8 +3,9 @@ import { authenticate } from "mailauth";
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 import sanitizeHtml from "sanitize-html";
 import { contactsRpc, type EventEnvelope } from "@mailroom/contracts";
-import { eventMessage, newId, type Sql } from "@mailroom/kit";
-import type { Engagement } from "../db/feedback-repo.js";
+import { eventMessage, newId } from "@mailroom/kit";
+import { domainsRepo } from "../db/domains-repo.js";
+import { feedbackRepo, type Engagement } from "../db/feedback-repo.js";
 import { emailIdOfReport, readReport } from "../domain/feedback.js";
 import { RECEIVED_LIMITS, boundHeaderSection, cutSanitizedHtml, cutUtf8, stripControls } from "../domain/inbound-bounds.js";
 import { dkimVerdictOf, verdictOf } from "../domain/verdicts.js";
@@ -30,7 +31,7 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf("@") + 1
 export async function acceptsRecipient(ctx: Ctx, address: string): Promise<boolean> {
   const domain = domainOf(address);
   if (domain === ctx.returnPathDomain.toLowerCase()) return true;
-  return (await ctx.domains.projectsWithVerified(domain)).length > 0;
+  return (await domainsRepo.projectsWithVerified(ctx.sql, domain)).length > 0;
 }
 
 /**
@@ -162,7 +163,7 @@ async function emitReceived(ctx: Ctx, resolve: Resolve, parsed: ParsedMail, msg:
   );
   const events: EventEnvelope[] = [];
   for (const to of recipients) {
-    for (const projectId of await ctx.domains.projectsWithVerified(domainOf(to))) {
+    for (const projectId of await domainsRepo.projectsWithVerified(ctx.sql, domainOf(to))) {
       const { contact } = await ctx.rpc.call(contactsRpc.get, { projectId, email: from }).catch(() => ({ contact: null }));
       events.push({
         id: newId(),
@@ -194,11 +195,10 @@ async function emitReceived(ctx: Ctx, resolve: Resolve, parsed: ParsedMail, msg:
     }
   }
   if (!events.length) return;
-  await ctx.outbox.transaction(async (txAny, emit) => {
-    const tx = txAny as unknown as Sql;
+  await ctx.outbox.transaction(async (tx, emit) => {
     // A client that retries after losing our 250 must not make a second event.
     const fresh: EventEnvelope[] = [];
-    for (const e of events) if (await ctx.feedback.receipt(tx, `received:${e.projectId}:${e.data.to}:${messageId}`)) fresh.push(e);
+    for (const e of events) if (await feedbackRepo.receipt(tx, `received:${e.projectId}:${e.data.to}:${messageId}`)) fresh.push(e);
     await emit(fresh.map((e) => eventMessage(ctx.names, e)));
   });
 }

@@ -1,8 +1,8 @@
 import { AppError } from "@mailroom/contracts";
 import { Batcher, eventMessage, outboxRows } from "@mailroom/kit";
 import { emailEvent } from "../domain/events.js";
-import type { NewEmail } from "../db/emails-repo.js";
-import type { Suppression } from "../db/suppressions-repo.js";
+import { emailsRepo, type NewEmail } from "../db/emails-repo.js";
+import { suppressionsRepo, type Suppression } from "../db/suppressions-repo.js";
 import { domainOf } from "../domain/domains.js";
 import { laneOf } from "../domain/lanes.js";
 import type { Ctx } from "./context.js";
@@ -61,7 +61,7 @@ async function queueNow(ctx: Ctx, given: NewEmail[]): Promise<Set<string>> {
   });
   const owners = emails.map((e) => e.id);
   const { json, stored } = outboxRows(messages, owners);
-  const ids = await ctx.emails.insertQueuedMany(emails, json);
+  const ids = await emailsRepo.insertQueuedMany(ctx.sql, emails, json);
   ctx.outbox.kickOwned(stored, owners, ids);
   return ids;
 }
@@ -88,7 +88,7 @@ async function withSuppressions(ctx: Ctx, emails: NewEmail[]): Promise<NewEmail[
   }
   if (groups.size === 0) return emails;
   const asked = [...groups.values()];
-  const found = await ctx.suppressions.blockingAll(asked.map((g) => ({ projectId: g[0]!.projectId, emails: g.map((e) => e.to), marketing: g[0]!.marketing })));
+  const found = await suppressionsRepo.blockingAll(ctx.sql, asked.map((g) => ({ projectId: g[0]!.projectId, emails: g.map((e) => e.to), marketing: g[0]!.marketing })));
   const failures = new Map<NewEmail, string>();
   asked.forEach((group, i) => {
     for (const e of group) {
@@ -111,7 +111,7 @@ export function suppressedBecause(block: Suppression): string {
 /** 403 unless the sender's domain is verified in this very project. */
 export async function assertSenderVerified(ctx: Ctx, projectId: string, from: string): Promise<void> {
   const domain = domainOf(from);
-  if (!(await ctx.domains.isVerified(projectId, domain))) {
+  if (!(await ctx.verifiedDomains.isVerified(projectId, domain))) {
     throw new AppError("DOMAIN_NOT_VERIFIED", `The domain ${domain} is not verified in this project`);
   }
 }

@@ -4,8 +4,10 @@ import { RESERVED_HEADERS, messageIdFor, type StoredAttachment } from "../domain
 import { parseTemplate, type ParsedTemplate } from "../domain/render.js";
 import type { Ctx } from "./context.js";
 import { assertSenderVerified, queueEmails, suppressedBecause } from "./queue-email.js";
-import type { Suppression } from "../db/suppressions-repo.js";
-import type { NewEmail } from "../db/emails-repo.js";
+import { attachmentsRepo } from "../db/attachments-repo.js";
+import { emailsRepo, type NewEmail } from "../db/emails-repo.js";
+import { suppressionsRepo, type Suppression } from "../db/suppressions-repo.js";
+import { templatesRepo } from "../db/templates-repo.js";
 import { renderEmail, trackingOn } from "./render-email.js";
 
 interface Address {
@@ -37,7 +39,7 @@ const MIME_OVERHEAD = 16 * 1024;
  * recipient — so a rejected request queues nothing (api-spec /v1/send; decisions.md §2).
  */
 export async function planSend(ctx: Ctx, projectId: string, req: SendEmailRequest): Promise<SendPlan> {
-  const template = req.template ? await ctx.templates.get(projectId, req.template) : null;
+  const template = req.template ? await templatesRepo.get(ctx.sql, projectId, req.template) : null;
   if (req.template && !template) throw AppError.validation("Template not found", [{ path: "template", message: "no such template in this project" }]);
 
   const subject = req.subject ?? template?.subject;
@@ -107,11 +109,11 @@ export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailReq
       ...(req.subscribed !== undefined ? { subscribed: req.subscribed } : {}),
       ...(req.data !== undefined ? { data: req.data } : {}),
     }),
-    req.subscribed === true ? null : ctx.suppressions.blocking(projectId, addresses, false),
+    req.subscribed === true ? null : ctx.suppressionChecks.blocking(projectId, addresses, false),
   ]);
   // A send never lifts a complaint: transactional mail goes regardless, and marketing mail stays
   // stopped until the recipient takes the complaint back.
-  if (req.subscribed === true) await ctx.suppressions.lift(projectId, results.map((r) => r.contact.email), new Date(), ["bounce"]);
+  if (req.subscribed === true) await suppressionsRepo.lift(ctx.sql, projectId, results.map((r) => r.contact.email), new Date(), ["bounce"]);
   const keys = idempotencyId ? sendKeys(idempotencyId, plan.recipients.length) : null;
   const emails: NewEmail[] = [];
   for (const [i, to] of plan.recipients.entries()) {
@@ -144,12 +146,12 @@ export async function executeSend(ctx: Ctx, projectId: string, req: SendEmailReq
       ...(blocks ? screen(blocks, contact.email) : {}),
     });
   }
-  await ctx.emails.insertAttachments(projectId, attachmentIds, plan.files);
+  await attachmentsRepo.insert(ctx.sql, projectId, attachmentIds, plan.files);
   const queued = await queueEmails(ctx, emails);
   if (keys && queued.size < emails.length) {
     // A twin attempt of this request (a retry that came while this one ran) queued its emails
     // first: its answer is this one's, and nothing of this attempt stays.
-    await ctx.emails.deleteAttachments(projectId, attachmentIds);
+    await attachmentsRepo.delete(ctx.sql, projectId, attachmentIds);
     const first = await sentBefore(ctx, projectId, idempotencyId!, emails.length);
     if (!first) throw new AppError("INTERNAL_ERROR", "The email could not be queued");
     return first;
@@ -176,7 +178,7 @@ function sendKeys(idempotencyId: string, recipients: number): string[] {
  */
 export async function sentBefore(ctx: Ctx, projectId: string, idempotencyId: string, recipients: number): Promise<SendEmailResult | null> {
   const keys = sendKeys(idempotencyId, recipients);
-  const found = await ctx.emails.byIdempotencyKeys(projectId, keys);
+  const found = await emailsRepo.byIdempotencyKeys(ctx.sql, projectId, keys);
   if (found.size < keys.length) return null;
   const rows = keys.map((k) => found.get(k)!);
   const first = Math.min(...rows.map((r) => r.createdAt.getTime()));

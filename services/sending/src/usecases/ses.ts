@@ -1,5 +1,5 @@
 import { AppError } from "@mailroom/contracts";
-import type { Engagement } from "../db/feedback-repo.js";
+import { feedbackRepo, type Engagement } from "../db/feedback-repo.js";
 import { emailIdOfMessageId } from "../domain/feedback.js";
 import { SnsMessage, isSnsSubscribeUrl, refusalOf, verifySnsSignature, type SnsRefusal } from "../domain/sns.js";
 import type { SnsClient } from "../infra/sns-certs.js";
@@ -48,7 +48,7 @@ function engagementOf(r: SesRecord): { e: Engagement; link?: string } | null {
 /** By the id in SES's `250 Ok <id>` answer; failing that, by our own Message-ID. */
 async function emailIdOf(ctx: Ctx, r: SesRecord): Promise<string | null> {
   if (r.mail?.messageId) {
-    const id = await ctx.feedback.idByProviderMessageId(ctx.sql, r.mail.messageId);
+    const id = await feedbackRepo.idByProviderMessageId(ctx.sql, r.mail.messageId);
     if (id) return id;
   }
   const header = r.mail?.commonHeaders?.messageId ?? r.mail?.headers?.find((h) => h.name.toLowerCase() === "message-id")?.value ?? null;

@@ -1,4 +1,6 @@
 import { AppError, contactsRpc } from "@mailroom/contracts";
+import { emailsRepo } from "../db/emails-repo.js";
+import { suppressionsRepo } from "../db/suppressions-repo.js";
 import type { LinkKind } from "../domain/links.js";
 import type { Page } from "../domain/pages.js";
 import type { Ctx } from "./context.js";
@@ -8,7 +10,7 @@ type Recipient = { id: string; projectId: string; contactId: string | null; to: 
 /** The email a subscription link names; a tampered or foreign token (or an unknown email) is 404. */
 async function recipientOf(ctx: Ctx, kind: LinkKind, token: string): Promise<Recipient> {
   const t = ctx.links.verify(kind, token);
-  const r = t ? await ctx.emails.recipient(t.emailId, t.projectId) : null;
+  const r = t ? await emailsRepo.recipient(ctx.sql, t.emailId, t.projectId) : null;
   if (!r) throw AppError.notFound("Link");
   return r;
 }
@@ -33,7 +35,7 @@ async function setSubscribed(ctx: Ctx, r: Recipient, value: boolean): Promise<bo
   }
   // The recipient asking for mail again lifts a bounce or complaint suppression at once (the event
   // lifts only bounces: it cannot tell this page from a call made with an API key).
-  if (value) await ctx.suppressions.lift(r.projectId, [r.to], new Date(), ["bounce", "complaint"]);
+  if (value) await suppressionsRepo.lift(ctx.sql, r.projectId, [r.to], new Date(), ["bounce", "complaint"]);
   return true;
 }
 

@@ -1,0 +1,77 @@
+import type { SendingSettings } from "@mailroom/contracts";
+import { Batcher, ExpiringMap, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
+import { type DomainOfProject, domainsRepo } from "../db/domains-repo.js";
+import { settingsRepo } from "../db/settings-repo.js";
+import { type BlockingQuery, type Suppression, suppressionsRepo } from "../db/suppressions-repo.js";
+
+/*
+ * The reads every /v1/send makes. The reads of one event-loop turn (the sends of one coalesced RPC
+ * message) share one query each, and some answers are kept for a second, so a steady sender's
+ * checks cost no query at all. Built once in app.ts; the repositories stay free of state.
+ */
+
+/** Whether a project has a domain VERIFIED. */
+export class VerifiedDomains {
+  private readonly turn: Batcher<DomainOfProject, boolean>;
+  /**
+   * "project domain" pairs answered VERIFIED, reused for a second. A domain deleted through another
+   * replica may pass this check for up to that second, and its mail is then failed by the delivery
+   * worker, which reads the domain again before it signs.
+   */
+  private readonly recent = new ExpiringMap<string, true>(10_000, 1000);
+
+  constructor(sql: Sql) {
+    this.turn = new Batcher((asked: DomainOfProject[]) => domainsRepo.verifiedMany(sql, asked), TURN_LOOKUPS);
+  }
+
+  async isVerified(projectId: string, domain: string): Promise<boolean> {
+    const key = `${projectId} ${domain}`;
+    if (this.recent.get(key)) return true;
+    const verified = await this.turn.add({ projectId, domain });
+    if (verified) this.recent.set(key, true);
+    return verified;
+  }
+
+  /** After a domain is deleted here. Its name is not at hand and deletions are rare: every answer goes. */
+  forget(): void {
+    this.recent.clear();
+  }
+}
+
+/** Per-project sending settings. A change made here replaces the answer at once; one made through another replica is seen within the second. */
+export class ProjectSettings {
+  private readonly turn: Batcher<string, SendingSettings>;
+  private readonly recent = new ExpiringMap<string, SendingSettings>(10_000, 1000);
+
+  constructor(private readonly sql: Sql) {
+    this.turn = new Batcher((ids: string[]) => settingsRepo.getMany(sql, ids), TURN_LOOKUPS);
+  }
+
+  async get(projectId: string): Promise<SendingSettings> {
+    const hit = this.recent.get(projectId);
+    if (hit) return hit;
+    const settings = await this.turn.add(projectId);
+    this.recent.set(projectId, settings);
+    return settings;
+  }
+
+  async update(projectId: string, patch: Partial<SendingSettings>): Promise<SendingSettings> {
+    const next = { ...(await this.turn.add(projectId)), ...patch };
+    const saved = await settingsRepo.save(this.sql, projectId, next);
+    this.recent.set(projectId, saved);
+    return saved;
+  }
+}
+
+/** What keeps mail from addresses (suppressionsRepo.blockingAll), for one check at a time. */
+export class SuppressionChecks {
+  private readonly turn: Batcher<BlockingQuery, Map<string, Suppression>>;
+
+  constructor(sql: Sql) {
+    this.turn = new Batcher((asked: BlockingQuery[]) => suppressionsRepo.blockingAll(sql, asked), TURN_LOOKUPS);
+  }
+
+  blocking(projectId: string, emails: string[], marketing: boolean): Promise<Map<string, Suppression>> {
+    return this.turn.add({ projectId, emails, marketing });
+  }
+}
