@@ -14,7 +14,8 @@ describe("/v1/sends made together", () => {
   let qDomain: string;
   beforeAll(async () => {
     [p, q] = await Promise.all([newProject("together-p"), newProject("together-q")]);
-    [pDomain, qDomain] = (await Promise.all([verifiedDomain(p.api), verifiedDomain(q.api)])).map((d) => d.domain);
+    const [pd, qd] = await Promise.all([verifiedDomain(p.api), verifiedDomain(q.api)]);
+    [pDomain, qDomain] = [pd.domain, qd.domain];
     expect((await q.api.patch("/settings/sending", { tracking: false })).status).toBe(200);
   });
 
