@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,10 +21,11 @@ beforeAll(async () => {
   // From npm's cache: the suite's own install filled it. No install scripts: the CLI needs no patch.
   await sh("npm", ["install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"]);
 }, 240_000);
+// Asynchronous too: removing a whole node_modules synchronously blocked the worker for over a
+// minute on a loaded machine, past the hook's bound and vitest's own calls to the worker.
 afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await dropDatabases(DATABASE_URL, prefix);
-});
+  await Promise.all([rm(dir, { recursive: true, force: true }), dropDatabases(DATABASE_URL, prefix)]);
+}, 240_000);
 
 describe("npx mailroom on a fresh clone", () => {
   it("builds on first use, migrates and creates a project", async () => {
