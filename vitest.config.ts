@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import LongFirst from "./test/sequencer.js";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
@@ -17,6 +18,8 @@ export default defineConfig({
     // isolated, 63 s shared). No test file mocks modules, stubs globals or keeps state in a shared
     // helper, which is what sharing would break. (vitest 3.2 applies this to every project alike.)
     isolate: false,
+    // The longest files first even on a checkout that has never timed them (see the file).
+    sequence: { sequencer: LongFirst },
     // A backstop, not a bound: every wait inside a test has its own limit and names what it waited
     // for. Multi-step tests on a loaded 2-core CI machine have run to three times their quiet duration.
     testTimeout: 60_000,
