@@ -9,6 +9,8 @@ export default defineConfig({
     include: ["packages/faults/test/**/*.test.ts"],
     pool: "forks",
     fileParallelism: false,
+    // One worker for all of them, not a fresh process (and a fresh import of the kit) per file.
+    isolate: false,
     // A fault test kills and restarts servers on a shared 2-core machine; one retry absorbs a slow
     // restart, while a real loss or duplicate fails both attempts.
     retry: 1,

@@ -38,6 +38,8 @@ export interface Mailbox {
   waitFor(predicate: MessagePredicate, timeoutMs: number, count?: number): Promise<StoredMessage[]>;
   /** Failure injection for tests: the next n RCPT (default) or DATA commands get this reply. n <= 0 cancels. */
   failNext(n: number, code: number, text: string, stage?: FailureStage): void;
+  /** Failures `failNext` injected for the stage (RCPT by default) that no command has had yet. */
+  failuresLeft(stage?: FailureStage): number;
   /** Delay before answering the end of DATA, to imitate a slow relay. 0 turns it off. */
   setDelay(ms: number): void;
   stop(): Promise<void>;
@@ -69,6 +71,7 @@ export async function startMailbox(opts: MailboxOptions = {}): Promise<Mailbox> 
     clear: () => store.clear(),
     waitFor: (predicate, timeoutMs, count) => store.waitFor(predicate, timeoutMs, count),
     failNext: (n, code, text, stage = "RCPT") => behaviour.failNext(n, code, text, stage),
+    failuresLeft: (stage = "RCPT") => behaviour.left(stage),
     setDelay: (ms) => {
       behaviour.delayMs = Math.max(0, ms);
     },

@@ -26,6 +26,11 @@ export class RelayBehaviour {
     else this.failures.set(stage, { remaining: n, code, text });
   }
 
+  /** Injected failures of the stage not yet answered. */
+  left(stage: FailureStage): number {
+    return this.failures.get(stage)?.remaining ?? 0;
+  }
+
   /** Consumes one injected failure for the stage, if any is pending. */
   take(stage: FailureStage): SMTPServerError | null {
     const failure = this.failures.get(stage);

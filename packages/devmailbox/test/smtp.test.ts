@@ -60,14 +60,17 @@ describe("devmailbox SMTP", () => {
 
   it("answers injected 4xx RCPT failures, then accepts again", async () => {
     mailbox.failNext(1, 451, "4.3.0 Try again later");
+    expect(mailbox.failuresLeft()).toBe(1);
     const transport = transportFor(mailbox);
     await expect(transport.sendMail(sample)).rejects.toMatchObject({ responseCode: 451 });
+    expect(mailbox.failuresLeft()).toBe(0);
     await transport.sendMail(sample);
     expect(mailbox.messages()).toHaveLength(1);
   });
 
   it("answers injected 5xx DATA failures without storing the message", async () => {
     mailbox.failNext(2, 550, "5.1.1 No such user", "DATA");
+    expect([mailbox.failuresLeft("DATA"), mailbox.failuresLeft("RCPT")]).toEqual([2, 0]);
     const transport = transportFor(mailbox);
     for (let i = 0; i < 2; i++) {
       const error = await transport.sendMail(sample).catch((e: unknown) => e);

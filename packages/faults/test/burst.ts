@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
-import { waitFor } from "@mailroom/testkit";
+import { wireNames } from "@mailroom/contracts";
+import { Drain, waitFor } from "@mailroom/testkit";
 import { HUNG, call, deliveryReport, pool, statusCounts, type Outcome, type Rig } from "../src/index.js";
 
 /**
@@ -76,7 +77,13 @@ export async function expectAcceptedDeliveredOnce(rig: Rig, sent: Sent[], opts: 
     intervalMs: 250,
     what: `${accepted.length} accepted emails in the sink`,
   }).catch(() => undefined);
-  await new Promise((r) => setTimeout(r, 1500)); // a late duplicate would arrive now
+  // A late duplicate is a job delivered again: none is left once the lane has acknowledged every job.
+  const drain = await Drain.open(rig.platform.env);
+  try {
+    await drain.within(60_000, wireNames(rig.platform.prefix).consumers.sendingTransactional);
+  } finally {
+    await drain.close();
+  }
   const report = deliveryReport(rig.mailbox.messages(), accepted, [...refused, ...(opts.others ?? [])]);
   expect(report).toMatchObject({ missing: [], doubled: [], sharedIds: [], unexpected: [], repeatedCopies: 0 });
   const refusedReport = deliveryReport(rig.mailbox.messages(), refused);

@@ -2,6 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import postgres from "postgres";
+import { serviceDatabaseUrl } from "@mailroom/kit";
 import { type ApiClient, waitFor } from "@mailroom/testkit";
 import { call, pool, startRig, type Rig } from "../src/index.js";
 import { scaled } from "./scale.js";
@@ -31,7 +33,11 @@ async function executions(api: ApiClient, workflowId: string, status?: string): 
 describe(`kill -9 of workflows during ${EXECUTIONS} WAITING executions`, () => {
   let rig: Rig;
   let receiver: Server;
+  /** The workflows service's database: when its timers fall due is not in the API. */
+  let db: postgres.Sql;
   const calls: string[] = [];
+  /** Timers that are due (or not yet). */
+  const timers = async (due: boolean) => (await db<{ n: number }[]>`select count(*)::int as n from timers where (due_at <= now()) = ${due}`)[0]!.n;
 
   beforeAll(async () => {
     receiver = createServer((req, res) => {
@@ -48,8 +54,10 @@ describe(`kill -9 of workflows during ${EXECUTIONS} WAITING executions`, () => {
       services: ["gateway", "contacts", "workflows"],
       env: { WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${port}`, WORKFLOWS_TIME_SCALE: "60", WORKFLOWS_LEASE_MS: "3000" },
     });
+    db = postgres(serviceDatabaseUrl(rig.platform.env.DATABASE_URL!, rig.platform.prefix, "workflows"), { max: 1, onnotice: () => undefined });
   });
   afterAll(async () => {
+    await db?.end({ timeout: 1 });
     await rig?.destroy();
     receiver?.closeAllConnections();
     await new Promise((r) => receiver?.close(r));
@@ -85,7 +93,9 @@ describe(`kill -9 of workflows during ${EXECUTIONS} WAITING executions`, () => {
     expect(calls, "no timer fired before the kill").toEqual([]);
 
     await rig.platform.stopService("workflows", "SIGKILL");
-    await new Promise((r) => setTimeout(r, DELAY_MINUTES * 1000)); // every timer falls due while no replica runs
+    // every timer falls due while no replica runs (PostgreSQL's clock, the one the engine compares with)
+    await waitFor(async () => (await timers(false)) === 0, { timeoutMs: DELAY_MINUTES * 1000 + 10_000, intervalMs: 250, what: "every timer due" });
+    expect(await timers(true), "every timer still there, due").toBe(EXECUTIONS);
     await rig.platform.startService("workflows");
 
     const done = await waitFor(
@@ -95,7 +105,8 @@ describe(`kill -9 of workflows during ${EXECUTIONS} WAITING executions`, () => {
       },
       { timeoutMs: 120_000, intervalMs: 1000, what: "every execution to end" },
     );
-    await new Promise((r) => setTimeout(r, 2000)); // a second firing would arrive now
+    // no timer is left to fire a second time
+    expect((await timers(true)) + (await timers(false))).toBe(0);
     expect(done).toHaveLength(EXECUTIONS);
     expect(calls).toHaveLength(EXECUTIONS);
     expect(new Set(calls)).toEqual(new Set(done.map((e) => e.id)));

@@ -46,7 +46,7 @@ describe("BatchConsumer", () => {
     const handled: number[] = [];
     const c = new BatchConsumer(f.deps(), spec(t, { waitMs: 0, handle: async (items) => void handled.push(...items.map((i) => i.n)) }));
     await c.start();
-    await sleep(200); // the pull is open
+    await f.pullOpen(t.durable);
     const published = performance.now();
     await f.publish(t.subject, [{ n: 7 }]);
     await waitFor(() => handled.length > 0, { what: "the message handled" });
@@ -108,7 +108,9 @@ describe("BatchConsumer", () => {
     );
     await c.start();
     await f.publish(t.subject, Array.from({ length: 6 }, (_, i) => ({ n: i })));
-    await sleep(500);
+    // every worker stopped at `ready` (each calls it before taking a batch), with messages there to take
+    await waitFor(() => waiting.length === 3, { what: "the three workers waiting for ready" });
+    expect(running).toBe(0);
     expect(handled).toEqual([]);
     open = true;
     for (const w of waiting) w();
@@ -268,22 +270,30 @@ describe("BatchConsumer", () => {
     );
     await c.start();
     await waitFor(() => entered, { what: "a batch in hand" });
-    const stopping = c.stop();
-    await sleep(100);
+    await f.pullOpen(t.durable); // the room left beside the batch in hand
+    let stopped = false;
+    const stopping = c.stop().then(() => (stopped = true));
+    // stop() has closed its pull, and still waits for the batch in hand
+    await waitFor(async () => (await f.jsm.consumers.info(f.stream, t.durable)).num_waiting === 0, { what: "the pull closed" });
+    expect(stopped).toBe(false);
     release();
     await stopping;
     expect(handled).toEqual([1, 2]);
     await f.publish(t.subject, [{ n: 3 }]);
-    await sleep(300);
+    // the acks settle at the server a moment later; no pull is open there, so nothing hands out the new message
+    const state = async () => {
+      const i = await f.jsm.consumers.info(f.stream, t.durable);
+      return JSON.stringify({ waiting: i.num_waiting, pending: i.num_pending, ackPending: i.num_ack_pending });
+    };
+    await waitFor(async () => (await state()) === JSON.stringify({ waiting: 0, pending: 1, ackPending: 0 }), { what: "two acked, one left, no pull" });
     expect(handled).toEqual([1, 2]);
-    expect(await f.pending(t.durable)).toEqual({ pending: 1, ackPending: 0 });
   });
 
   it("stop() cuts a waiting pull short", async () => {
     const t = f.topic();
     const c = new BatchConsumer(f.deps(), spec(t, { waitMs: 10_000, handle: async () => undefined }));
     await c.start();
-    await sleep(300);
+    await f.pullOpen(t.durable);
     const started = Date.now();
     await c.stop();
     expect(Date.now() - started).toBeLessThan(3000);

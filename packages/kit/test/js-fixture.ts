@@ -55,6 +55,11 @@ export class JsFixture {
     return { pending: i.num_pending, ackPending: i.num_ack_pending };
   }
 
+  /** Waits until a pull request of the durable is open at the server (its client waits for messages). */
+  async pullOpen(durable: string, timeoutMs = 10_000): Promise<void> {
+    await waitFor(async () => (await this.jsm.consumers.info(this.stream, durable)).num_waiting > 0, { timeoutMs, what: `a pull of ${durable} open` });
+  }
+
   /** Waits until the consumer has nothing left to deliver or to be acked. */
   async drained(durable: string, timeoutMs = 20_000): Promise<void> {
     await waitFor(

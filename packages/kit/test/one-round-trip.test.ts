@@ -110,20 +110,27 @@ describe("inOneRoundTrip", () => {
 
   it("holds a lock taken by its first statement until the commit", async () => {
     const other = openDatabase(dbUrl, { max: 1 });
+    const gate = openDatabase(dbUrl, { max: 1 });
+    const advisory = (key: number, granted: boolean) =>
+      other`select 1 from pg_locks where locktype = 'advisory' and objid = ${key} and granted = ${granted}`.then((r) => r.length === 1);
     try {
-      const waiting = inOneRoundTrip(sql, (tx) => [tx`select pg_advisory_xact_lock(42)`, tx`select pg_sleep(1)`] as const);
-      // The lock is taken once PostgreSQL shows it granted; the sleep behind it keeps it a second.
-      await waitFor(async () => (await other`select 1 from pg_locks where locktype = 'advisory' and objid = 42 and granted`).length === 1, {
+      // The second statement waits for a lock the test holds, so the transaction stays open after its
+      // first statement for as long as the test looks, with no time to guess.
+      await gate`select pg_advisory_lock(43)`;
+      const waiting = inOneRoundTrip(sql, (tx) => [tx`select pg_advisory_xact_lock(42)`, tx`select pg_advisory_xact_lock(43)`] as const);
+      await waitFor(async () => (await advisory(43, false)) && (await advisory(42, true)), {
         timeoutMs: 5000,
-        what: "the transaction's advisory lock",
+        what: "the transaction holding its first lock, waiting at its second",
       });
       // the lock is held by the transaction while it runs: a try from elsewhere fails
       const [{ got }] = await other<{ got: boolean }[]>`select pg_try_advisory_xact_lock(42) as got`;
       expect(got).toBe(false);
+      await gate`select pg_advisory_unlock(43)`;
       await waiting;
       const [{ got: after }] = await other<{ got: boolean }[]>`select pg_try_advisory_xact_lock(42) as got`;
       expect(after).toBe(true);
     } finally {
+      await gate.end();
       await other.end();
     }
   });

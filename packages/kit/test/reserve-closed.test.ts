@@ -37,20 +37,21 @@ async function pidOf(tx: postgres.ReservedSql): Promise<number> {
   return row!.pid;
 }
 
-/** Kills the reserved connection's server process and waits until the client has seen it close. */
+/**
+ * Kills the reserved connection's server process and waits until the client has handled the close.
+ * A query can fail first with the server's own 57P01 (or a write to the closing socket); only once
+ * the client has run its close handling (the pool's bookkeeping included) does a query on the
+ * connection fail as CONNECTION_CLOSED.
+ */
 async function killReserved(tx: postgres.ReservedSql): Promise<void> {
   await kill(await pidOf(tx));
-  await within(5_000, "the client to see the close", (async () => {
+  await within(5_000, "the client to handle the close", (async () => {
     for (;;) {
-      try {
-        await tx`select 1`;
-      } catch {
-        return;
-      }
+      const err = await tx`select 1`.then(() => null, (e: { code?: string }) => e);
+      if (err?.code === "CONNECTION_CLOSED") return;
       await sleep(20);
     }
   })());
-  await sleep(50);
 }
 
 describe("a reserved connection that dies", () => {
@@ -75,7 +76,8 @@ describe("a reserved connection that dies", () => {
       const pid = await pidOf(held);
       // the only connection is reserved: this round trip waits in the pool's queue for one
       const waiting = inOneRoundTrip(sql, (t) => [t`select 3 as three`] as const).then((r) => r, (e: unknown) => e);
-      await sleep(100);
+      // Its reserve joins the pool's queue with no I/O before it: queued once this turn's callbacks ran.
+      await new Promise((r) => setImmediate(r));
       await kill(pid);
       const result = await within(15_000, "the waiting round trip", waiting);
       // it ran on the connection made again, or it failed as "unreachable" (503): never a hang

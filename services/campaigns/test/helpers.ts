@@ -49,6 +49,8 @@ export async function waitForStatus(api: ApiClient, id: string, status: string, 
 
 export interface SinkMessage {
   id: string;
+  /** When the sink took it (ISO 8601, the test machine's clock). */
+  receivedAt: string;
   to: string[];
   subject: string;
   messageId: string | null;

@@ -5,7 +5,7 @@ import { startMailbox, type Mailbox } from "@mailroom/devmailbox";
 import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { wireNames } from "@mailroom/contracts";
-import { NATS_URL, Platform, REPO_ROOT, apiClient, sleep, startDnsServer, waitFor, type ApiClient, type DnsServer } from "@mailroom/testkit";
+import { Drain, NATS_URL, Platform, REPO_ROOT, apiClient, startDnsServer, waitFor, type ApiClient, type DnsServer } from "@mailroom/testkit";
 import { addZones } from "@mailroom/testkit";
 import { uniqueAddress, uniqueDomain, verifiedDomain } from "./helpers.js";
 
@@ -21,6 +21,7 @@ describe("delivery pipeline", () => {
   let domain: string;
   let zonesFile: string;
   let projectId: string;
+  let drain: Drain;
 
   beforeAll(async () => {
     mailbox = await startMailbox({ maxMessages: 10_000 });
@@ -35,8 +36,10 @@ describe("delivery pipeline", () => {
     projectId = project.id;
     api = apiClient(platform.url, project.secretKey);
     domain = (await verifiedDomain(api, zonesFile)).domain;
+    drain = await Drain.open(platform.env);
   });
   afterAll(async () => {
+    await drain?.close();
     await platform?.destroy();
     await mailbox?.stop();
     await dns?.stop();
@@ -45,6 +48,8 @@ describe("delivery pipeline", () => {
   const send = (to: string | string[]) => api.post("/v1/send", { to, from: `d@${domain}`, subject: "Delivery", body: "<p>d</p>" });
   const statusOf = async (id: string) => (await api.get(`/emails/${id}`)).body.status as string;
   const received = (to: string) => mailbox.messages().filter((m) => m.envelope.rcptTo.includes(to));
+  /** Every /v1/send job acknowledged: none is left to be tried (or sent) again. */
+  const jobsDone = () => drain.through(wireNames(platform.prefix).consumers.sendingTransactional);
 
   it("retries a relay's 4xx and delivers once", async () => {
     mailbox.failNext(1, 451, "4.3.0 Try again later");
@@ -52,7 +57,7 @@ describe("delivery pipeline", () => {
     const res = await send(to);
     const id = res.body.data.emails[0].email;
     await waitFor(async () => (await statusOf(id)) === "DELIVERED", { timeoutMs: 15_000, what: "delivery after a 451" });
-    await sleep(500);
+    await jobsDone();
     expect(received(to)).toHaveLength(1);
   });
 
@@ -62,7 +67,7 @@ describe("delivery pipeline", () => {
     const res = await send(to);
     const id = res.body.data.emails[0].email;
     await waitFor(async () => (await statusOf(id)) === "FAILED", { timeoutMs: 15_000, what: "FAILED after a 550" });
-    await sleep(1500);
+    await jobsDone();
     expect(received(to)).toHaveLength(0);
     expect(await statusOf(id)).toBe("FAILED");
   });
@@ -73,12 +78,12 @@ describe("delivery pipeline", () => {
     const to = uniqueAddress("unsigned");
     const res = await api.post("/v1/send", { to, from: `d@${gone.domain}`, subject: "Gone", body: "<p>g</p>" });
     const id = res.body.data.emails[0].email;
-    // Whether the delete lands before the first attempt or during the retry's second of backoff, the
+    // The delete lands during the retry's second of backoff, after the first attempt took the 451: the
     // attempt after it claims the record with no key, and nothing may go out unsigned.
-    await sleep(200);
+    await waitFor(() => mailbox.failuresLeft() === 0, { timeoutMs: 15_000, what: "the first attempt refused" });
     expect((await api.delete(`/domains/${gone.id}`)).status).toBe(204);
     await waitFor(async () => (await statusOf(id)) === "FAILED", { timeoutMs: 15_000, what: "FAILED once the domain is gone" });
-    await sleep(500);
+    await jobsDone();
     expect(received(to)).toHaveLength(0);
     expect(await statusOf(id)).toBe("FAILED");
   });

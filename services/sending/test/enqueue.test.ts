@@ -2,7 +2,8 @@ import { promises as dnsPromises } from "node:dns";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { dkimVerify } from "mailauth/lib/dkim/verify.js";
-import { newProject, sharedPlatform } from "@mailroom/testkit/shared";
+import { wireNames } from "@mailroom/contracts";
+import { newProject, openDrain, sharedPlatform, type Drain } from "@mailroom/testkit/shared";
 import { emailEvents } from "./events.js";
 import { messagesTo, rawMessage, signedHeaders, uniqueAddress, verifiedDomain } from "./helpers.js";
 
@@ -12,6 +13,12 @@ describe("sending.enqueue (campaign and workflow mail)", () => {
   let p: Project;
   let domain: string;
   let nc: NatsConnection;
+  let drain: Drain;
+  /** Every delivery job of both lanes acknowledged: whatever was queued has gone out (or failed). */
+  const jobsDone = () => {
+    const { sendingTransactional, sendingDelivery } = wireNames(sharedPlatform().prefix).consumers;
+    return drain.through([sendingTransactional, sendingDelivery]);
+  };
   const call = async (op: string, body: unknown) =>
     JSON.parse(new TextDecoder().decode((await nc.request(`${sharedPlatform().prefix}.rpc.${op}`, JSON.stringify(body), { timeout: 5000 })).data));
 
@@ -19,8 +26,10 @@ describe("sending.enqueue (campaign and workflow mail)", () => {
     p = await newProject("enqueue");
     domain = (await verifiedDomain(p.api)).domain;
     nc = await connect({ servers: process.env.NATS_URL ?? "nats://127.0.0.1:4222" });
+    drain = await openDrain();
   });
   afterAll(async () => {
+    await drain?.close();
     await nc.close();
   });
 
@@ -64,7 +73,7 @@ describe("sending.enqueue (campaign and workflow mail)", () => {
     const record = await p.api.get(`/emails/${emailId}`);
     expect(record.body).toMatchObject({ sourceType: "CAMPAIGN", campaignId, contactId: null });
     expect((await p.api.get(`/emails?campaignId=${campaignId}`)).body.data).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 500));
+    await jobsDone();
     expect(await messagesTo(to)).toHaveLength(1);
   });
 
@@ -126,7 +135,7 @@ describe("sending.enqueue (campaign and workflow mail)", () => {
       expect(mb!.subject).toBe(`Batch ${b}`);
       expect(mb!.html).toContain("<p>xxx</p>");
       expect(await messagesTo(a)).toHaveLength(1);
-      await new Promise((r) => setTimeout(r, 500));
+      await jobsDone();
       expect(await messagesTo(b)).toHaveLength(1);
       expect(await messagesTo(c, 0)).toHaveLength(0);
       expect((await p.api.get(`/emails/${rb.emailId}`)).body).toMatchObject({ sourceType: "CAMPAIGN", campaignId, to: b });
@@ -149,7 +158,7 @@ describe("sending.enqueue (campaign and workflow mail)", () => {
       expect(invalid).toMatchObject({ ok: false, error: { error: "VALIDATION_ERROR" } });
       const empty = await call("sending.enqueueBatch", batch([]));
       expect(empty).toMatchObject({ ok: false, error: { error: "VALIDATION_ERROR" } });
-      await new Promise((r) => setTimeout(r, 500));
+      await jobsDone();
       expect(await messagesTo(to, 0)).toHaveLength(0);
       expect((await p.api.get(`/emails?campaignId=${campaignId}`)).body.data.map((e: { to: string }) => e.to)).not.toContain(to);
     });

@@ -1,7 +1,7 @@
 import { connect } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
 import { wireNames, type EventEnvelope, type EventFamily } from "@mailroom/contracts";
-import { waitFor } from "@mailroom/testkit";
+import { waitFor, type Drain } from "@mailroom/testkit";
 
 /** The events of one family and project on the EVENTS stream, once `count` match `predicate`. */
 export async function familyEvents(
@@ -45,8 +45,12 @@ export async function familyEvents(
 export const emailEvents = (prefix: string, projectId: string, predicate: (e: EventEnvelope) => boolean, count = 1) =>
   familyEvents(prefix, "email", projectId, predicate, count);
 
-/** Every event matching `predicate` once things have settled: for "emitted exactly once" checks. */
-export async function settledEvents(prefix: string, family: EventFamily, projectId: string, predicate: (e: EventEnvelope) => boolean) {
-  await new Promise((r) => setTimeout(r, 1500));
+/**
+ * Every event matching `predicate` once every outbox row committed so far is published: for "emitted
+ * exactly once" checks after the writes that would emit them have committed (a record read through
+ * the API, an inbound report answered).
+ */
+export async function settledEvents(drain: Drain, prefix: string, family: EventFamily, projectId: string, predicate: (e: EventEnvelope) => boolean) {
+  await drain.through();
   return familyEvents(prefix, family, projectId, predicate, 0);
 }

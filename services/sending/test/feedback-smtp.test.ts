@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addZones, waitFor, type ApiClient } from "@mailroom/testkit";
+import { Drain, addZones, waitFor, type ApiClient } from "@mailroom/testkit";
 import { familyEvents, settledEvents } from "./events.js";
 import { RPD, arf, deliver, dsn, metricValue, sendAndWait, startFeedbackPlatform } from "./feedback-helpers.js";
 import { uniqueAddress, uniqueDomain, verifiedDomain } from "./helpers.js";
@@ -14,6 +14,7 @@ describe("delivery reports, complaints and inbound mail over SMTP", () => {
   let p: Awaited<ReturnType<Fixture["project"]>>;
   let api: ApiClient;
   let domain: string;
+  let drain: Drain;
   const events = (name: string, emailId: string, count = 1) =>
     familyEvents(f.platform.prefix, "email", p.id, (e) => e.name === name && e.data.emailId === emailId, count);
   /** A sent email with the envelope sender the relay saw: where its reports go. */
@@ -34,8 +35,10 @@ describe("delivery reports, complaints and inbound mail over SMTP", () => {
     p = await f.project();
     api = p.api;
     domain = (await verifiedDomain(api, f.zonesFile)).domain;
+    drain = await Drain.open(f.platform.env);
   });
   afterAll(async () => {
+    await drain?.close();
     await f?.destroy();
   });
 
@@ -111,8 +114,8 @@ describe("delivery reports, complaints and inbound mail over SMTP", () => {
     await deliver(f.inboundPort, [verp], report);
     await deliver(f.inboundPort, [verp], report);
     await events("email.delivery", emailId);
-    expect(await settledEvents(f.platform.prefix, "email", p.id, (e) => e.data.emailId === emailId && e.name === "email.delivery")).toHaveLength(1);
-    expect(await settledEvents(f.platform.prefix, "email", p.id, (e) => e.name === "email.bounce" && (e.data.emailId === emailId || e.data.emailId === unknown))).toHaveLength(0);
+    expect(await settledEvents(drain, f.platform.prefix, "email", p.id, (e) => e.data.emailId === emailId && e.name === "email.delivery")).toHaveLength(1);
+    expect(await settledEvents(drain, f.platform.prefix, "email", p.id, (e) => e.name === "email.bounce" && (e.data.emailId === emailId || e.data.emailId === unknown))).toHaveLength(0);
     expect((await api.get(`/emails/${emailId}`)).body.status).toBe("DELIVERED");
     expect((await api.get(`/contacts/${contactId}`)).body.subscribed).toBe(true);
   });

@@ -1,4 +1,6 @@
-import { apiClient, type ApiClient, Platform } from "@mailroom/testkit";
+import postgres from "postgres";
+import { serviceDatabaseUrl } from "@mailroom/kit";
+import { apiClient, type ApiClient, DATABASE_URL, Platform, waitFor } from "@mailroom/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorkflow, executionIn, executionsWhen, track, uniqueEmail, uniqueName } from "./helpers.js";
 import { type Receiver, startReceiver } from "./receiver.js";
@@ -7,21 +9,32 @@ import { type Receiver, startReceiver } from "./receiver.js";
  * Crash safety and replicas, on a platform of its own: WORKFLOWS_TIME_SCALE=60 makes a DELAY minute
  * last one second, and a short lease lets a killed replica's work be taken over quickly.
  */
+/** How often each replica looks for a due SCHEDULE tick (1 s by default). */
+const SCHEDULE_POLL_MS = 250;
 let platform: Platform;
 let receiver: Receiver;
 let api: ApiClient;
+/** The workflows service's database: when its timers fall due is not in the API. */
+let db: postgres.Sql;
 
 beforeAll(async () => {
   receiver = await startReceiver();
   platform = new Platform({
     services: ["gateway", "contacts", "workflows"],
-    env: { WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, WORKFLOWS_TIME_SCALE: "60", WORKFLOWS_LEASE_MS: "3000" },
+    env: {
+      WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`,
+      WORKFLOWS_TIME_SCALE: "60",
+      WORKFLOWS_LEASE_MS: "3000",
+      WORKFLOWS_SCHEDULE_POLL_MS: String(SCHEDULE_POLL_MS),
+    },
   });
   await platform.start();
   api = apiClient(platform.url, (await platform.createProject()).secretKey);
+  db = postgres(serviceDatabaseUrl(DATABASE_URL, platform.prefix, "workflows"), { max: 1, onnotice: () => undefined });
 });
 
 afterAll(async () => {
+  await db?.end({ timeout: 1 });
   await platform?.destroy();
   await receiver?.close();
 });
@@ -37,7 +50,13 @@ describe("durability and scale", () => {
     await track(api, email, event);
     await executionIn(api, id, ["WAITING"]);
     await platform.stopService("workflows", "SIGKILL");
-    await new Promise((r) => setTimeout(r, 5000)); // the timer falls due while no replica runs
+    // the timer falls due while no replica runs (PostgreSQL's clock, the one the engine compares with)
+    await waitFor(async () => (await db`select count(*)::int as n from timers where due_at >= now()`)[0]!.n === 0, {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      what: "every timer due",
+    });
+    expect((await db`select count(*)::int as n from timers`)[0]!.n, "the DELAY's timer, still there").toBeGreaterThan(0);
     await platform.startService("workflows");
     const done = await executionIn(api, id, ["COMPLETED", "FAILED"], 15_000);
     expect(done.status).toBe("COMPLETED");
@@ -73,10 +92,14 @@ describe("durability and scale", () => {
     const contacts = (await api.get("/contacts?limit=100")).body.data as Array<{ id: string; subscribed: boolean }>;
     const expected = contacts.filter((c) => c.subscribed).map((c) => c.id);
     const list = await executionsWhen(api, id, (l) => l.length >= expected.length && l.every((e) => e.status === "EXITED"), 75_000);
-    await new Promise((r) => setTimeout(r, 2000)); // a second replica claiming the same tick would add more
+    // One claim of one tick, which every execution carries ...
+    expect((await db`select count(*)::int as n from schedule_ticks where workflow_id = ${id}`)[0]!.n).toBe(1);
+    // ... and no replica adds more after several more looks each (this wait is the other replica's turn).
+    await new Promise((r) => setTimeout(r, 4 * SCHEDULE_POLL_MS));
     const after = (await api.get(`/workflows/${id}/executions?limit=100`)).body.data as any[];
     expect(after).toHaveLength(list.length);
     expect(after.map((e) => e.contactId).sort()).toEqual(expected.sort());
     expect(after[0].context.event.scheduledAt).toMatch(/:00\.000Z$/);
+    expect(new Set(after.map((e) => e.context.event.scheduledAt)).size).toBe(1);
   });
 });

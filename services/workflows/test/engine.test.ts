@@ -1,11 +1,20 @@
-import { newProject, sharedPlatform, waitFor } from "@mailroom/testkit/shared";
-import { describe, expect, it } from "vitest";
+import { wireNames } from "@mailroom/contracts";
+import { newProject, openDrain, sharedPlatform, waitFor, type Drain } from "@mailroom/testkit/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorkflow, executionIn, executionsWhen, expectError, mailTo, publishEvent, track, uniqueEmail, uniqueName, verifiedTemplate } from "./helpers.js";
 
 const contactData = async (api: any, email: string) => {
   const list = await api.get(`/contacts?search=${encodeURIComponent(email)}`);
   return list.body.data[0] as { id: string; data: Record<string, unknown>; subscribed: boolean };
 };
+
+let drain: Drain;
+beforeAll(async () => {
+  drain = await openDrain();
+});
+afterAll(() => drain?.close());
+/** The trigger consumer has taken every event published so far: what it starts is in the database. */
+const triggersHandled = () => drain.through(wireNames(sharedPlatform().prefix).consumers.workflowsTriggers);
 
 describe("workflow engine", () => {
   it("runs SEND_EMAIL, UPDATE_CONTACT and EXIT from a tracked event", async () => {
@@ -115,7 +124,7 @@ describe("workflow engine", () => {
     await track(p.api, email, onceEvent);
     await executionsWhen(p.api, once.id, (l) => l.length === 1 && l[0].status === "EXITED");
     await track(p.api, email, onceEvent);
-    await new Promise((r) => setTimeout(r, 1000));
+    await triggersHandled();
     expect((await p.api.get(`/workflows/${once.id}/executions`)).body.data).toHaveLength(1);
 
     const event = uniqueName("again");
@@ -123,7 +132,7 @@ describe("workflow engine", () => {
     await track(p.api, email, event);
     await executionsWhen(p.api, again.id, (l) => l.length === 1 && l[0].status === "WAITING");
     await track(p.api, email, event); // never two active at once
-    await new Promise((r) => setTimeout(r, 1000));
+    await triggersHandled();
     const [first] = (await p.api.get(`/workflows/${again.id}/executions`)).body.data;
     expect((await p.api.get(`/workflows/${again.id}/executions`)).body.data).toHaveLength(1);
     const cancelled = await p.api.post(`/workflows/${again.id}/executions/${first.id}/cancel`);

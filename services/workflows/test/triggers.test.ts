@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { type EventEnvelope, eventFamily, wireNames } from "@mailroom/contracts";
-import { newProject, readDeadLetters, sharedPlatform } from "@mailroom/testkit/shared";
-import { describe, expect, it } from "vitest";
+import { newProject, openDrain, readDeadLetters, sharedPlatform, type Drain } from "@mailroom/testkit/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorkflow, contactOf, executionIn, executionsWhen, track, uniqueEmail, uniqueName } from "./helpers.js";
 
 /** Publishes envelopes all at once, as a busy stream delivers them: the trigger consumer sees them as batches. */
@@ -25,6 +25,12 @@ async function burst(envelopes: EventEnvelope[], extra: Array<{ subject: string;
 
 const envelope = (projectId: string, contact: { id: string; email: string }, name: string, data: Record<string, unknown> = {}, occurredAt = new Date()) =>
   ({ id: randomUUID(), projectId, contactId: contact.id, email: contact.email, name, family: eventFamily(name), data, occurredAt: occurredAt.toISOString() }) as EventEnvelope;
+
+let drain: Drain;
+beforeAll(async () => {
+  drain = await openDrain();
+});
+afterAll(() => drain?.close());
 
 describe("trigger events in batches", () => {
   it("starts one execution per event of a burst, whatever else the burst holds", async () => {
@@ -50,7 +56,7 @@ describe("trigger events in batches", () => {
     expect(list.map((e) => e.context.event.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i));
     expect((await executionIn(p.api, second.id, ["EXITED"])).contactId).toBe(contacts[1]!.id);
     // nothing more arrives: the old event, the duplicate and the poison message started nothing
-    await new Promise((r) => setTimeout(r, 1000));
+    await drain.through(wireNames(prefix).consumers.workflowsTriggers);
     expect((await p.api.get(`/workflows/${main.id}/executions?limit=100`)).body.data).toHaveLength(30);
     // the poison message went to the dead-letter subject at once, with why
     const letter = (await readDeadLetters(sharedPlatform().env.NATS_URL!, prefix, wireNames(prefix).consumers.workflowsTriggers)).find(

@@ -15,7 +15,11 @@ async function receiver(onRequest: (req: http.IncomingMessage, res: http.ServerR
     req.on("end", () => onRequest(req, res, nth));
   });
   server.keepAliveTimeout = 10_000;
-  server.on("connection", (s: Socket) => sockets.add(s));
+  let closed = 0;
+  server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.once("close", () => closed++);
+  });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
   const policy: WebhookPolicy = {
@@ -29,7 +33,7 @@ async function receiver(onRequest: (req: http.IncomingMessage, res: http.ServerR
     for (const s of sockets) s.destroy();
     await new Promise((r) => server.close(r));
   };
-  return { call, connections: () => sockets.size, close };
+  return { call, connections: () => sockets.size, closed: () => closed, close };
 }
 
 let close: (() => Promise<unknown>) | undefined;
@@ -76,7 +80,8 @@ describe("webhook client connections", () => {
     const r = await receiver((_req, res) => res.end("ok"));
     close = r.close;
     expect(await r.call("/ok")).toBe(200);
-    await new Promise((res) => setTimeout(res, 1500));
+    // the client closes it (the server keeps connections for 10 s)
+    await waitFor(() => r.closed() === 1, { timeoutMs: 1500, intervalMs: 20, what: "the idle connection closed" });
     expect(await r.call("/ok")).toBe(200);
     expect(r.connections()).toBe(2);
   });
