@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import postgres from "postgres";
-import { serviceDatabaseUrl } from "@mailroom/kit";
+import { openDatabase, serviceDatabaseUrl } from "@mailroom/kit";
 import { apiClient, type ApiClient, DATABASE_URL, Platform, waitFor } from "@mailroom/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitsRepo } from "../src/db/waits-repo.js";
 import { buildWorkflow, executionIn, executionsWhen, track, uniqueEmail, uniqueName } from "./helpers.js";
 import { type Receiver, startReceiver } from "./receiver.js";
 
@@ -63,6 +65,49 @@ describe("durability and scale", () => {
     expect(done.steps.map((s: any) => s.status)).toEqual(["COMPLETED", "COMPLETED", "COMPLETED"]);
     const contact = (await api.get(`/contacts?search=${encodeURIComponent(email)}`)).body.data[0];
     expect(contact.data).toMatchObject({ delayed: true });
+  });
+
+  it("an event and the timer racing end each wait exactly once", async () => {
+    const paid = uniqueName("paid");
+    const { id, stepIds } = await buildWorkflow(api, uniqueName("race"), [
+      { type: "WAIT_FOR_EVENT", config: { eventName: paid, timeout: 3600 } }, // 60 s at this time scale: the test makes it due
+      { type: "UPDATE_CONTACT", config: { data: { outcome: "event" } } },
+      { type: "UPDATE_CONTACT", config: { data: { outcome: "timeout" } }, after: 0 },
+    ]);
+    const start = (await api.get(`/workflows/${id}`)).body.triggerConfig.eventName as string;
+    const n = 20;
+    await Promise.all(Array.from({ length: n }, () => track(api, uniqueEmail("race"), start)));
+    const waiting = await executionsWhen(api, id, (l) => l.length === n && l.every((e) => e.status === "WAITING"));
+    // The two statements that end a wait, at once on two connections, as the trigger consumer and the
+    // poller (which may join in) would run them; a lease of 0 leaves what they claim to the service.
+    // The service's own client: its jsonb parameters are caller-made JSON text.
+    const sql = openDatabase(serviceDatabaseUrl(DATABASE_URL, platform.prefix, "workflows"), { max: 2 });
+    const due = waiting.slice(0, n / 2).map((e) => e.id as string);
+    let resumed: string[];
+    let timedOut: string[];
+    try {
+      const [row] = await sql<Array<{ project_id: string }>>`select project_id from executions where id = ${due[0]!}`;
+      const projectId = row!.project_id;
+      // half the timers fall due now: those waits race, the others can only end by the event
+      await sql`update timers set due_at = now() where execution_id = any(${due}::uuid[])`;
+      const occurredAt = new Date().toISOString();
+      const events = waiting.map((e) => ({ projectId, contactId: e.contactId as string, name: paid, occurredAt, data: { paid: true } }));
+      const [t, r] = await Promise.all([waitsRepo.timeOut(sql, n, randomUUID(), 0), waitsRepo.resume(sql, events, randomUUID(), 0)]);
+      [resumed, timedOut] = [r.map((c) => c.id), t.map((c) => c.id)];
+    } finally {
+      await sql.end();
+    }
+    expect(resumed.filter((e) => timedOut.includes(e))).toEqual([]);
+    expect(timedOut.filter((e) => !due.includes(e))).toEqual([]);
+    expect(resumed).toEqual(expect.arrayContaining(waiting.map((e) => e.id).filter((e) => !due.includes(e))));
+    const done = await executionsWhen(api, id, (l) => l.length === n && l.every((e) => e.status === "COMPLETED"), 30_000);
+    for (const e of done) {
+      const detail = (await api.get(`/workflows/${id}/executions/${e.id}`)).body;
+      const ran = detail.steps.map((s: { stepId: string }) => s.stepId).filter((s: string) => s === stepIds[1] || s === stepIds[2]);
+      // resumed by the event: its edge and its data; timed out (by the test or the service's poller): the other edge
+      expect(ran).toEqual([resumed.includes(e.id) ? stepIds[1] : stepIds[2]]);
+      expect(detail.context.event.paid).toBe(resumed.includes(e.id) ? true : undefined);
+    }
   });
 
   it("two replicas run every step of many executions exactly once", { timeout: 60_000 }, async () => {

@@ -74,12 +74,15 @@ export async function contactOf(api: ApiClient, email: string) {
   return res.body as { id: string; email: string };
 }
 
-/** Publishes an event envelope onto the EVENTS stream as a service would (system events the test cannot cause). */
-export async function publishEvent(natsUrl: string, prefix: string, e: Omit<EventEnvelope, "id" | "family" | "occurredAt">) {
+/**
+ * Publishes an event envelope onto the EVENTS stream as a service would (system events the test
+ * cannot cause, events that occurred in the past); `occurredAt` is now unless given.
+ */
+export async function publishEvent(natsUrl: string, prefix: string, e: Omit<EventEnvelope, "id" | "family" | "occurredAt"> & { occurredAt?: string }) {
   const nc = await connect({ servers: natsUrl });
   try {
     const names = wireNames(prefix);
-    const envelope: EventEnvelope = { ...e, id: randomUUID(), family: eventFamily(e.name), occurredAt: new Date().toISOString() };
+    const envelope: EventEnvelope = { ...e, id: randomUUID(), family: eventFamily(e.name), occurredAt: e.occurredAt ?? new Date().toISOString() };
     await jetstream(nc).publish(names.subjects.event(envelope.family, e.projectId), JSON.stringify(envelope), { msgID: envelope.id });
   } finally {
     await nc.close();

@@ -1,49 +1,8 @@
 import type { ExecutionStatus } from "@mailroom/contracts";
-import { type ExecutionRow, type Q, type StepRunRow, type Ts, json } from "./rows.js";
-
-/** An execution row as a claiming statement returns it: with its workflow's version (updated_at). */
-export type ClaimedRow = ExecutionRow & { workflow_version: Ts };
-
-/** A claim on an execution: whoever holds the token runs its steps. */
-export interface Claim {
-  id: string;
-  token: string;
-  /** The row as the claiming statement returned it, so the engine starts without reading it again. */
-  row?: ClaimedRow;
-  /** The current step's run, when the claiming statement created it (a start's TRIGGER run). */
-  run?: StepRunRow;
-  /** performance.now() at the claim: one queued for long is checked again before it runs. */
-  at?: number;
-}
-
-/** Every claiming statement returns its rows with this column, the engine's graph cache key. */
-const VERSION = "(select w.updated_at from workflows w where w.id = e.workflow_id) as workflow_version";
-
-const claimsOf = (rows: ClaimedRow[], token: string): Claim[] => {
-  const at = performance.now();
-  return rows.map((row) => ({ id: row.id, token, row, at }));
-};
-
-/**
- * A start's claim: the execution and the run of its current step, both made by the starting
- * statement. The TRIGGER step does nothing, so a start completes its run at once and begins the step
- * after it; only a workflow with no step after the TRIGGER starts on the TRIGGER itself.
- */
-type StartedRow = ClaimedRow & { run_id: string; run_started_at: Ts };
-export const startedClaim = (r: StartedRow, token: string): Claim => {
-  const { run_id, run_started_at, ...row } = r;
-  const run: StepRunRow = {
-    id: run_id,
-    execution_id: row.id,
-    step_id: row.current_step_id!,
-    status: "RUNNING",
-    error: null,
-    effect_at: null,
-    started_at: run_started_at,
-    finished_at: null,
-  };
-  return { id: row.id, token, row, run, at: performance.now() };
-};
+import { json, type Q, traced } from "@mailroom/kit";
+import { type Claim, type ClaimedRow, claimsOf, lease, runningRun, type StartedRow, startedClaim, VERSION } from "./claims.js";
+import type { ExecutionRow, StepRunRow } from "./rows.js";
+import { ENTRY_STEPS } from "./workflows-repo.js";
 
 /** One event's starts: an execution of each listening workflow (ids made by the caller, one pair per workflow). */
 export interface EventStart {
@@ -58,15 +17,6 @@ export interface EventStart {
   occurredAt: string;
   triggerKey: string;
   context: Record<string, unknown>;
-}
-
-/** One event as the resume statement takes it. */
-export interface ResumeEvent {
-  projectId: string;
-  contactId: string;
-  name: string;
-  occurredAt: string;
-  data: Record<string, unknown>;
 }
 
 export interface StartBatch {
@@ -90,17 +40,6 @@ export interface StartBatch {
   leaseMs: number;
 }
 
-const lease = (ms: number) => `${Math.round(ms)} milliseconds`;
-
-/**
- * A workflow's entry steps, joined to `workflows w`: `entry.trigger_step_id` and `entry.first_step_id`,
- * the step its TRIGGER's one edge leads to (the first edge by id, as the engine's graph takes it).
- */
-export const ENTRY_STEPS = `left join lateral (
-  select s.id as trigger_step_id,
-    (select t.to_step_id from transitions t where t.workflow_id = w.id and t.from_step_id = s.id order by t.id limit 1) as first_step_id
-  from steps s where s.workflow_id = w.id and s.type = 'TRIGGER' limit 1) entry on true`;
-
 /**
  * The CTEs of a start's step runs, after `ins` (the executions) and `input` (with run_id, next_run_id,
  * trigger_step_id, first_step_id): the TRIGGER's run, completed when there is a step after it, and
@@ -120,7 +59,7 @@ const startRuns = (q: Q, input: "input" | "ok") => q`
         returning id, execution_id, started_at),
       runs as (select * from first union all select * from trig where execution_id not in (select execution_id from first))`;
 
-export const executionsRepo = {
+export const executionsRepo = traced("ExecutionsRepo", {
   /**
    * Starts executions in one statement. allowReentry false is decided by the INSERT into `entries`
    * (a contact already there is skipped), "never two active at once" and "one execution per trigger
@@ -128,7 +67,7 @@ export const executionsRepo = {
    * instead of racing between a read and a write. The step runs are made with each execution
    * (`startRuns`), so the engine starts on the first real step without a write of its own.
    */
-  async start(q: Q, b: StartBatch, workflowVersion: Ts): Promise<Claim[]> {
+  async start(q: Q, b: StartBatch, workflowVersion: Date): Promise<Claim[]> {
     const rows = await q<StartedRow[]>`
       with input as (
         select t.*, ${b.triggerStepId}::uuid as trigger_step_id, ${b.firstStepId}::uuid as first_step_id
@@ -145,7 +84,7 @@ export const executionsRepo = {
         on conflict do nothing
         returning *),
       ${startRuns(q, "input")}
-      select ins.*, ${workflowVersion} as workflow_version, runs.id as run_id, runs.started_at as run_started_at
+      select ins.*, ${workflowVersion}::timestamptz as workflow_version, runs.id as run_id, runs.started_at as run_started_at
       from ins join runs on runs.execution_id = ins.id`;
     return rows.map((r) => startedClaim(r, b.token));
   },
@@ -209,11 +148,6 @@ export const executionsRepo = {
     return rows[0] ?? null;
   },
 
-  async byId(q: Q, id: string): Promise<ExecutionRow | null> {
-    const rows = await q<ExecutionRow[]>`select * from executions where id = ${id}`;
-    return rows[0] ?? null;
-  },
-
   /** Newest first; `beforeId` is the last id of the previous page (ids are time-ordered UUIDv7). */
   async list(q: Q, workflowId: string, status: ExecutionStatus | undefined, limit: number, beforeId: string | undefined) {
     return q<ExecutionRow[]>`select * from executions where workflow_id = ${workflowId}
@@ -258,55 +192,52 @@ export const executionsRepo = {
   },
 
   /**
-   * Fires due timers: the waiting step run completes and the execution moves on to the step after it
-   * (a DELAY's one edge, a WAIT_FOR_EVENT's TIMEOUT edge; none means the end). SKIP LOCKED lets every
-   * replica poll the same table without two of them firing one timer.
+   * Moves a claimed execution on to `next` in one statement (CTEs: atomic without a transaction's
+   * extra round trips): the step run `runId` completes and `next`'s run is created, but only if the
+   * execution update matched (claim held, still RUNNING); null when it did not. `run` is missing when
+   * `next` had a run already (a re-run after a crash).
    */
-  async fireDueTimers(q: Q, limit: number, token: string, leaseMs: number): Promise<Claim[]> {
-    const rows = await q<ClaimedRow[]>`
-      with due as (
-        delete from timers where execution_id in (
-          select execution_id from timers where due_at <= now() order by due_at limit ${limit} for update skip locked)
-        returning execution_id, step_id),
-      runs as (
-        update step_runs r set status = 'COMPLETED', finished_at = now()
-        from due where r.execution_id = due.execution_id and r.step_id = due.step_id and r.status = 'WAITING')
-      update executions e set status = 'RUNNING', wait_event = null, wait_since = null,
-        lease_token = ${token}, lease_until = now() + ${lease(leaseMs)}::interval,
-        current_step_id = (select t.to_step_id from transitions t
-          where t.from_step_id = due.step_id and coalesce(t.wait_outcome, 'TIMEOUT') = 'TIMEOUT' limit 1)
-      from due where e.id = due.execution_id and e.status = 'WAITING'
-      returning e.*, ${q.unsafe(VERSION)}`;
-    return claimsOf(rows, token);
+  async advance(
+    q: Q,
+    id: string,
+    token: string,
+    runId: string,
+    next: string,
+    nextRunId: string,
+    leaseMs: number,
+  ): Promise<{ execution: ExecutionRow; run?: StepRunRow } | null> {
+    const [row] = await q<Array<ExecutionRow & { next_run_id: string | null; next_run_started_at: Date | null }>>`
+      with e as (
+        update executions set current_step_id = ${next}, lease_until = now() + ${lease(leaseMs)}::interval
+        where id = ${id} and lease_token = ${token} and status = 'RUNNING' returning *),
+      r as (update step_runs set status = 'COMPLETED', finished_at = now() where id = ${runId} and exists (select 1 from e)),
+      n as (
+        insert into step_runs (id, execution_id, step_id, status, started_at) select ${nextRunId}, e.id, ${next}, 'RUNNING', now() from e
+        on conflict (execution_id, step_id) do nothing returning id, started_at)
+      select e.*, n.id as next_run_id, n.started_at as next_run_started_at from e left join n on true`;
+    if (!row) return null;
+    const { next_run_id, next_run_started_at, ...execution } = row;
+    if (next_run_id === null || next_run_started_at === null) return { execution };
+    return { execution, run: runningRun(next_run_id, id, next, next_run_started_at) };
   },
 
-  /**
-   * Resumes the executions waiting for these events (each waiting since before its event occurred)
-   * along their EVENT edge, in one statement: their timers go and their waiting step runs complete
-   * with them. An execution waiting for two events of the batch takes the earlier one's data.
-   */
-  async resumeOnEvents(q: Q, events: ResumeEvent[], token: string, leaseMs: number): Promise<Claim[]> {
-    if (events.length === 0) return [];
-    const input = events.map((e) => ({ project_id: e.projectId, contact_id: e.contactId, name: e.name, occurred_at: e.occurredAt, data: e.data }));
-    const rows = await q<ClaimedRow[]>`
-      with ev as (
-        select * from jsonb_to_recordset(${json(input)}::jsonb) as t(project_id uuid, contact_id uuid, name text, occurred_at timestamptz, data jsonb)),
-      w as (
-        select distinct on (x.id) x.id, x.current_step_id as wait_step, ev.name, ev.occurred_at, ev.data
-        from ev join executions x on x.project_id = ev.project_id and x.contact_id = ev.contact_id
-          and x.status = 'WAITING' and x.wait_event = ev.name and x.wait_since <= ev.occurred_at
-        order by x.id, ev.occurred_at),
-      r as (
-        update executions e set status = 'RUNNING', wait_event = null, wait_since = null,
-          lease_token = ${token}, lease_until = now() + ${lease(leaseMs)}::interval,
-          context = jsonb_set(e.context, '{event}', coalesce(e.context->'event', '{}'::jsonb) || w.data),
-          current_step_id = (select t.to_step_id from transitions t where t.from_step_id = w.wait_step and t.wait_outcome = 'EVENT' limit 1)
-        from w where e.id = w.id and e.status = 'WAITING' and e.wait_event = w.name and e.wait_since <= w.occurred_at
-        returning e.*, ${q.unsafe(VERSION)}),
-      t as (delete from timers where execution_id in (select id from r)),
-      s as (update step_runs set status = 'COMPLETED', finished_at = now() where execution_id in (select id from r) and status = 'WAITING')
-      select * from r`;
-    return claimsOf(rows, token);
+  /** Ends a claimed execution, and its step run `runId` with it (FAILED with `error`, else COMPLETED). */
+  async end(
+    q: Q,
+    id: string,
+    token: string,
+    runId: string | null,
+    status: "COMPLETED" | "EXITED" | "FAILED",
+    exitReason: string | null,
+    error: string | null,
+  ): Promise<void> {
+    await q`
+      with e as (
+        update executions set status = ${status}, exit_reason = ${exitReason}, finished_at = now(),
+          lease_token = null, lease_until = null
+        where id = ${id} and lease_token = ${token} and status = 'RUNNING' returning id)
+      update step_runs set status = ${status === "FAILED" ? "FAILED" : "COMPLETED"}, error = ${error}, finished_at = now()
+      where id = ${runId} and exists (select 1 from e)`;
   },
 
   /** The step run of (execution, step), created on first visit; a re-run after a crash finds the first one. */
@@ -343,4 +274,4 @@ export const executionsRepo = {
   async backOff(q: Q, id: string, token: string, ms: number): Promise<void> {
     await q`update executions set lease_until = now() + ${lease(ms)}::interval where id = ${id} and lease_token = ${token}`;
   },
-};
+});

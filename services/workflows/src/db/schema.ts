@@ -1,8 +1,10 @@
+import type { ExecutionStatus, StepRunStatus, StepType, TriggerConfig, TriggerType } from "@mailroom/contracts";
 import { sql } from "drizzle-orm";
 import { pgTable, uuid, text, boolean, jsonb, timestamp, index, uniqueIndex, primaryKey } from "drizzle-orm/pg-core";
 export { outbox } from "@mailroom/kit";
 
-const ts = (name: string) => timestamp(name, { withTimezone: true });
+/** Generic in the name, so `Row<…>` keys the column by it (a plain `string` would widen every row to an index signature). */
+const ts = <N extends string>(name: N) => timestamp(name, { withTimezone: true });
 
 export const workflows = pgTable(
   "workflows",
@@ -13,8 +15,8 @@ export const workflows = pgTable(
     description: text("description"),
     enabled: boolean("enabled").notNull().default(false),
     allowReentry: boolean("allow_reentry").notNull().default(false),
-    triggerType: text("trigger_type").notNull(),
-    triggerConfig: jsonb("trigger_config").notNull(),
+    triggerType: text("trigger_type").$type<TriggerType>().notNull(),
+    triggerConfig: jsonb("trigger_config").$type<TriggerConfig>().notNull(),
     /** triggerConfig.eventName of EVENT workflows, as a column so the trigger consumer finds them by index. */
     triggerEvent: text("trigger_event"),
     /** When it was last enabled: events that occurred before it (a lagging or replayed stream) start nothing. */
@@ -36,10 +38,10 @@ export const steps = pgTable(
     workflowId: uuid("workflow_id")
       .notNull()
       .references(() => workflows.id, { onDelete: "cascade" }),
-    type: text("type").notNull(),
+    type: text("type").$type<StepType>().notNull(),
     name: text("name").notNull(),
-    config: jsonb("config").notNull(),
-    position: jsonb("position").notNull(),
+    config: jsonb("config").$type<Record<string, unknown>>().notNull(),
+    position: jsonb("position").$type<{ x: number; y: number }>().notNull(),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [index("steps_workflow_idx").on(t.workflowId)],
@@ -58,8 +60,8 @@ export const transitions = pgTable(
     toStepId: uuid("to_step_id")
       .notNull()
       .references(() => steps.id, { onDelete: "cascade" }),
-    branch: text("branch"),
-    waitOutcome: text("wait_outcome"),
+    branch: text("branch").$type<"yes" | "no">(),
+    waitOutcome: text("wait_outcome").$type<"EVENT" | "TIMEOUT">(),
   },
   (t) => [index("transitions_workflow_idx").on(t.workflowId)],
 );
@@ -77,9 +79,9 @@ export const executions = pgTable(
       .notNull()
       .references(() => workflows.id, { onDelete: "cascade" }),
     contactId: uuid("contact_id").notNull(),
-    status: text("status").notNull(),
+    status: text("status").$type<ExecutionStatus>().notNull(),
     exitReason: text("exit_reason"),
-    context: jsonb("context").notNull(),
+    context: jsonb("context").$type<Record<string, unknown>>().notNull(),
     /** The step to run next (RUNNING) or being waited on (WAITING). */
     currentStepId: uuid("current_step_id"),
     /** WAITING on WAIT_FOR_EVENT: the event name and since when (older events do not resume it). */
@@ -128,7 +130,7 @@ export const stepRuns = pgTable(
       .notNull()
       .references(() => executions.id, { onDelete: "cascade" }),
     stepId: uuid("step_id").notNull(),
-    status: text("status").notNull(),
+    status: text("status").$type<StepRunStatus>().notNull(),
     error: text("error"),
     /** Set just before an effect that must not repeat (a webhook request); a re-run after a crash sees it. */
     effectAt: ts("effect_at"),

@@ -18,7 +18,8 @@ describe("graph rules", () => {
     const edges = [edge("1", "t", "c"), edge("2", "c", "w", { branch: "yes" }), edge("3", "c", "x", { branch: "no" }), edge("4", "w", "d", { waitOutcome: "EVENT" }), edge("5", "w", "x", { waitOutcome: "TIMEOUT" })];
     expect(graphProblems(steps, edges)).toEqual([]);
     expect(nextStepId(edges, "c", { branch: "no" })).toBe("x");
-    expect(nextStepId(edges, "w", { waitOutcome: "TIMEOUT" })).toBe("x");
+    expect(nextStepId(edges, "c", { branch: "yes" })).toBe("w");
+    expect(nextStepId(edges, "t")).toBe("c");
     expect(nextStepId(edges, "d")).toBeNull();
   });
 

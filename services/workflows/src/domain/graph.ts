@@ -76,18 +76,13 @@ function hasCycle(steps: GraphStep[], edges: GraphEdge[]): boolean {
   return steps.some((s) => visit(s.id));
 }
 
-/** The edge a finished step follows: by branch (CONDITION), by outcome (WAIT_FOR_EVENT), or the only one. */
-export function nextStepId(
-  edges: GraphEdge[],
-  fromStepId: string,
-  outcome: { branch?: "yes" | "no"; waitOutcome?: "EVENT" | "TIMEOUT" } = {},
-): string | null {
-  const edge = edges.find(
-    (e) =>
-      e.fromStepId === fromStepId &&
-      (outcome.branch === undefined || e.branch === outcome.branch) &&
-      (outcome.waitOutcome === undefined || e.waitOutcome === outcome.waitOutcome),
-  );
+/**
+ * The edge a step that finished running follows: by branch (CONDITION), or its only one. A wait
+ * (WAIT_FOR_EVENT, DELAY) ends in the statement that resumes or times it out, which picks its edge
+ * itself, in SQL (`edgeAfter` in src/db/waits-repo.ts says why): this function has no wait case.
+ */
+export function nextStepId(edges: GraphEdge[], fromStepId: string, outcome: { branch?: "yes" | "no" } = {}): string | null {
+  const edge = edges.find((e) => e.fromStepId === fromStepId && (outcome.branch === undefined || e.branch === outcome.branch));
   return edge?.toStepId ?? null;
 }
 

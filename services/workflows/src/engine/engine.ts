@@ -1,11 +1,13 @@
 import { type Contact, contactsRpc } from "@mailroom/contracts";
 import { type Logger, type Metrics, newId, type Sql } from "@mailroom/kit";
-import { type Claim, executionsRepo } from "../db/executions-repo.js";
-import type { ExecutionRow, StepRow, StepRunRow, Ts } from "../db/rows.js";
+import type { Claim } from "../db/claims.js";
+import { executionsRepo } from "../db/executions-repo.js";
+import type { ExecutionRow, StepRow, StepRunRow } from "../db/rows.js";
 import { type GraphEdge, nextStepId } from "../domain/graph.js";
 import { Plans } from "./plans.js";
 import { Interrupted, type Outcome, TransientError } from "./outcome.js";
 import { runStep, StepFailure, type StepEnv } from "./steps.js";
+import * as waitForEvent from "./wait-for-event.js";
 
 export interface EngineOptions {
   leaseMs: number;
@@ -189,46 +191,13 @@ export class Engine {
   ): Promise<{ execution: ExecutionRow; run?: StepRunRow } | null> {
     if (outcome.kind === "fail") return this.finish(ex, token, runId, outcome.error);
     if (outcome.kind === "exit") return this.end(ex, token, runId, "EXITED", outcome.reason);
-    const lease = `${this.opts.leaseMs} milliseconds`;
-    // Each write is one statement (CTEs), so it is atomic without a transaction's extra round trips;
-    // the step run changes only if the execution update matched (claim held, still RUNNING).
     if (outcome.kind === "wait") {
-      await this.sql`
-        with e as (
-          update executions set status = 'WAITING', wait_event = ${outcome.waitEvent}, wait_since = now(),
-            lease_token = null, lease_until = null
-          where id = ${ex.id} and lease_token = ${token} and status = 'RUNNING' returning id),
-        r as (update step_runs set status = 'WAITING' where id = ${runId} and exists (select 1 from e))
-        insert into timers (execution_id, step_id, due_at)
-        select id, ${step.id}, ${outcome.dueAt?.toISOString() ?? null} from e where ${outcome.dueAt !== null}
-        on conflict (execution_id) do update set step_id = excluded.step_id, due_at = excluded.due_at`;
+      await waitForEvent.block(this.sql, ex.id, token, step.id, runId, outcome);
       return null;
     }
     const next = nextStepId(edges, step.id, outcome.branch ? { branch: outcome.branch } : {});
     if (next === null) return this.end(ex, token, runId, "COMPLETED", null);
-    const [row] = await this.sql<Array<ExecutionRow & { next_run_id: string | null; next_run_started_at: Ts | null }>>`
-      with e as (
-        update executions set current_step_id = ${next}, lease_until = now() + ${lease}::interval
-        where id = ${ex.id} and lease_token = ${token} and status = 'RUNNING' returning *),
-      r as (update step_runs set status = 'COMPLETED', finished_at = now() where id = ${runId} and exists (select 1 from e)),
-      n as (
-        insert into step_runs (id, execution_id, step_id, status, started_at) select ${newId()}, e.id, ${next}, 'RUNNING', now() from e
-        on conflict (execution_id, step_id) do nothing returning id, started_at)
-      select e.*, n.id as next_run_id, n.started_at as next_run_started_at from e left join n on true`;
-    if (!row) return null;
-    const { next_run_id, next_run_started_at, ...execution } = row;
-    if (next_run_id === null || next_run_started_at === null) return { execution };
-    const run: StepRunRow = {
-      id: next_run_id,
-      execution_id: ex.id,
-      step_id: next,
-      status: "RUNNING",
-      error: null,
-      effect_at: null,
-      started_at: next_run_started_at,
-      finished_at: null,
-    };
-    return { execution, run };
+    return executionsRepo.advance(this.sql, ex.id, token, runId, next, newId(), this.opts.leaseMs);
   }
 
   private finish(ex: ExecutionRow, token: string, runId: string | null, error: string | null): Promise<null> {
@@ -243,13 +212,7 @@ export class Engine {
     exitReason: string | null,
     error: string | null = null,
   ): Promise<null> {
-    await this.sql`
-      with e as (
-        update executions set status = ${status}, exit_reason = ${exitReason}, finished_at = now(),
-          lease_token = null, lease_until = null
-        where id = ${ex.id} and lease_token = ${token} and status = 'RUNNING' returning id)
-      update step_runs set status = ${status === "FAILED" ? "FAILED" : "COMPLETED"}, error = ${error}, finished_at = now()
-      where id = ${runId} and exists (select 1 from e)`;
+    await executionsRepo.end(this.sql, ex.id, token, runId, status, exitReason, error);
     this.metrics.workflowExecutions.inc({ status });
     return null;
   }

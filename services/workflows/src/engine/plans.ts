@@ -1,5 +1,5 @@
-import { BoundedMap, type Sql } from "@mailroom/kit";
-import { iso, type StepRow, type Ts, type WorkflowRow } from "../db/rows.js";
+import { BoundedMap, iso, type Sql } from "@mailroom/kit";
+import type { StepRow, WorkflowRow } from "../db/rows.js";
 import { type Graph, graphEdges, workflowsRepo } from "../db/workflows-repo.js";
 import type { GraphEdge } from "../domain/graph.js";
 
@@ -45,7 +45,7 @@ export class Plans {
 
   constructor(private readonly sql: Sql) {}
 
-  get(projectId: string, workflowId: string, version: Ts | null): Promise<Plan | null> {
+  get(projectId: string, workflowId: string, version: Date | null): Promise<Plan | null> {
     const key = version === null ? null : iso(version);
     const hit = this.cache.get(workflowId);
     if (hit && key !== null && hit.version === key) return hit.plan;

@@ -1,6 +1,7 @@
 import { type Logger, newId, Periodic, type Sql } from "@mailroom/kit";
 import { executionsRepo } from "../db/executions-repo.js";
 import type { Engine } from "./engine.js";
+import * as waitForEvent from "./wait-for-event.js";
 
 /**
  * Every `intervalMs`: fires due timers (DELAY, WAIT_FOR_EVENT timeouts) and takes over RUNNING
@@ -28,7 +29,7 @@ export class Poller {
       const room = this.engine.capacity;
       if (room === 0) return;
       const token = newId();
-      const fired = await executionsRepo.fireDueTimers(this.sql, room, token, this.opts.leaseMs);
+      const fired = await waitForEvent.timeOut(this.sql, room, token, this.opts.leaseMs);
       const abandoned = await executionsRepo.claimAbandoned(this.sql, Math.max(0, room - fired.length), token, this.opts.leaseMs);
       this.engine.submit([...fired, ...abandoned]);
       // a full batch means more are due: go again instead of waiting a whole interval

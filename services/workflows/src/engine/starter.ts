@@ -1,6 +1,7 @@
 import { type Logger, newId, type Sql } from "@mailroom/kit";
-import { ENTRY_STEPS, executionsRepo } from "../db/executions-repo.js";
-import { type ExecutionRow, iso, type WorkflowRow } from "../db/rows.js";
+import { executionsRepo } from "../db/executions-repo.js";
+import type { ExecutionRow, WorkflowRow } from "../db/rows.js";
+import { workflowsRepo } from "../db/workflows-repo.js";
 import type { Engine } from "./engine.js";
 
 export interface StartRequest {
@@ -30,9 +31,7 @@ export class Starter {
   async start(req: StartRequest): Promise<ExecutionRow[] | null> {
     const token = newId();
     const started = await this.sql.begin(async (tx) => {
-      const [w] = await tx<Array<WorkflowRow & { trigger_step_id: string | null; first_step_id: string | null }>>`
-        select w.*, entry.trigger_step_id, entry.first_step_id from workflows w ${tx.unsafe(ENTRY_STEPS)}
-        where w.project_id = ${req.projectId} and w.id = ${req.workflowId} for key share of w`;
+      const w = await workflowsRepo.forStart(tx, req.projectId, req.workflowId);
       if (!w?.trigger_step_id || !req.accepts(w)) return null;
       return executionsRepo.start(tx, {
         projectId: req.projectId,
@@ -48,7 +47,7 @@ export class Starter {
         triggerKey: req.triggerKey,
         token,
         leaseMs: this.leaseMs,
-      }, iso(w.updated_at));
+      }, w.updated_at);
     });
     if (!started) return null;
     if (started.length) {

@@ -7,12 +7,12 @@ import {
   type StepConfig,
 } from "@mailroom/contracts";
 import { evaluateFilter } from "@mailroom/filters";
-import type { RpcClient } from "@mailroom/kit";
+import { iso, type RpcClient } from "@mailroom/kit";
 import type { ExecutionRow, StepRow, StepRunRow, WorkflowRow } from "../db/rows.js";
-import { iso } from "../db/rows.js";
 import { callWebhook, WebhookError, WebhookInterrupted, type WebhookPolicy } from "../infra/webhook-client.js";
 import { renderJson, renderText } from "./liquid.js";
 import { Interrupted, type Outcome, TransientError } from "./outcome.js";
+import { waitFor } from "./wait-for-event.js";
 
 export interface StepEnv {
   rpc: RpcClient;
@@ -98,9 +98,7 @@ const runners: Record<StepRow["type"], Runner> = {
   },
 
   async WAIT_FOR_EVENT(env, i) {
-    const config = i.step.config as StepConfig<"WAIT_FOR_EVENT">;
-    const dueAt = config.timeout > 0 ? new Date(Date.now() + (config.timeout * 1000) / env.timeScale) : null;
-    return { kind: "wait", dueAt, waitEvent: config.eventName };
+    return { kind: "wait", ...waitFor(i.step.config as StepConfig<"WAIT_FOR_EVENT">, env.timeScale) };
   },
 
   async CONDITION(_env, i) {

@@ -1,7 +1,7 @@
 import { contactsRpc } from "@mailroom/contracts";
-import { type Logger, Periodic, type RpcClient, type Sql } from "@mailroom/kit";
+import { iso, type Logger, Periodic, type RpcClient, type Sql } from "@mailroom/kit";
 import { Cron } from "croner";
-import { iso, type WorkflowRow } from "../db/rows.js";
+import type { WorkflowRow } from "../db/rows.js";
 import { workflowsRepo } from "../db/workflows-repo.js";
 import type { Starter } from "../engine/starter.js";
 
@@ -40,7 +40,7 @@ export class Scheduler {
     const now = new Date();
     const since = this.lastLook;
     for (const w of await workflowsRepo.scheduled(this.sql)) {
-      const tick = lastTickBetween(w, new Date(Math.max(since.getTime(), new Date(w.updated_at).getTime())), now);
+      const tick = lastTickBetween(w, new Date(Math.max(since.getTime(), w.updated_at.getTime())), now);
       if (tick && (await workflowsRepo.claimTick(this.sql, w.id, tick))) {
         await this.run(w, tick).catch((err) => this.log.error({ err, workflowId: w.id }, "schedule tick failed"));
       }

@@ -1,5 +1,6 @@
 import { sendingRpc } from "@mailroom/contracts";
 import type { RpcServer, Sql } from "@mailroom/kit";
+import { workflowsRepo } from "../db/workflows-repo.js";
 
 /**
  * The sending service asks before deleting a template (409 INVALID_STATE while a SEND_EMAIL step of
@@ -7,10 +8,6 @@ import type { RpcServer, Sql } from "@mailroom/kit";
  */
 export function registerTemplateInUse(server: RpcServer, sql: Sql): void {
   server.rpc(sendingRpc.templateInUse, async ({ projectId, templateId }) => {
-    const rows = await sql`
-      select 1 from steps s join workflows w on w.id = s.workflow_id
-      where w.project_id = ${projectId} and s.type = 'SEND_EMAIL' and s.config->>'templateId' = ${templateId}
-      limit 1`;
-    return { inUse: rows.length > 0 };
+    return { inUse: await workflowsRepo.templateInUse(sql, projectId, templateId) };
   });
 }

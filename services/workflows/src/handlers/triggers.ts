@@ -3,6 +3,7 @@ import { type BatchConsumerSpec, newId, PoisonMessage, type Sql } from "@mailroo
 import { type EventStart, executionsRepo } from "../db/executions-repo.js";
 import { workflowsRepo } from "../db/workflows-repo.js";
 import type { Engine } from "../engine/engine.js";
+import * as waitForEvent from "../engine/wait-for-event.js";
 
 /** Events with a contact, as the trigger handler takes them. */
 type ContactEvent = EventEnvelope & { contactId: string };
@@ -19,12 +20,7 @@ export function handleTriggerEvents(sql: Sql, engine: Engine, leaseMs: number) {
     if (events.length === 0) return;
     const token = newId();
     const [resumed, listeners] = await Promise.all([
-      executionsRepo.resumeOnEvents(
-        sql,
-        events.map((e) => ({ projectId: e.projectId, contactId: e.contactId, name: e.name, occurredAt: e.occurredAt, data: e.data })),
-        token,
-        leaseMs,
-      ),
+      waitForEvent.resume(sql, events, token, leaseMs),
       workflowsRepo.listeningToAny(sql, events.map((e) => ({ projectId: e.projectId, name: e.name }))),
     ]);
     engine.submit(resumed);

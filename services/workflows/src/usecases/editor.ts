@@ -10,9 +10,9 @@ import {
   type Workflow,
   zodDetails,
 } from "@mailroom/contracts";
-import { isId, newId, type Sql } from "@mailroom/kit";
+import { isId, newId, type Q, type Sql } from "@mailroom/kit";
 import { Cron } from "croner";
-import type { Q, StepRow, TransitionRow, WorkflowRow } from "../db/rows.js";
+import type { StepRow, TransitionRow, WorkflowRow } from "../db/rows.js";
 import { toStep, toTransition, toWorkflow } from "../db/rows.js";
 import { type Graph, graphEdges, graphSteps, workflowsRepo } from "../db/workflows-repo.js";
 import { graphProblems, labelForNewEdge, spliceEdges } from "../domain/graph.js";
@@ -91,9 +91,6 @@ export class Editor {
         trigger_type: "EVENT",
         trigger_config: triggerConfig,
         trigger_event: req.eventName,
-        enabled_at: null,
-        created_at: "",
-        updated_at: "",
       });
       await workflowsRepo.insertStep(tx, {
         id: newId(),
@@ -137,7 +134,7 @@ export class Editor {
         // kept while another trigger type is used, so switching back cannot rename a used event
         trigger_event: eventName ?? w.trigger_event,
       });
-      await tx`update steps set config = ${JSON.stringify(config)}::jsonb where workflow_id = ${id} and type = 'TRIGGER'`;
+      await workflowsRepo.setTriggerStepConfig(tx, id, config);
     });
     return this.read(this.sql, projectId, id);
   }
@@ -174,9 +171,7 @@ export class Editor {
 
   async updateStep(projectId: string, id: string, stepId: string, req: UpdateStepRequest) {
     if (!isId(stepId)) throw notFound("Step");
-    const current = isId(id) ? await this.sql<StepRow[]>`select s.* from steps s join workflows w on w.id = s.workflow_id
-      where w.project_id = ${projectId} and s.workflow_id = ${id} and s.id = ${stepId}` : [];
-    const found = current[0];
+    const found = isId(id) ? await workflowsRepo.step(this.sql, projectId, id, stepId) : null;
     if (!found) throw notFound("Step");
     if (req.config !== undefined && found.type === "TRIGGER") {
       throw AppError.validation("The TRIGGER step's config is the workflow's trigger", [
@@ -241,9 +236,7 @@ export class Editor {
   async deleteTransition(projectId: string, id: string, transitionId: string): Promise<void> {
     if (!isId(transitionId)) throw notFound("Transition");
     await this.edit(projectId, id, true, async (tx) => {
-      const rows = await tx`select 1 from transitions where workflow_id = ${id} and id = ${transitionId}`;
-      if (rows.length === 0) throw notFound("Transition");
-      await workflowsRepo.deleteTransition(tx, transitionId);
+      if (!(await workflowsRepo.deleteTransition(tx, id, transitionId))) throw notFound("Transition");
     });
   }
 }
