@@ -7,6 +7,7 @@ import os from "node:os";
 import { execFileSync, spawn } from "node:child_process";
 import { createPrivateKey } from "node:crypto";
 import postgres from "postgres";
+import MailComposer from "nodemailer/lib/mail-composer";
 import { DATABASE_URL } from "@mailroom/testkit";
 
 export async function load({ url, headers = {}, method = "GET", body, connections = 50, duration = 10, title, ...rest }) {
@@ -282,8 +283,22 @@ export async function signingOptions(platform, domain) {
   const sql = serviceDb(platform, "sending");
   const [row] = await sql`select selector, private_key from domains where domain = ${domain}`;
   await sql.end();
-  const { DKIM_HEADERS } = await import("../services/sending/dist/domain/compose.js");
+  const { DKIM_HEADERS } = await import("../services/sending/dist/domain/dkim.js");
   return { domainName: domain, keySelector: row.selector, privateKey: createPrivateKey(row.private_key), headerFieldNames: DKIM_HEADERS };
+}
+
+/**
+ * For a bare pool that signs as the delivery worker does: each message built by nodemailer's own
+ * MailComposer (streams, as the transport builds it), DKIM-signed on the thread pool by the sending
+ * service's dkim.ts, and handed to the pool raw. `signing` is signingOptions().
+ */
+export async function threadPoolSigning(signing) {
+  const { signMessage } = await import("../services/sending/dist/domain/dkim.js");
+  const key = { domain: signing.domainName, selector: signing.keySelector, privateKey: signing.privateKey };
+  return async (message) => ({
+    envelope: { from: message.from, to: [message.to] },
+    raw: await signMessage(await new MailComposer(message).compile().build(), key),
+  });
 }
 
 /**

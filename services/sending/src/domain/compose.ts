@@ -1,7 +1,8 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
 import type { SendMailOptions } from "nodemailer/lib/mailer/mail-message";
 import { BoundedMap } from "@mailroom/kit";
-import { type DkimOptions, rawMessage } from "./raw-message.js";
+import { signMessage } from "./dkim.js";
+import { messageBytes } from "./raw-message.js";
 
 /** What the delivery worker knows about one email record when it builds the message. */
 export interface OutgoingEmail {
@@ -54,15 +55,6 @@ export interface ComposeContext {
   unsubscribeUrl: string;
 }
 
-/**
- * Headers the signature covers (decisions.md §5): nodemailer's RFC 6376 list, which has
- * List-Unsubscribe, plus List-Unsubscribe-Post, so a relay cannot strip one-click unsubscription.
- */
-export const DKIM_HEADERS =
-  "From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:" +
-  "Content-ID:Content-Description:In-Reply-To:References:List-Id:List-Help:List-Unsubscribe:" +
-  "List-Unsubscribe-Post:List-Subscribe:List-Post:List-Owner:List-Archive";
-
 /** Header names a caller may not set in /v1/send `headers`: Mailroom writes them itself. */
 export const RESERVED_HEADERS = new Set(
   [
@@ -74,13 +66,8 @@ export const RESERVED_HEADERS = new Set(
 
 export const messageIdFor = (emailId: string, returnPathDomain: string) => `<${emailId}@${returnPathDomain}>`;
 
-/** The nodemailer message of one email record: deterministic ids, DSN request, DKIM, no file or URL access. */
-export function composeMessage(
-  email: OutgoingEmail,
-  files: StoredAttachment[],
-  key: SigningKey,
-  ctx: ComposeContext,
-): SendMailOptions {
+/** The nodemailer message of one email record, unsigned: deterministic ids, DSN request, no file or URL access. */
+export function composeMessage(email: OutgoingEmail, files: StoredAttachment[], ctx: ComposeContext): SendMailOptions {
   const headers: Record<string, string> = { ...email.headers };
   if (email.marketing) {
     headers["List-Unsubscribe"] = `<${ctx.unsubscribeUrl}>`;
@@ -104,34 +91,35 @@ export function composeMessage(
       contentDisposition: f.disposition,
       ...(f.contentId ? { cid: f.contentId } : {}),
     })),
-    // nodemailer hands privateKey to crypto's sign(), which takes a KeyObject as well as a PEM string.
-    // signOnThreadPool (our patch of nodemailer, patches/) moves the RSA operation, a quarter of a
-    // delivery's CPU, off the event loop that also drives the SMTP connections.
-    dkim: {
-      domainName: key.domain,
-      keySelector: key.selector,
-      privateKey: keyObject(key.privateKey) as unknown as string,
-      headerFieldNames: DKIM_HEADERS,
-      signOnThreadPool: true,
-    },
     disableFileAccess: true,
     disableUrlAccess: true,
   };
 }
 
+type RawMail = Pick<SendMailOptions, "envelope" | "dsn" | "raw" | "messageId" | "disableFileAccess" | "disableUrlAccess">;
+
 /**
- * The message as the relay takes it. A single-part email (every campaign and workflow email, and a
- * /v1/send without attachments) goes raw, built and signed without nodemailer's streams
- * (raw-message.ts); the rest go through nodemailer's composer as composeMessage describes them.
+ * The message as the relay takes it: the finished bytes (raw-message.ts), DKIM-signed by dkim.ts on
+ * the thread pool, with the envelope and DSN request beside them. nodemailer only carries them.
  */
 export async function outgoingMessage(
   email: OutgoingEmail,
   files: StoredAttachment[],
   key: SigningKey,
   ctx: ComposeContext,
-): Promise<SendMailOptions> {
-  const message = composeMessage(email, files, key, ctx);
-  return (await rawMessage(message, message.dkim as DkimOptions)) ?? message;
+): Promise<RawMail> {
+  const message = composeMessage(email, files, ctx);
+  const signingKey = { domain: key.domain, selector: key.selector, privateKey: keyObject(key.privateKey) };
+  return {
+    envelope: message.envelope,
+    dsn: message.dsn,
+    // Only for the relay's answer: a raw message's headers are its own. Without it nodemailer would
+    // make up a Message-ID from five calls to randomBytes, for nothing.
+    messageId: message.messageId,
+    raw: await signMessage(await messageBytes(message), signingKey),
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  };
 }
 
 /** SMTP 5xx is final; anything else (4xx, connection trouble, timeouts) may work later. */

@@ -5,7 +5,7 @@ import type { DnsRecord } from "@mailroom/contracts";
 const generate = promisify(generateKeyPair);
 
 export interface DkimKey {
-  /** PKCS#8 PEM, what nodemailer signs with. */
+  /** PKCS#8 PEM, what dkim.ts signs with (parsed once, compose.ts keyObject). */
   privateKey: string;
   /** Base64 of the DER SubjectPublicKeyInfo: the `p=` of the DKIM record. */
   publicKey: string;
