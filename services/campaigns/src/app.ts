@@ -1,6 +1,6 @@
 import { type Deps, Periodic, type ServiceApp } from "@mailroom/kit";
 import type { CampaignsEnv } from "./config.js";
-import { purgeCountedEvents } from "./db/stats-repo.js";
+import { statsRepo } from "./db/stats-repo.js";
 import { registerCampaignRoutes } from "./handlers/campaigns-http.js";
 import { statsConsumer } from "./handlers/stats-consumer.js";
 import { AudienceSource } from "./usecases/audience.js";
@@ -26,7 +26,7 @@ export function buildApp(deps: CampaignsDeps): ServiceApp {
   });
   const campaigns = new CampaignsService(sql, deps.rpc, audience, () => fanout.kick());
   const scheduler = new Scheduler(sql, log, config.CAMPAIGNS_SCHEDULER_INTERVAL_MS, () => fanout.kick());
-  const purge = new Periodic({ name: "counted-events purge", everyMs: 60 * 60 * 1000, log, run: () => purgeCountedEvents(sql) });
+  const purge = new Periodic({ name: "counted-events purge", everyMs: 60 * 60 * 1000, log, run: () => statsRepo.purgeCounted(sql) });
 
   return {
     register(server) {

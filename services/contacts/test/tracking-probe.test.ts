@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { newProject, sharedPlatform, waitFor } from "@mailroom/testkit/shared";
 import { inOneRoundTrip, openDatabase, outboxRows } from "@mailroom/kit";
 import { createOrReadManyStatement, readCreatedOrRead, type ContactRow } from "../src/db/contacts-repo.js";
-import { locks } from "../src/db/members-repo.js";
+import { locks, projectsSharedStatement } from "../src/db/members-repo.js";
 import { contactsDb, uniqueEmail } from "./helpers.js";
 
 type Project = Awaited<ReturnType<typeof newProject>>;
@@ -104,7 +104,7 @@ describe("creating contacts under the projects' shared lock", () => {
     const row: ContactRow = { id: randomUUID(), project_id: project.id, email: uniqueEmail("locked"), subscribed: false, data: {}, created_at: now, updated_at: now };
     const change = { id: randomUUID(), subject: "test.contact-change", payload: { contactId: row.id } };
     const { json } = outboxRows([change], [row.id]);
-    const done = inOneRoundTrip(serviceDb, (tx) => [locks.projectsShared(tx, [project.id]), createOrReadManyStatement(tx, [row], json)] as const);
+    const done = inOneRoundTrip(serviceDb, (tx) => [projectsSharedStatement(tx, [project.id]), createOrReadManyStatement(tx, [row], json)] as const);
     return { row, change, done: done.then(([, found]) => readCreatedOrRead(found)) };
   };
   const outboxHas = async (id: string) => (await second`select 1 from outbox where id = ${id}`).length === 1;

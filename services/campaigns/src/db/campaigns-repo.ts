@@ -1,50 +1,9 @@
-import type { Campaign, CampaignStatus, FilterExpression } from "@mailroom/contracts";
-import type { Sql } from "@mailroom/kit";
-import type postgres from "postgres";
+import type { Campaign, CampaignStatus } from "@mailroom/contracts";
+import { iso, isoOrNull, json, traced, type Q, type Row } from "@mailroom/kit";
 import type { Audience } from "../domain/campaign.js";
+import type { campaigns } from "./schema.js";
 
-/** The pool or a transaction: both run tagged queries. */
-export type Q = postgres.ISql;
-
-/** drizzle(sql) turns the shared client's timestamp parsing off, so timestamps may come back as text. */
-type Timestamp = Date | string;
-const iso = (t: Timestamp) => new Date(t).toISOString();
-const isoOrNull = (t: Timestamp | null) => (t === null ? null : iso(t));
-
-export interface CampaignRow {
-  id: string;
-  project_id: string;
-  name: string;
-  description: string | null;
-  subject: string;
-  body: string;
-  from_email: string;
-  from_name: string | null;
-  reply_to: string | null;
-  audience_type: Audience["type"];
-  segment_id: string | null;
-  audience_filter: FilterExpression | null;
-  status: CampaignStatus;
-  scheduled_at: Timestamp | null;
-  sent_at: Timestamp | null;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-  started_at: Timestamp | null;
-  last_contact_id: string | null;
-  audience_done: boolean;
-  fanout_done_at: Timestamp | null;
-  send_rate: number;
-  recipients: number;
-  sent: number;
-  delivered: number;
-  opened: number;
-  clicked: number;
-  bounced: number;
-  complained: number;
-  unsubscribed: number;
-  failed: number;
-  ended: number;
-}
+export type CampaignRow = Row<typeof campaigns>;
 
 export function toCampaign(r: CampaignRow): Campaign {
   return {
@@ -90,19 +49,20 @@ export interface CampaignContent {
   audience: Audience;
 }
 
-const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
+/** The stored audience filter: SQL NULL, not JSON null, when there is none. */
+const filterParam = (a: Audience) => (a.filter === null ? null : json(a.filter));
 
 /**
  * Every query is scoped by project, so another project's id is simply not found. Every state change
  * is conditional on the current status and returns the row only when it happened.
  */
-export const campaignsRepo = {
+export const campaignsRepo = traced("CampaignsRepo", {
   async insert(q: Q, id: string, projectId: string, c: CampaignContent): Promise<CampaignRow> {
     const [row] = await q<CampaignRow[]>`
       insert into campaigns (id, project_id, name, description, subject, body, from_email, from_name, reply_to,
         audience_type, segment_id, audience_filter, status, created_at, updated_at)
       values (${id}, ${projectId}, ${c.name}, ${c.description}, ${c.subject}, ${c.body}, ${c.from}, ${c.fromName},
-        ${c.replyTo}, ${c.audience.type}, ${c.audience.segmentId}, ${json(c.audience.filter)}::jsonb, 'DRAFT', now(), now())
+        ${c.replyTo}, ${c.audience.type}, ${c.audience.segmentId}, ${filterParam(c.audience)}::jsonb, 'DRAFT', now(), now())
       returning *`;
     return row!;
   },
@@ -127,7 +87,7 @@ export const campaignsRepo = {
     const [row] = await q<CampaignRow[]>`
       update campaigns set name = ${c.name}, description = ${c.description}, subject = ${c.subject}, body = ${c.body},
         from_email = ${c.from}, from_name = ${c.fromName}, reply_to = ${c.replyTo}, audience_type = ${c.audience.type},
-        segment_id = ${c.audience.segmentId}, audience_filter = ${json(c.audience.filter)}::jsonb, updated_at = now()
+        segment_id = ${c.audience.segmentId}, audience_filter = ${filterParam(c.audience)}::jsonb, updated_at = now()
       where project_id = ${projectId} and id = ${id} and status = 'DRAFT'
       returning *`;
     return row ?? null;
@@ -142,7 +102,7 @@ export const campaignsRepo = {
   async startOrSchedule(q: Q, projectId: string, id: string, at: Date | null): Promise<CampaignRow | null> {
     const [row] = at
       ? await q<CampaignRow[]>`
-          update campaigns set status = 'SCHEDULED', scheduled_at = ${at.toISOString()}, updated_at = now()
+          update campaigns set status = 'SCHEDULED', scheduled_at = ${iso(at)}, updated_at = now()
           where project_id = ${projectId} and id = ${id} and status in ('DRAFT', 'SCHEDULED') returning *`
       : await q<CampaignRow[]>`
           update campaigns set status = 'SENDING', started_at = now(), updated_at = now()
@@ -162,8 +122,8 @@ export const campaignsRepo = {
    * once however many replicas run this at the same moment (SKIP LOCKED keeps them from queueing on
    * each other's rows), and a replica that was down at the due time starts it on its first tick.
    */
-  async startDue(sql: Sql, limit = 100): Promise<string[]> {
-    const rows = await sql<{ id: string }[]>`
+  async startDue(q: Q, limit = 100): Promise<string[]> {
+    const rows = await q<{ id: string }[]>`
       update campaigns set status = 'SENDING', started_at = now(), updated_at = now()
       where id in (
         select id from campaigns where status = 'SCHEDULED' and scheduled_at <= now()
@@ -186,4 +146,4 @@ export const campaignsRepo = {
       returning id`;
     return rows.map((r) => r.id);
   },
-};
+});

@@ -1,33 +1,30 @@
 import type { PagedContact } from "@mailroom/contracts";
-import type { Sql } from "@mailroom/kit";
-import type { CampaignRow, Q } from "./campaigns-repo.js";
+import { json, traced, type Q, type Row, type Sql } from "@mailroom/kit";
+import type { CampaignRow } from "./campaigns-repo.js";
+import type { campaignPending } from "./schema.js";
 
-export interface LaneRow {
-  ended: number;
+/** What a fan-out's window is made of (`fanoutRepo.lane`). */
+export type LaneRow = Pick<CampaignRow, "ended"> & {
   outstanding: number;
   totalRate: number;
   projects: number;
   projectCampaigns: number;
-}
+};
 
-export interface PendingRow {
-  contact_id: string;
-  email: string;
-  data: Record<string, unknown>;
-}
+export type PendingRow = Pick<Row<typeof campaignPending>, "contact_id" | "email" | "data">;
 
 /**
  * The fan-out's state: a lease (one running fan-out per campaign across replicas), the keyset
  * checkpoint, and the pending recipients between the audience and the sending service.
  */
-export const fanoutRepo = {
+export const fanoutRepo = traced("FanoutRepo", {
   /**
    * Takes one SENDING campaign whose fan-out is unfinished and whose lease is free or expired: first
    * those of projects with the fewest fan-outs running, then the oldest, so that a project with many
    * campaigns cannot take every fan-out slot while another project's campaign waits.
    */
-  async claim(sql: Sql, owner: string, leaseMs: number): Promise<CampaignRow | null> {
-    const [row] = await sql<CampaignRow[]>`
+  async claim(q: Q, owner: string, leaseMs: number): Promise<CampaignRow | null> {
+    const [row] = await q<CampaignRow[]>`
       update campaigns set lease_owner = ${owner}, lease_until = now() + ${leaseMs} * interval '1 millisecond'
       where id = (
         select c.id from campaigns c
@@ -41,8 +38,8 @@ export const fanoutRepo = {
   },
 
   /** False when the lease was lost (expired and taken by another replica). */
-  async renew(sql: Sql, id: string, owner: string, leaseMs: number): Promise<boolean> {
-    const rows = await sql`
+  async renew(q: Q, id: string, owner: string, leaseMs: number): Promise<boolean> {
+    const rows = await q`
       update campaigns set lease_until = now() + ${leaseMs} * interval '1 millisecond'
       where id = ${id} and lease_owner = ${owner} and status = 'SENDING' returning id`;
     return rows.length > 0;
@@ -63,7 +60,7 @@ export const fanoutRepo = {
           insert into campaign_pending (campaign_id, contact_id, email, data)
           select ${id}, c, e, d::jsonb
           from unnest(${contacts.map((c) => c.id)}::text[], ${contacts.map((c) => c.email)}::text[],
-                      ${contacts.map((c) => JSON.stringify(c.data))}::text[]) as p(c, e, d)
+                      ${contacts.map((c) => json(c.data))}::text[]) as p(c, e, d)
           on conflict do nothing returning 1`;
         added = inserted.length;
       }
@@ -82,8 +79,8 @@ export const fanoutRepo = {
    * lane. Null when the lease is lost. Recipients answered by sending but not yet settled still count
    * as pending here, so `outstanding` is low by at most the batch in hand.
    */
-  async lane(sql: Sql, id: string, owner: string, rate: number): Promise<LaneRow | null> {
-    const [row] = await sql<LaneRow[]>`
+  async lane(q: Q, id: string, owner: string, rate: number): Promise<LaneRow | null> {
+    const [row] = await q<LaneRow[]>`
       with me as (
         update campaigns set send_rate = ${rate}
         where id = ${id} and lease_owner = ${owner} and status = 'SENDING'
@@ -122,8 +119,8 @@ export const fanoutRepo = {
   },
 
   /** The fan-out is complete once the audience has ended and nothing is pending; releases the lease. */
-  async finish(sql: Sql, id: string, owner: string): Promise<boolean> {
-    const rows = await sql`
+  async finish(q: Q, id: string, owner: string): Promise<boolean> {
+    const rows = await q`
       update campaigns set fanout_done_at = now(), lease_owner = null, lease_until = null
       where id = ${id} and lease_owner = ${owner} and status = 'SENDING' and audience_done
         and not exists (select 1 from campaign_pending where campaign_id = ${id})
@@ -132,7 +129,7 @@ export const fanoutRepo = {
   },
 
   /** Gives the lease back early (shutdown), so another replica resumes without waiting it out. */
-  async release(sql: Sql, id: string, owner: string): Promise<void> {
-    await sql`update campaigns set lease_owner = null, lease_until = null where id = ${id} and lease_owner = ${owner}`;
+  async release(q: Q, id: string, owner: string): Promise<void> {
+    await q`update campaigns set lease_owner = null, lease_until = null where id = ${id} and lease_owner = ${owner}`;
   },
-};
+});

@@ -1,9 +1,11 @@
+import type { FilterExpression } from "@mailroom/contracts";
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uuid } from "drizzle-orm/pg-core";
 export { outbox } from "@mailroom/kit";
 
-const at = (name: string) => timestamp(name, { withTimezone: true });
-const counter = (name: string) => integer(name).notNull().default(0);
+// generic, so each column keeps its literal name in the row type (`Row<typeof campaigns>`)
+const at = <N extends string>(name: N) => timestamp(name, { withTimezone: true });
+const counter = <N extends string>(name: N) => integer(name).notNull().default(0);
 
 /**
  * One row per campaign: the record of the API, its fan-out progress and its live stats counters.
@@ -24,7 +26,7 @@ export const campaigns = pgTable(
     replyTo: text("reply_to"),
     audienceType: text("audience_type", { enum: ["ALL", "SEGMENT", "FILTERED"] }).notNull(),
     segmentId: text("segment_id"),
-    audienceFilter: jsonb("audience_filter"),
+    audienceFilter: jsonb("audience_filter").$type<FilterExpression>(),
     status: text("status", { enum: ["DRAFT", "SCHEDULED", "SENDING", "SENT"] }).notNull(),
     scheduledAt: at("scheduled_at"),
     /** When the campaign became SENT (every recipient's job ended). */
@@ -80,7 +82,7 @@ export const campaignPending = pgTable(
       .references(() => campaigns.id, { onDelete: "cascade" }),
     contactId: text("contact_id").notNull(),
     email: text("email").notNull(),
-    data: jsonb("data").notNull(),
+    data: jsonb("data").$type<Record<string, unknown>>().notNull(),
   },
   (t) => [primaryKey({ columns: [t.campaignId, t.contactId] })],
 );

@@ -1,7 +1,7 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import type { WireNames } from "@mailroom/contracts";
 import type { BatchConsumerSpec, Logger, Sql } from "@mailroom/kit";
-import { applyStatHits } from "../db/stats-repo.js";
+import { statsRepo } from "../db/stats-repo.js";
 import { statHit, type StatHit } from "../domain/stats.js";
 
 /** Families whose events can move campaign stats; the rest are skipped before parsing. */
@@ -26,7 +26,7 @@ export function statsConsumer(names: WireNames, sql: Sql, log: Logger): BatchCon
     retryDelayMs: (attempt) => Math.min(300_000, 1000 * 2 ** (attempt - 1)),
     decode: hitOf,
     async handle(hits) {
-      const sent = await applyStatHits(sql, hits);
+      const sent = await statsRepo.applyHits(sql, hits);
       if (sent.length) log.info({ campaignIds: sent }, "campaigns sent");
     },
   };

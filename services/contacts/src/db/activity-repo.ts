@@ -1,17 +1,12 @@
-import { traced } from "@mailroom/kit";
-import { iso, type ContactRow, type Q } from "./contacts-repo.js";
-import type { ActivityKind } from "../domain/email-activity.js";
+import { iso, traced, type Q, type Row } from "@mailroom/kit";
+import type { ContactRow } from "./contacts-repo.js";
+import type { emailActivity } from "./schema.js";
 
 /** Consumed-event ids are kept past the EVENTS stream's 7-day max age, so no redelivery outlives them. */
 const CONSUMED_RETENTION = "8 days";
 
-export interface ActivityRow {
-  projectId: string;
-  contactId: string;
-  emailId: string;
-  kind: ActivityKind;
-  occurredAt: Date;
-}
+export type ActivityRow = Row<typeof emailActivity>;
+type RecordedRow = Pick<ActivityRow, "project_id" | "contact_id" | "email_id" | "kind">;
 
 export const activityRepo = traced("ActivityRepo", {
   /** Records the event ids; returns those not consumed before (the rest are redeliveries). */
@@ -28,18 +23,18 @@ export const activityRepo = traced("ActivityRepo", {
    * first row per email and kind wins, an existing one first, then the earliest given, as if the
    * rows were inserted one by one in order. Returns the rows inserted.
    */
-  async record(q: Q, rows: ActivityRow[]): Promise<Array<Pick<ActivityRow, "projectId" | "contactId" | "emailId" | "kind">>> {
+  async record(q: Q, rows: ActivityRow[]): Promise<RecordedRow[]> {
     if (rows.length === 0) return [];
-    return q<Array<Pick<ActivityRow, "projectId" | "contactId" | "emailId" | "kind">>>`
+    return q<RecordedRow[]>`
       insert into email_activity (project_id, contact_id, email_id, kind, occurred_at)
       select distinct on (t.e, t.k) t.p, t.c, t.e, t.k, t.at
-      from unnest(${rows.map((r) => r.projectId)}::uuid[], ${rows.map((r) => r.contactId)}::uuid[],
-        ${rows.map((r) => r.emailId)}::uuid[], ${rows.map((r) => r.kind)}::text[],
-        ${rows.map((r) => iso(r.occurredAt))}::text[]::timestamptz[]) with ordinality as t(p, c, e, k, at, n)
+      from unnest(${rows.map((r) => r.project_id)}::uuid[], ${rows.map((r) => r.contact_id)}::uuid[],
+        ${rows.map((r) => r.email_id)}::uuid[], ${rows.map((r) => r.kind)}::text[],
+        ${rows.map((r) => iso(r.occurred_at))}::text[]::timestamptz[]) with ordinality as t(p, c, e, k, at, n)
       join contacts on contacts.project_id = t.p and contacts.id = t.c
       order by t.e, t.k, t.n
       on conflict (email_id, kind) do nothing
-      returning project_id as "projectId", contact_id as "contactId", email_id as "emailId", kind`;
+      returning project_id, contact_id, email_id, kind`;
   },
 
   /**

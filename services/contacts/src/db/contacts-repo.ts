@@ -1,27 +1,9 @@
-import { outboxInsert, traced } from "@mailroom/kit";
-import type { Contact, ContactData } from "@mailroom/contracts";
-import type postgres from "postgres";
+import { iso, json, outboxInsert, traced, type Q, type Row } from "@mailroom/kit";
+import type { Contact } from "@mailroom/contracts";
 import type { EventRow } from "./events-repo.js";
+import type { contacts } from "./schema.js";
 
-/** The pool or a transaction: both run tagged queries. */
-export type Q = postgres.ISql;
-
-export interface ContactRow {
-  id: string;
-  project_id: string;
-  email: string;
-  subscribed: boolean;
-  data: ContactData;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-/**
- * drizzle(sql) swaps the shared postgres.js client's timestamp parsers for pass-through ones, so
- * timestamps come back as PostgreSQL text and a Date cannot be bound; both directions go as text.
- */
-export type Timestamp = Date | string;
-export const iso = (t: Timestamp) => new Date(t).toISOString();
+export type ContactRow = Row<typeof contacts>;
 
 export function toContact(r: ContactRow): Contact {
   return {
@@ -33,8 +15,6 @@ export function toContact(r: ContactRow): Contact {
     updatedAt: iso(r.updated_at),
   };
 }
-
-const json = (v: unknown) => JSON.stringify(v);
 
 /** `like` pattern for a substring, with the pattern characters of the search escaped. */
 export function containsPattern(search: string): string {
@@ -57,7 +37,7 @@ export const readCreatedOrRead = (rows: Array<ContactRow & { created: boolean; t
  * returns, which would start the query on its own.
  */
 export function createOrReadManyStatement(q: Q, rows: ContactRow[], outbox = "[]") {
-  const given = json(rows.map((r) => ({ ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) })));
+  const given = json(rows); // timestamps as ISO text: a Date's JSON
   return q<Array<ContactRow & { created: boolean; tracked: boolean }>>`
     with v as (
       select * from jsonb_to_recordset(${given}::jsonb)

@@ -1,15 +1,8 @@
-import { outboxInsert, traced } from "@mailroom/kit";
-import type { ContactEvent, JsonValue } from "@mailroom/contracts";
-import { iso, type Q, type Timestamp } from "./contacts-repo.js";
+import { iso, json, outboxInsert, traced, type Q, type Row } from "@mailroom/kit";
+import type { ContactEvent } from "@mailroom/contracts";
+import type { contactEvents } from "./schema.js";
 
-export interface EventRow {
-  id: string;
-  project_id: string;
-  contact_id: string;
-  name: string;
-  data: Record<string, JsonValue>;
-  created_at: Timestamp;
-}
+export type EventRow = Row<typeof contactEvents>;
 
 export function toContactEvent(r: EventRow): ContactEvent {
   return { id: r.id, name: r.name, data: r.data, createdAt: iso(r.created_at) };
@@ -22,7 +15,7 @@ export const eventsRepo = traced("EventsRepo", {
   async insert(q: Q, row: EventRow): Promise<void> {
     await q`
       insert into contact_events (id, project_id, contact_id, name, data, created_at)
-      values (${row.id}, ${row.project_id}, ${row.contact_id}, ${row.name}, ${JSON.stringify(row.data)}::jsonb, ${iso(row.created_at)})`;
+      values (${row.id}, ${row.project_id}, ${row.contact_id}, ${row.name}, ${json(row.data)}::jsonb, ${iso(row.created_at)})`;
   },
 
   /**
@@ -33,7 +26,7 @@ export const eventsRepo = traced("EventsRepo", {
     const rows = await q`
       with e as (
         insert into contact_events (id, project_id, contact_id, name, data, created_at)
-        select ${row.id}, ${row.project_id}, ${row.contact_id}, ${row.name}, ${JSON.stringify(row.data)}::jsonb, ${iso(row.created_at)}
+        select ${row.id}, ${row.project_id}, ${row.contact_id}, ${row.name}, ${json(row.data)}::jsonb, ${iso(row.created_at)}
         where exists (select 1 from contacts where project_id = ${row.project_id} and id = ${row.contact_id})
         returning id),
       o as (${outboxInsert(q, outbox)} where exists (select 1 from e))

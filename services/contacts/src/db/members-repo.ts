@@ -1,6 +1,6 @@
 import type { CompiledFilter } from "@mailroom/filters";
-import { isId } from "@mailroom/kit";
-import { iso, type Q, type Timestamp } from "./contacts-repo.js";
+import { isId, iso, traced, type Q, type Row } from "@mailroom/kit";
+import type { segmentDue, segments } from "./schema.js";
 
 /**
  * Advisory-lock classes (the two-key form, whose key space never meets the one-key form the
@@ -9,11 +9,7 @@ import { iso, type Q, type Timestamp } from "./contacts-repo.js";
 const PROJECT_LOCK = 7301;
 const CONTACT_LOCK = 7302;
 
-export interface DueRow {
-  segment_id: string;
-  contact_id: string;
-  project_id: string;
-}
+export type DueRow = Pick<Row<typeof segmentDue>, "segment_id" | "contact_id" | "project_id">;
 
 /** Distinct, sorted (the order locks are taken in), and refused unless ids: they go into SQL text. */
 function checkedIds(projectIds: string[]): string[] {
@@ -27,7 +23,18 @@ function sharedLocksSql(ids: string[]): string {
   return `select ${ids.map((id) => `pg_advisory_xact_lock_shared(${PROJECT_LOCK}, hashtext('${id}'))`).join(", ")}`;
 }
 
-export const locks = {
+/**
+ * The statement taking the projects' locks shared, as `locks.projectsTracking` does, for a
+ * transaction whose next statement reads which of them track a segment (its snapshot is taken once
+ * the locks are held). Not started: for kit `inOneRoundTrip`. Outside the traced `locks` on purpose:
+ * `traced` awaits what a method returns, which would start the query on its own.
+ */
+export function projectsSharedStatement(q: Q, projectIds: string[]): Promise<unknown> {
+  const ids = checkedIds(projectIds);
+  return ids.length === 0 ? q`select` : q.unsafe(sharedLocksSql(ids));
+}
+
+export const locks = traced("Locks", {
   /**
    * Segment writes hold the project's lock exclusively and membership evaluations hold it shared
    * (`evaluation`), so they never interleave: an evaluation either finished before a definition
@@ -60,23 +67,14 @@ export const locks = {
       .simple()) as unknown as [unknown, { project_id: string }[]];
     return new Set(rows.map((r) => r.project_id));
   },
-  /**
-   * The statement taking the projects' locks shared, as `projectsTracking` does, for a transaction
-   * whose next statement reads which of them track a segment (its snapshot is taken once the locks
-   * are held). Not started: for kit `inOneRoundTrip`.
-   */
-  projectsShared(q: Q, projectIds: string[]): Promise<unknown> {
-    const ids = checkedIds(projectIds);
-    return ids.length === 0 ? q`select` : q.unsafe(sharedLocksSql(ids));
-  },
   /** Both of an evaluation's locks in one round trip: the project's shared, then the contact's. */
   async evaluation(q: Q, projectId: string, contactId: string): Promise<void> {
     await q`select pg_advisory_xact_lock_shared(${PROJECT_LOCK}, hashtext(${projectId})),
                    pg_advisory_xact_lock(${CONTACT_LOCK}, hashtext(${contactId}))`;
   },
-};
+});
 
-export const membersRepo = {
+export const membersRepo = traced("MembersRepo", {
   async ofContact(q: Q, contactId: string): Promise<Set<string>> {
     const rows = await q<{ segment_id: string }[]>`select segment_id from segment_members where contact_id = ${contactId}`;
     return new Set(rows.map((r) => r.segment_id));
@@ -84,7 +82,7 @@ export const membersRepo = {
 
   /** The tracked segments a contact is in, for its exit events when it is deleted. */
   async segmentsOfContact(q: Q, projectId: string, contactId: string) {
-    return q<{ id: string; name: string; slug: string }[]>`
+    return q<Pick<Row<typeof segments>, "id" | "name" | "slug">[]>`
       select s.id, s.name, s.slug from segment_members m join segments s on s.id = m.segment_id
       where m.contact_id = ${contactId} and s.project_id = ${projectId} order by s.id`;
   },
@@ -134,19 +132,19 @@ export const membersRepo = {
     await q`delete from segment_members where segment_id = ${segmentId}`;
     await q`delete from segment_due where segment_id = ${segmentId}`;
   },
-};
+});
 
-export const dueRepo = {
+export const dueRepo = traced("DueRepo", {
   /** The contact's due times by segment id. */
   async ofContact(q: Q, contactId: string): Promise<Map<string, number>> {
-    const rows = await q<{ segment_id: string; due_at: Timestamp }[]>`select segment_id, due_at from segment_due where contact_id = ${contactId}`;
-    return new Map(rows.map((r) => [r.segment_id, new Date(r.due_at).getTime()]));
+    const rows = await q<Pick<Row<typeof segmentDue>, "segment_id" | "due_at">[]>`select segment_id, due_at from segment_due where contact_id = ${contactId}`;
+    return new Map(rows.map((r) => [r.segment_id, r.due_at.getTime()]));
   },
 
   /**
    * Sets (a Date) or removes (null) the contact's due time of each segment, in two statements at most.
-   * Arrays cross as text[] (cast on the server): drizzle swaps the shared client's timestamp and
-   * uuid serializers, and postgres.js has no array serializer for the swapped ones.
+   * Arrays cross as text[] (times as ISO text) and are cast on the server, so the statement does not
+   * depend on the client's serializers for uuid and timestamp arrays.
    */
   async set(q: Q, projectId: string, contactId: string, due: ReadonlyMap<string, Date | null>): Promise<void> {
     const gone = [...due].filter(([, at]) => at === null).map(([id]) => id);
@@ -191,4 +189,4 @@ export const dueRepo = {
       where d.segment_id = x.segment_id and d.contact_id = x.contact_id
       returning d.segment_id, d.contact_id, d.project_id`;
   },
-};
+});

@@ -1,3 +1,4 @@
+import type { ContactData, FilterExpression, JsonValue } from "@mailroom/contracts";
 import { sql } from "drizzle-orm";
 import { pgTable, uuid, text, boolean, jsonb, timestamp, integer, index, uniqueIndex, primaryKey } from "drizzle-orm/pg-core";
 export { outbox } from "@mailroom/kit";
@@ -17,7 +18,7 @@ export const contacts = pgTable(
     /** As given, trimmed; uniqueness and search use lower(email). */
     email: text("email").notNull(),
     subscribed: boolean("subscribed").notNull(),
-    data: jsonb("data").notNull().default({}),
+    data: jsonb("data").$type<ContactData>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -39,7 +40,7 @@ export const contactEvents = pgTable(
       .notNull()
       .references(() => contacts.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
-    data: jsonb("data").notNull().default({}),
+    data: jsonb("data").$type<Record<string, JsonValue>>().notNull().default({}),
     createdAt: createdAt(),
   },
   (t) => [
@@ -94,7 +95,7 @@ export const segments = pgTable(
     projectId: uuid("project_id").notNull(),
     name: text("name").notNull(),
     slug: text("slug").notNull(),
-    filters: jsonb("filters").notNull(),
+    filters: jsonb("filters").$type<FilterExpression>().notNull(),
     trackMembership: boolean("track_membership").notNull().default(false),
     memberCount: integer("member_count").notNull().default(0),
     createdAt: createdAt(),

@@ -1,17 +1,10 @@
-import type { FilterExpression, Segment } from "@mailroom/contracts";
+import type { Segment } from "@mailroom/contracts";
+import { iso, json, traced, type Q, type Row } from "@mailroom/kit";
 import type { SegmentDef } from "../domain/segment-graph.js";
-import { iso, type Q, type Timestamp } from "./contacts-repo.js";
+import type { segments } from "./schema.js";
 
-export interface SegmentRow {
-  id: string;
-  project_id: string;
-  name: string;
-  slug: string;
-  filters: FilterExpression;
-  track_membership: boolean;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
+/** A segment as read here: every column but `member_count` (see COLUMNS). */
+export type SegmentRow = Omit<Row<typeof segments>, "member_count">;
 
 export const toSegmentDef = (r: SegmentRow): SegmentDef => ({
   id: r.id,
@@ -38,7 +31,7 @@ export function toSegment(r: SegmentRow, memberCount: number): Segment {
 const COLUMNS = "id, project_id, name, slug, filters, track_membership, created_at, updated_at";
 
 /** Every query is scoped by project: another project's segment id is simply not found. */
-export const segmentsRepo = {
+export const segmentsRepo = traced("SegmentsRepo", {
   /** All of a project's segments, oldest first (UUIDv7 ids). Projects have tens, not millions. */
   async all(q: Q, projectId: string): Promise<SegmentRow[]> {
     return q.unsafe<SegmentRow[]>(`select ${COLUMNS} from segments where project_id = $1 order by id`, [projectId]);
@@ -52,13 +45,13 @@ export const segmentsRepo = {
   async insert(q: Q, r: SegmentRow): Promise<void> {
     await q`
       insert into segments (id, project_id, name, slug, filters, track_membership, created_at, updated_at)
-      values (${r.id}, ${r.project_id}, ${r.name}, ${r.slug}, ${JSON.stringify(r.filters)}::jsonb, ${r.track_membership},
+      values (${r.id}, ${r.project_id}, ${r.name}, ${r.slug}, ${json(r.filters)}::jsonb, ${r.track_membership},
         ${iso(r.created_at)}, ${iso(r.updated_at)})`;
   },
 
   async update(q: Q, r: SegmentRow): Promise<void> {
     await q`
-      update segments set name = ${r.name}, slug = ${r.slug}, filters = ${JSON.stringify(r.filters)}::jsonb,
+      update segments set name = ${r.name}, slug = ${r.slug}, filters = ${json(r.filters)}::jsonb,
         track_membership = ${r.track_membership}, updated_at = ${iso(r.updated_at)}
       where project_id = ${r.project_id} and id = ${r.id}`;
   },
@@ -68,4 +61,4 @@ export const segmentsRepo = {
     const rows = await q`delete from segments where project_id = ${projectId} and id = ${id} returning id`;
     return rows.length > 0;
   },
-};
+});

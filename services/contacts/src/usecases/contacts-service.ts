@@ -2,7 +2,7 @@ import { AppError, isReservedEventName, type ContactDataInput, type TrackResult 
 import { Batcher, isId, newId } from "@mailroom/kit";
 import { contactsRepo, createOrReadManyStatement, readCreatedOrRead, type ContactRow } from "../db/contacts-repo.js";
 import { type EventRow, eventsRepo } from "../db/events-repo.js";
-import { locks, membersRepo } from "../db/members-repo.js";
+import { locks, membersRepo, projectsSharedStatement } from "../db/members-repo.js";
 import type { DataOutcome, EntryPoint } from "../domain/data-rules.js";
 import type { Caller } from "../domain/subscription.js";
 import type { Outgoing } from "./outgoing.js";
@@ -126,7 +126,7 @@ export class ContactsService {
       "ContactsRepo.createOrReadMany",
       out.messages,
       rows.map((r) => r.id),
-      (tx, outbox) => [locks.projectsShared(tx, rows.map((r) => r.project_id)), createOrReadManyStatement(tx, rows, outbox)] as const,
+      (tx, outbox) => [projectsSharedStatement(tx, rows.map((r) => r.project_id)), createOrReadManyStatement(tx, rows, outbox)] as const,
       ([, found]) => new Set(found.filter((r) => r.created && r.tracked).map((r) => r.id)),
     );
     const read = readCreatedOrRead(statement);

@@ -60,21 +60,21 @@ export class EmailActivityProjection {
       const now = this.clock();
 
       const rows: ActivityRow[] = todo.map(({ event, activity, projectId, contactId, emailId }) => ({
-        projectId,
-        contactId,
-        emailId,
+        project_id: projectId,
+        contact_id: contactId,
+        email_id: emailId,
         kind: activity.kind,
-        occurredAt: Number.isNaN(Date.parse(event.occurredAt)) ? now : new Date(event.occurredAt),
+        occurred_at: Number.isNaN(Date.parse(event.occurredAt)) ? now : new Date(event.occurredAt),
       }));
       const recorded = new Map(
-        (await activityRepo.record(tx, rows)).map((r) => [activityKey(r.emailId, r.kind), contactKey(r.projectId, r.contactId)]),
+        (await activityRepo.record(tx, rows)).map((r) => [activityKey(r.email_id, r.kind), contactKey(r.project_id, r.contact_id)]),
       );
       // In batch order; the change carries only the ids, as the tracker reads the contact itself.
       for (const r of rows) {
-        const key = activityKey(r.emailId, r.kind);
-        if (recorded.get(key) !== contactKey(r.projectId, r.contactId)) continue;
+        const key = activityKey(r.email_id, r.kind);
+        if (recorded.get(key) !== contactKey(r.project_id, r.contact_id)) continue;
         recorded.delete(key);
-        if (tracking.has(r.projectId)) out.change({ project_id: r.projectId, id: r.contactId }, "activity", [`email.${r.kind}`], now);
+        if (tracking.has(r.project_id)) out.change({ project_id: r.project_id, id: r.contact_id }, "activity", [`email.${r.kind}`], now);
       }
 
       const reasons = new Map<string, { projectId: string; contactId: string; reason: UnsubscribeReason }>();

@@ -1,8 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { AppError, type CreateSegmentRequest, type FilterExpression, type UpdateSegmentRequest } from "@mailroom/contracts";
-import { isId, newId, type Sql } from "@mailroom/kit";
+import { isId, newId, type Q, type Sql } from "@mailroom/kit";
 import { type CompileContext, type CompiledFilter, compileFilter } from "@mailroom/filters";
-import type { Q } from "../db/contacts-repo.js";
 import { dueRepo, locks, membersRepo } from "../db/members-repo.js";
 import { retryTransient } from "../db/retry.js";
 import { segmentsRepo, toSegmentDef, type SegmentRow } from "../db/segments-repo.js";

@@ -1,8 +1,8 @@
 import type { ContactChange } from "@mailroom/contracts";
-import { Batcher, isId, type Logger } from "@mailroom/kit";
+import { Batcher, isId, type Logger, type Q } from "@mailroom/kit";
 import { evaluateFilter, nextBoundary } from "@mailroom/filters";
-import { loadFacts } from "../db/audience-repo.js";
-import { contactsRepo, type Q } from "../db/contacts-repo.js";
+import { audienceRepo } from "../db/audience-repo.js";
+import { contactsRepo } from "../db/contacts-repo.js";
 import { dueRepo, locks, membersRepo } from "../db/members-repo.js";
 import { segmentsRepo, toSegmentDef } from "../db/segments-repo.js";
 import { SegmentGraph, type SegmentDef } from "../domain/segment-graph.js";
@@ -69,7 +69,7 @@ export class MembershipTracker {
       for (const k of reads.emailKinds) emailKinds.add(k);
     }
     const [facts, segments, dueNow] = await Promise.all([
-      loadFacts(tx, contact, { events: [...events], emailKinds: [...emailKinds] }),
+      audienceRepo.facts(tx, contact, { events: [...events], emailKinds: [...emailKinds] }),
       membersRepo.ofContact(tx, contactId),
       dueRepo.ofContact(tx, contactId),
     ]);

@@ -1,6 +1,6 @@
 import { AppError, type ContactDataInput } from "@mailroom/contracts";
-import { newId } from "@mailroom/kit";
-import { contactsRepo, type ContactRow, type Q } from "../db/contacts-repo.js";
+import { newId, type Q } from "@mailroom/kit";
+import { contactsRepo, type ContactRow } from "../db/contacts-repo.js";
 import { applyContactData, type DataOutcome, type EntryPoint } from "../domain/data-rules.js";
 import { initialSubscription, transition, type Caller, type SubscriptionTransition } from "../domain/subscription.js";
 import type { Outgoing } from "./outgoing.js";

@@ -1,6 +1,5 @@
 import type { WireNames } from "@mailroom/contracts";
-import { inOneRoundTrip, type OutboxMessage, type OutboxRelay, outboxRows, type Sql } from "@mailroom/kit";
-import type { Q } from "../db/contacts-repo.js";
+import { inOneRoundTrip, type OutboxMessage, type OutboxRelay, outboxRows, type Q, type Sql } from "@mailroom/kit";
 import { Outgoing } from "./outgoing.js";
 
 /** Runs one write: state change and its outgoing messages committed together, published once committed. */
