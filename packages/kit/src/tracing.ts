@@ -1,4 +1,5 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
+import { tracingEnabled } from "./telemetry.js";
 
 const tracer = trace.getTracer("mailroom");
 
@@ -18,14 +19,16 @@ export async function withSpan<T>(name: string, attributes: Attributes, fn: () =
 
 /**
  * postgres.js has no automatic instrumentation, so repositories are wrapped instead: every method
- * call becomes a client span `db <Repo>.<method>`. Wrap at construction:
- * `const contacts = traced("ContactsRepo", new ContactsRepo(sql))`.
+ * call becomes a client span `db <Repo>.<method>`. Wrap at definition:
+ * `export const contactsRepo = traced("ContactsRepo", { … })`. With tracing off (the default) a
+ * method is handed out as it is: repositories sit on the hottest paths, and a no-op span and an
+ * extra promise per call are not free.
  */
 export function traced<T extends object>(component: string, target: T): T {
   return new Proxy(target, {
     get(obj, prop, receiver) {
       const value = Reflect.get(obj, prop, receiver);
-      if (typeof value !== "function" || typeof prop !== "string" || prop === "constructor") return value;
+      if (typeof value !== "function" || typeof prop !== "string" || prop === "constructor" || !tracingEnabled()) return value;
       const name = `db ${component}.${prop}`;
       // The call runs inside the span, so the span covers the whole query and nests what it calls.
       return (...args: unknown[]) =>
