@@ -38,7 +38,6 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
  * schema with `Row<typeof table>`; jsonb parameters go as text (`${json(v)}::jsonb`).
  */
 export function openDatabase(databaseUrl: string, opts: { max?: number } = {}): Sql {
-  // typed as the plain client: the custom type only changes how json parameters are sent
   return postgres(databaseUrl, {
     max: opts.max ?? 10,
     onnotice: () => undefined,
@@ -52,9 +51,11 @@ export function openDatabase(databaseUrl: string, opts: { max?: number } = {}): 
     connection: { statement_timeout: 30_000 },
     // json and jsonb parameters are JSON text, made by the caller (`json(v)`), so a repository
     // controls exactly what is stored; any other value is stringified as the driver would.
-    types: { json: { to: 114, from: [114, 3802], serialize: (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v)), parse: (v: string) => JSON.parse(v) } },
+    types: { json: { to: 114, from: [114, 3802], serialize: jsonParameter, parse: (v: string) => JSON.parse(v) } },
   });
 }
+
+const jsonParameter = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v));
 
 /** A row as raw SQL returns it: the schema's column names (snake_case) and the driver's types. */
 export type Row<T extends Table> = InferSelectModel<T, { dbColumnNames: true }>;

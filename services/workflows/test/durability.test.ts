@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import postgres from "postgres";
-import { openDatabase, serviceDatabaseUrl } from "@mailroom/kit";
+import { openDatabase, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
 import { apiClient, type ApiClient, DATABASE_URL, Platform, waitFor } from "@mailroom/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitsRepo } from "../src/db/waits-repo.js";
@@ -17,7 +16,7 @@ let platform: Platform;
 let receiver: Receiver;
 let api: ApiClient;
 /** The workflows service's database: when its timers fall due is not in the API. */
-let db: postgres.Sql;
+let db: Sql;
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -32,7 +31,8 @@ beforeAll(async () => {
   });
   await platform.start();
   api = apiClient(platform.url, (await platform.createProject()).secretKey);
-  db = postgres(serviceDatabaseUrl(DATABASE_URL, platform.prefix, "workflows"), { max: 1, onnotice: () => undefined });
+  // the service's own client (its jsonb parameters are caller-made JSON text); two connections for the race below
+  db = openDatabase(serviceDatabaseUrl(DATABASE_URL, platform.prefix, "workflows"), { max: 2 });
 });
 
 afterAll(async () => {
@@ -80,23 +80,15 @@ describe("durability and scale", () => {
     const waiting = await executionsWhen(api, id, (l) => l.length === n && l.every((e) => e.status === "WAITING"));
     // The two statements that end a wait, at once on two connections, as the trigger consumer and the
     // poller (which may join in) would run them; a lease of 0 leaves what they claim to the service.
-    // The service's own client: its jsonb parameters are caller-made JSON text.
-    const sql = openDatabase(serviceDatabaseUrl(DATABASE_URL, platform.prefix, "workflows"), { max: 2 });
     const due = waiting.slice(0, n / 2).map((e) => e.id as string);
-    let resumed: string[];
-    let timedOut: string[];
-    try {
-      const [row] = await sql<Array<{ project_id: string }>>`select project_id from executions where id = ${due[0]!}`;
-      const projectId = row!.project_id;
-      // half the timers fall due now: those waits race, the others can only end by the event
-      await sql`update timers set due_at = now() where execution_id = any(${due}::uuid[])`;
-      const occurredAt = new Date().toISOString();
-      const events = waiting.map((e) => ({ projectId, contactId: e.contactId as string, name: paid, occurredAt, data: { paid: true } }));
-      const [t, r] = await Promise.all([waitsRepo.timeOut(sql, n, randomUUID(), 0), waitsRepo.resume(sql, events, randomUUID(), 0)]);
-      [resumed, timedOut] = [r.map((c) => c.id), t.map((c) => c.id)];
-    } finally {
-      await sql.end();
-    }
+    const [row] = await db<Array<{ project_id: string }>>`select project_id from executions where id = ${due[0]!}`;
+    const projectId = row!.project_id;
+    // half the timers fall due now: those waits race, the others can only end by the event
+    await db`update timers set due_at = now() where execution_id = any(${due}::uuid[])`;
+    const occurredAt = new Date().toISOString();
+    const events = waiting.map((e) => ({ projectId, contactId: e.contactId as string, name: paid, occurredAt, data: { paid: true } }));
+    const [t, r] = await Promise.all([waitsRepo.timeOut(db, n, randomUUID(), 0), waitsRepo.resume(db, events, randomUUID(), 0)]);
+    const [resumed, timedOut] = [r.map((c) => c.id), t.map((c) => c.id)];
     expect(resumed.filter((e) => timedOut.includes(e))).toEqual([]);
     expect(timedOut.filter((e) => !due.includes(e))).toEqual([]);
     expect(resumed).toEqual(expect.arrayContaining(waiting.map((e) => e.id).filter((e) => !due.includes(e))));
