@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
+  accountRoutes,
+  requiredRole,
+  roleAllows,
   ConditionConfig,
   CreateCampaignRequest,
   CreateStepRequest,
@@ -35,7 +38,7 @@ describe("route table", () => {
       "GET /segments", "POST /segments", "GET /segments/:id", "PATCH /segments/:id", "DELETE /segments/:id",
       "GET /segments/:id/contacts",
       "GET /templates", "POST /templates", "GET /templates/:id", "PATCH /templates/:id", "DELETE /templates/:id",
-      "GET /emails", "GET /emails/:id",
+      "GET /emails", "GET /emails/:id", "GET /emails/:id/events", "GET /stats",
       "POST /domains", "GET /domains", "GET /domains/:id", "DELETE /domains/:id", "POST /domains/:id/verify",
       "GET /settings/sending", "PATCH /settings/sending",
       "GET /t/o/:token", "GET /t/c/:token", "GET /u/:token", "POST /u/:token", "GET /s/:token", "POST /s/:token",
@@ -49,6 +52,32 @@ describe("route table", () => {
       "POST /workflows/:id/executions/:executionId/cancel", "POST /workflows/:id/executions/cancel-all",
     ];
     expect(ROUTES.map(key).sort()).toEqual([...expected].sort());
+  });
+
+  it("lists the gateway's own account routes of decisions.md §13 apart from the forwarded ones", () => {
+    expect(accountRoutes.map(key).sort()).toEqual(
+      [
+        "POST /auth/login", "POST /auth/logout", "GET /auth/me", "POST /auth/invitations/accept",
+        "GET /projects/:id/members", "POST /projects/:id/members", "PATCH /projects/:id/members/:userId",
+        "DELETE /projects/:id/members/:userId", "GET /projects/:id/keys", "POST /projects/:id/keys",
+        "DELETE /projects/:id/keys/:keyId",
+      ].sort(),
+    );
+    expect(accountRoutes.every((r) => r.service === "gateway")).toBe(true);
+  });
+
+  it("asks sessions for the least role that fits: owner for domains, settings, members and keys", () => {
+    const owner = [...ROUTES, ...accountRoutes].filter((r) => requiredRole(r) === "owner").map(key).sort();
+    expect(owner).toEqual(
+      [
+        "POST /domains", "DELETE /domains/:id", "POST /domains/:id/verify", "PATCH /settings/sending",
+        "POST /projects/:id/members", "PATCH /projects/:id/members/:userId", "DELETE /projects/:id/members/:userId",
+        "GET /projects/:id/keys", "POST /projects/:id/keys", "DELETE /projects/:id/keys/:keyId",
+      ].sort(),
+    );
+    expect(requiredRole({ method: "GET" })).toBe("viewer");
+    expect(requiredRole({ method: "POST" })).toBe("editor");
+    expect(roleAllows("owner", "editor") && roleAllows("editor", "viewer") && !roleAllows("viewer", "editor")).toBe(true);
   });
 
   it("has a unique method+path and a unique operation per route, none shared with an RPC", () => {

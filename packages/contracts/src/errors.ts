@@ -6,6 +6,7 @@ import { z } from "zod";
  */
 export const ErrorCode = z.enum([
   "UNAUTHORIZED",
+  "FORBIDDEN",
   "VALIDATION_ERROR",
   "NOT_FOUND",
   "CONFLICT",
@@ -23,6 +24,7 @@ export type ErrorCode = z.infer<typeof ErrorCode>;
 /** The one mapping from error value to HTTP status. */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   VALIDATION_ERROR: 400,
   NOT_FOUND: 404,
   CONFLICT: 409,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { WireError } from "./errors.js";
 import type { ServiceName } from "./services.js";
+import type { Role } from "./roles.js";
 
 /**
  * A public HTTP route. The gateway registers it, validates params/query/body with these schemas,
@@ -14,8 +15,17 @@ export interface RouteDef {
   service: ServiceName;
   /** RPC operation, e.g. "contacts.list"; the subject is `<prefix>.rpc.<operation>`. */
   operation: string;
-  /** secret: sk_ only; any: sk_ or pk_; none: public link (tracking, unsubscribe pages). */
-  auth: "secret" | "any" | "none";
+  /**
+   * secret: sk_ only; any: sk_ or pk_; none: public link (tracking, unsubscribe pages), sign-in;
+   * session: a signed-in user only (decisions.md §13). Every secret and any route also accepts a
+   * session with the `X-Mailroom-Project` header in place of a key.
+   */
+  auth: "secret" | "any" | "none" | "session";
+  /**
+   * The least role a session needs for this route (decisions.md §13); keys are not subject to it.
+   * Default (`requiredRole`): viewer for GET, editor for the rest.
+   */
+  role?: Role;
   summary: string;
   tag: string;
   params?: z.ZodObject;
@@ -55,6 +65,11 @@ export const BODY_LIMITS = { keyless: 64 * 1024, keyed: 2 * 1024 * 1024 } as con
 /** The body limit the gateway enforces, and the OpenAPI document states, for a route. */
 export function bodyLimitOf(route: Pick<RouteDef, "auth" | "bodyLimit">): number {
   return route.bodyLimit ?? (route.auth === "none" ? BODY_LIMITS.keyless : BODY_LIMITS.keyed);
+}
+
+/** The least role a session needs for `route`. */
+export function requiredRole(route: Pick<RouteDef, "method" | "role">): Role {
+  return route.role ?? (route.method === "GET" ? "viewer" : "editor");
 }
 
 export function defineRoute<const R extends RouteDef>(route: R): R {

@@ -1,7 +1,7 @@
 import type { RouteDef, RpcDef } from "./route.js";
 import { verifyRoutes } from "./verify/index.js";
 import { contactsRoutes, contactsRpc } from "./contacts/index.js";
-import { emailRoutes, feedbackRoutes, linkRoutes, sendRoutes, sendingRpc, settingsRoutes, templateRoutes } from "./sending/index.js";
+import { emailRoutes, feedbackRoutes, linkRoutes, sendRoutes, sendingRpc, settingsRoutes, statsRoutes, templateRoutes } from "./sending/index.js";
 import { campaignRoutes } from "./campaigns/index.js";
 import { workflowsRoutes } from "./workflows/index.js";
 
@@ -13,6 +13,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...templateRoutes,
   ...emailRoutes,
   ...settingsRoutes,
+  ...statsRoutes,
   ...campaignRoutes,
   ...workflowsRoutes,
   ...linkRoutes,

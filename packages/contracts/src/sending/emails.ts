@@ -37,11 +37,34 @@ export const Email = z.object({
 });
 export type Email = z.infer<typeof Email>;
 
-export const ListEmailsQuery = CursorPageQuery.extend({ contactId: Id.optional(), campaignId: Id.optional() });
+export const ListEmailsQuery = CursorPageQuery.extend({
+  contactId: Id.optional(),
+  campaignId: Id.optional(),
+  status: EmailStatus.optional(),
+  /** A substring of the recipient's address, case-insensitive (decisions.md §13). */
+  to: z.string().trim().min(1).max(254).optional(),
+});
 export type ListEmailsQuery = z.infer<typeof ListEmailsQuery>;
 
 export const EmailList = cursorPage(Email);
 export type EmailList = z.infer<typeof EmailList>;
+
+/** What happened to an email, in the order of its timeline (`GET /emails/{id}/events`). */
+export const EMAIL_EVENT_TYPES = ["QUEUED", "SENT", "DELIVERED", "OPENED", "CLICKED", "BOUNCED", "COMPLAINED", "FAILED", "UNSUBSCRIBED"] as const;
+export const EmailEventType = z.enum(EMAIL_EVENT_TYPES);
+export type EmailEventType = z.infer<typeof EmailEventType>;
+
+export const EmailEvent = z.object({
+  id: z.string(),
+  emailId: z.string(),
+  type: EmailEventType,
+  occurredAt: Timestamp,
+  /** The event's details: the link clicked, the bounce's type and diagnostic, the failure's reason. */
+  details: z.record(z.string(), z.unknown()),
+});
+export type EmailEvent = z.infer<typeof EmailEvent>;
+export const EmailEventList = z.object({ data: z.array(EmailEvent) });
+export type EmailEventList = z.infer<typeof EmailEventList>;
 
 export const DOMAIN_STATUSES = ["PENDING", "VERIFIED"] as const;
 export const DomainStatus = z.enum(DOMAIN_STATUSES);
@@ -109,9 +132,21 @@ export const emailRoutes = [
   }),
   defineRoute({
     ...base,
+    method: "GET",
+    path: "/emails/:id/events",
+    operation: "sending.emails.events",
+    tag: "Emails",
+    summary: "An email's events in the order they happened",
+    params: IdParams,
+    response: EmailEventList,
+    status: 200,
+  }),
+  defineRoute({
+    ...base,
     method: "POST",
     path: "/domains",
     operation: "sending.domains.create",
+    role: "owner",
     tag: "Domains",
     summary: "Add a sending domain (generates its DKIM key)",
     body: CreateDomainRequest,
@@ -144,6 +179,7 @@ export const emailRoutes = [
     method: "POST",
     path: "/domains/:id/verify",
     operation: "sending.domains.verify",
+    role: "owner",
     tag: "Domains",
     summary: "Look the domain's DNS records up now",
     params: IdParams,
@@ -155,6 +191,7 @@ export const emailRoutes = [
     method: "DELETE",
     path: "/domains/:id",
     operation: "sending.domains.delete",
+    role: "owner",
     tag: "Domains",
     summary: "Delete a sending domain",
     params: IdParams,

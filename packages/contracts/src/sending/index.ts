@@ -3,6 +3,7 @@ import { templateRoutes } from "./templates.js";
 import { emailRoutes } from "./emails.js";
 import { feedbackRoutes, linkRoutes } from "./links.js";
 import { settingsRoutes } from "./settings.js";
+import { statsRoutes } from "./stats.js";
 
 export * from "./send.js";
 export * from "./templates.js";
@@ -10,5 +11,6 @@ export * from "./emails.js";
 export * from "./links.js";
 export * from "./rpc.js";
 export * from "./settings.js";
+export * from "./stats.js";
 
-export const sendingRoutes = [...sendRoutes, ...templateRoutes, ...emailRoutes, ...settingsRoutes, ...linkRoutes, ...feedbackRoutes];
+export const sendingRoutes = [...sendRoutes, ...templateRoutes, ...emailRoutes, ...settingsRoutes, ...statsRoutes, ...linkRoutes, ...feedbackRoutes];

@@ -26,6 +26,7 @@ export const settingsRoutes = [
     ...base,
     method: "PATCH",
     operation: "sending.settings.update",
+    role: "owner",
     summary: "Change the project's sending settings (open and click tracking)",
     body: UpdateSendingSettingsRequest,
     response: SendingSettings,
