@@ -4,6 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { ensureInfra } from "./infra.mjs";
+import { ensureChromium } from "./browser.mjs";
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: "inherit", ...opts });
@@ -17,6 +18,7 @@ try {
     databaseUrl: process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
     redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
   });
+  await ensureChromium();
 } catch (err) {
   console.error(String(err.message ?? err));
   process.exit(1);

@@ -1,0 +1,85 @@
+import { existsSync } from "node:fs";
+import { AxeBuilder } from "@axe-core/playwright";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { runCli } from "./platform.js";
+
+/**
+ * The dashboard's browser tests drive Debian's `chromium` package with playwright-core: browser
+ * downloads (`npx playwright install`) are not possible everywhere Mailroom is built, and the
+ * distribution's Chromium is what `npm test` installs when it is missing (scripts/browser.mjs).
+ */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`Chromium is not at ${CHROMIUM_PATH}: install Debian's chromium package (npm test does so as root) or set CHROMIUM_PATH`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+}
+
+/** Where the dashboard remembers the project it shows (packages/dashboard). */
+export const PROJECT_STORAGE_KEY = "mailroom.project";
+
+export interface DashboardUser {
+  projectId: string;
+  projectName: string;
+  secretKey: string;
+  email: string;
+  password: string;
+}
+
+/** A new project and a member of it with `role`, made by the operator CLI as an operator would. */
+export async function createDashboardUser(
+  env: Record<string, string>,
+  opts: { role?: "owner" | "editor" | "viewer"; project?: { id: string; name: string; secretKey: string } } = {},
+): Promise<DashboardUser> {
+  const project = opts.project ?? JSON.parse(await runCli(["projects", "create", "--name", `dash-${Date.now().toString(36)}`, "--json"], env));
+  const email = `user-${Math.random().toString(36).slice(2, 10)}@mailroom.test`;
+  const password = `pw-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
+  await runCli(["users", "create", "--email", email, "--project", project.id, "--role", opts.role ?? "owner", "--password", password, "--json"], env);
+  return { projectId: project.id, projectName: project.name, secretKey: project.secretKey, email, password };
+}
+
+/** Signs in through the sign-in page, as a person does, and waits for the app to show. */
+export async function signIn(page: Page, baseUrl: string, user: Pick<DashboardUser, "email" | "password">): Promise<void> {
+  await page.goto(`${baseUrl}/app/sign-in`);
+  await page.getByLabel("Email").fill(user.email);
+  await page.getByLabel("Password").fill(user.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("navigation").waitFor();
+}
+
+/**
+ * A signed-in context without going through the form (the sign-in page has tests of its own):
+ * the session cookie lands in the context's jar, and the project is the one the app opens on.
+ */
+export async function signedInContext(browser: Browser, baseUrl: string, user: DashboardUser): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL: baseUrl });
+  const res = await context.request.post(`${baseUrl}/auth/login`, { data: { email: user.email, password: user.password } });
+  if (res.status() !== 200) throw new Error(`sign-in for ${user.email} answered ${res.status()}: ${await res.text()}`);
+  await context.addInitScript({ content: `localStorage.setItem(${JSON.stringify(PROJECT_STORAGE_KEY)}, ${JSON.stringify(user.projectId)})` });
+  return context;
+}
+
+export interface A11yViolation {
+  id: string;
+  impact: string;
+  help: string;
+  targets: string[];
+}
+
+/** axe-core's serious and critical violations on the page as it is now (WCAG 2.1 A and AA rules). */
+export async function a11yViolations(page: Page): Promise<A11yViolation[]> {
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({ id: v.id, impact: v.impact ?? "", help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
+}
