@@ -14,7 +14,7 @@ import {
   UpdateMemberRequest,
   sendingRpc,
 } from "@mailroom/contracts";
-import { iso, isoOrNull, type RpcClient, type Sql } from "@mailroom/kit";
+import { iso, isId, isoOrNull, type RpcClient, type Sql } from "@mailroom/kit";
 import { invitationsRepo } from "../db/invitations-repo.js";
 import { keysRepo, type KeyListing } from "../db/keys-repo.js";
 import { usersRepo } from "../db/users-repo.js";
@@ -69,6 +69,7 @@ export function memberHandlers(deps: MemberDeps): Record<string, AccountHandler>
     "gateway.members.update": async (req, reply) => {
       const { id, userId } = MemberParams.parse(req.params);
       const { role } = UpdateMemberRequest.parse(req.body);
+      if (!isId(userId)) throw AppError.notFound("Member");
       const member = await deps.sql.begin(async (tx) => {
         const owners = await usersRepo.lockOwners(tx, id);
         const found = await usersRepo.member(tx, id, userId);
@@ -83,6 +84,7 @@ export function memberHandlers(deps: MemberDeps): Record<string, AccountHandler>
     /** Removes the membership only: the user's sessions go on, for their other projects. */
     "gateway.members.remove": async (req, reply) => {
       const { id, userId } = MemberParams.parse(req.params);
+      if (!isId(userId)) throw AppError.notFound("Member");
       const removed = await deps.sql.begin(async (tx) => {
         const owners = await usersRepo.lockOwners(tx, id);
         if (owners.length === 1 && owners[0] === userId) throw new AppError("CONFLICT", LAST_OWNER);
@@ -106,6 +108,8 @@ export function memberHandlers(deps: MemberDeps): Record<string, AccountHandler>
 
     "gateway.keys.revoke": async (req, reply) => {
       const { id, keyId } = KeyParams.parse(req.params);
+      // an id that is no UUID names no key (the services answer such ids the same way)
+      if (!isId(keyId)) throw AppError.notFound("Key");
       const hash = await keysRepo.revokeInProject(deps.sql, id, keyId);
       if (!hash) throw AppError.notFound("Key");
       deps.keyRevoked(hash);
