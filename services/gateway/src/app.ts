@@ -1,6 +1,6 @@
 import { ROUTES } from "@mailroom/contracts";
 import { Periodic, redisUnavailableWarning, type Deps, type ServiceApp } from "@mailroom/kit";
-import type { GatewayEnv } from "./config.js";
+import { oidcSettings, type GatewayEnv } from "./config.js";
 import { keysRepo } from "./db/keys-repo.js";
 import { idempotencyRepo } from "./db/idempotency-repo.js";
 import { Authenticator } from "./domain/authenticator.js";
@@ -57,6 +57,7 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
       publicOrigin: publicUrl.origin,
       secureCookie: publicUrl.protocol === "https:",
       invitationTtlMs: config.INVITATION_TTL_MS,
+      oidc: oidcSettings(config),
       // as `mailroom keys revoke` does: every replica (this one included) evicts the key at once
       keyRevoked: (hash) => {
         auth.evict(hash);

@@ -8,6 +8,7 @@ import { keyGate, keylessGate, type GateDeps } from "./handlers/gates.js";
 import { clientErrorHandler, fromFastifyError, sendError } from "./handlers/errors.js";
 import { buildOpenApi } from "./openapi.js";
 import { registerAccounts, type AccountDeps } from "./handlers/accounts.js";
+import { registerOidc, type OidcSettings } from "./handlers/oidc.js";
 import { docsAssets } from "./docs-page.js";
 
 const CORS_HEADERS = {
@@ -26,6 +27,8 @@ export interface HttpDeps extends ForwardDeps, GateDeps, AccountDeps {
   trustProxy: TrustProxy;
   /** HTTP_REQUEST_TIMEOUT_MS: bound on receiving a request (headers and body). */
   requestTimeoutMs: number;
+  /** OpenID Connect sign-in, when configured. */
+  oidc: OidcSettings | null;
 }
 
 export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyInstance {
@@ -116,6 +119,7 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
   }
 
   registerAccounts(app, deps, keyless);
+  if (deps.oidc) registerOidc(app, deps.oidc, deps, keyless);
 
   // Serialised once: the document is large, and anyone may ask for it.
   const openapi = JSON.stringify(buildOpenApi([...routes, ...accountRoutes], deps.publicUrl));

@@ -214,3 +214,13 @@ describe("mailroom users create", () => {
     }
   });
 });
+
+describe("OpenID Connect sign-in", () => {
+  it("is 404 when not configured", async () => {
+    for (const path of ["/auth/oidc/start", "/auth/oidc/callback?code=x&state=y"]) {
+      const res = await apiClient(platform.url).get(path);
+      expect(res.status, path).toBe(404);
+      expect(errorOf(res.body).error).toBe("NOT_FOUND");
+    }
+  });
+});
