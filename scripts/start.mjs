@@ -128,6 +128,29 @@ if (!demo) {
   demo = JSON.parse(out.stdout);
   writeFileSync(demoFile, JSON.stringify(demo, null, 2), { mode: 0o600 });
 }
+// The demo user, owner of the demo project, made once: its password is kept beside demo.json (and
+// made again, with the user, when the database was reset since).
+const demoUserFile = `${DATA_DIR}/demo-user.json`;
+let demoUser = existsSync(demoUserFile) ? JSON.parse(readFileSync(demoUserFile, "utf8")) : null;
+if (demoUser) {
+  const probe = await fetch(`http://127.0.0.1:${PORT}/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: demoUser.email, password: demoUser.password }),
+  });
+  if (probe.status !== 200 || !(await probe.json()).projects.some((p) => p.id === demo.id)) demoUser = null;
+}
+if (!demoUser) {
+  const email = "demo@mailroom.local";
+  const password = randomBytes(18).toString("base64url");
+  const args = ["users", "create", "--email", email, "--name", "Demo", "--project", demo.id, "--role", "owner", "--password", password, "--json"];
+  const out = spawnSync("node", ["services/gateway/dist/cli.js", ...args], { env, encoding: "utf8" });
+  if (out.status === 0) {
+    demoUser = { email, password };
+    writeFileSync(demoUserFile, JSON.stringify(demoUser, null, 2), { mode: 0o600 });
+  } else say(`note: could not create the demo user: ${out.stderr.trim()}`);
+}
+
 const verified = spawnSync("node", ["services/gateway/dist/cli.js", "domains", "verify", "--project", demo.id, "--domain", DEMO_DOMAIN], { env, encoding: "utf8" });
 if (verified.status !== 0) say(`note: could not verify ${DEMO_DOMAIN} for the demo project: ${verified.stderr.trim()}`);
 
@@ -135,6 +158,7 @@ const base = `http://localhost:${PORT}`;
 console.log(`
   Mailroom is running.
 
+  Dashboard       ${base}/app/
   API             ${base}
   API reference   ${base}/docs   (OpenAPI: ${base}/openapi.json)
   ${mailbox ? `Dev mailbox     ${mailbox.webUrl}   (every email Mailroom sends lands here)` : `SMTP relay      ${env.SMTP_URL.replace(/\/\/[^@]*@/, "//***@")}`}
@@ -142,7 +166,7 @@ console.log(`
   Demo project    ${demo.id}
   Secret key      ${demo.secretKey}
   Public key      ${demo.publicKey}
-
+${demoUser ? `  Dashboard user  ${demoUser.email}\n  Password        ${demoUser.password}\n` : ""}
   Send an email:
 
   curl -X POST ${base}/v1/send \\

@@ -1,9 +1,12 @@
 import { ROUTES } from "@mailroom/contracts";
 import { Periodic, redisUnavailableWarning, type Deps, type ServiceApp } from "@mailroom/kit";
-import type { GatewayEnv } from "./config.js";
+import { oidcSettings, type GatewayEnv } from "./config.js";
 import { keysRepo } from "./db/keys-repo.js";
 import { idempotencyRepo } from "./db/idempotency-repo.js";
 import { Authenticator } from "./domain/authenticator.js";
+import { LoginThrottle } from "./domain/login-throttle.js";
+import { Sessions } from "./domain/sessions.js";
+import { sessionsRepo } from "./db/sessions-repo.js";
 import { RateLimiter } from "./domain/rate-limiter.js";
 import { buildHttp } from "./http.js";
 
@@ -27,6 +30,14 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
     },
   };
   const auth = new Authenticator(lookup, config.KEY_CACHE_MS, { take: (client) => failures.take(`authfail:${client}`) });
+  const sessions = new Sessions(deps.sql, { idleMs: config.SESSION_IDLE_MS, maxMs: config.SESSION_MAX_MS, cacheMs: config.SESSION_CACHE_MS });
+  const throttle = new LoginThrottle(
+    deps.redis,
+    config.NATS_PREFIX,
+    { perEmail: config.LOGIN_MAX_FAILURES, perClient: config.LOGIN_MAX_FAILURES_PER_CLIENT, windowMs: config.LOGIN_FAILURE_WINDOW_MS },
+    redisUnavailableWarning(log, "sign-in throttling not enforced"),
+  );
+  const publicUrl = new URL(config.PUBLIC_URL);
   const http = buildHttp(
     {
       rpc: deps.rpc,
@@ -41,6 +52,17 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
       requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
       timeouts: { defaultMs: config.RPC_TIMEOUT_MS, maxMs: config.ROUTE_TIMEOUT_MAX_MS },
       idempotencyRetryAfterMs: config.IDEMPOTENCY_RETRY_AFTER_MS,
+      sessions,
+      throttle,
+      publicOrigin: publicUrl.origin,
+      secureCookie: publicUrl.protocol === "https:",
+      invitationTtlMs: config.INVITATION_TTL_MS,
+      oidc: oidcSettings(config),
+      // as `mailroom keys revoke` does: every replica (this one included) evicts the key at once
+      keyRevoked: (hash) => {
+        auth.evict(hash);
+        deps.nc.publish(deps.names.broadcast.keyRevoked, hash);
+      },
     },
     ROUTES,
   );
@@ -50,17 +72,20 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
     callback: (_err, msg) => auth.evict(msg.string()),
   });
   const purge = new Periodic({ name: "idempotency purge", everyMs: 60 * 60 * 1000, log, run: () => idempotencyRepo.purgeExpired(deps.sql) });
+  const endedSessions = new Periodic({ name: "session purge", everyMs: 60 * 60 * 1000, log, run: () => sessionsRepo.purgeEnded(deps.sql, config.SESSION_IDLE_MS) });
 
   return {
     http,
     async start() {
       purge.start();
+      endedSessions.start();
       await http.listen({ port: config.PORT, host: config.HOST });
       const addr = http.server.address();
       log.info({ port: typeof addr === "object" && addr ? addr.port : config.PORT }, "gateway listening");
     },
     async stop() {
       await purge.stop();
+      await endedSessions.stop();
       revoked.unsubscribe();
       await http.close();
     },

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { SERVICE_NAMES, SERVICES, sendingRpc, wireNames } from "@mailroom/contracts";
 import { Blobs, RpcClient, connectNats, createLogger, loadConfig, migrate, openDatabase, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
 import { keysRepo } from "./db/keys-repo.js";
+import { createUser } from "./domain/create-user.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const USAGE = `usage:
@@ -18,6 +19,7 @@ const USAGE = `usage:
   mailroom keys create --project ID --kind secret|public [--rate-limit N] [--json]
   mailroom keys list --project ID [--json]
   mailroom keys revoke KEY_ID
+  mailroom users create --email EMAIL --project ID --role owner|editor|viewer [--password P] [--name N] [--json]
   mailroom domains verify --project ID --domain DOMAIN   (operator override: mark verified without DNS)
   mailroom migrate`;
 
@@ -95,6 +97,9 @@ async function run(argv: string[]): Promise<void> {
       domain: { type: "string" },
       kind: { type: "string" },
       "rate-limit": { type: "string" },
+      email: { type: "string" },
+      role: { type: "string" },
+      password: { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h" },
     },
@@ -135,6 +140,12 @@ async function run(argv: string[]): Promise<void> {
     if (!hash) throw new UsageError(`no active key ${arg}`);
     await broadcastRevocation(hash);
     return print(json, { revoked: arg }, `revoked ${arg}`);
+  }
+  if (group === "users" && action === "create") {
+    const made = await withKeys((sql) => createUser(sql, { email: values.email, project: values.project, role: values.role, password: values.password, name: values.name }));
+    if (made instanceof Error) throw new UsageError(made.message);
+    const shown = made.password ? `\n  password: ${made.password}` : "";
+    return print(json, made, `user ${made.user.id} (${made.user.email}) is ${made.role} of project ${made.projectId}${shown}`);
   }
   if (group === "domains" && action === "verify") {
     if (!values.project || !values.domain) throw new UsageError("--project and --domain are required");

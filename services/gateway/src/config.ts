@@ -24,6 +24,12 @@ export function parseTrustProxy(value: string): TrustProxy | Error {
 }
 
 const PerSecond = z.coerce.number().int().min(1);
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Unset and empty are the same: compose files pass `OIDC_ISSUER=` when the operator sets nothing. */
+const Optional = z
+  .string()
+  .optional()
+  .transform((v) => (v?.trim() ? v.trim() : undefined));
 
 /** Gateway-only settings (the shared ones come from @mailroom/kit's BaseEnv). */
 export const GatewayEnv = z.object({
@@ -79,4 +85,27 @@ export const GatewayEnv = z.object({
    * Idempotency-Key stays claimed before a retry may run the request again.
    */
   IDEMPOTENCY_RETRY_AFTER_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
+  /** A dashboard session ends after this long without a request… */
+  SESSION_IDLE_MS: z.coerce.number().int().min(1000).default(7 * DAY_MS),
+  /** …and this long after sign-in, however active (decisions.md §13). */
+  SESSION_MAX_MS: z.coerce.number().int().min(1000).default(30 * DAY_MS),
+  /** How long a session lookup (and the member's role) is trusted before the database is asked again. */
+  SESSION_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(1000),
+  /** Failed sign-ins per email address, and per client address, before 429 for the rest of the window. */
+  LOGIN_MAX_FAILURES: PerSecond.default(10),
+  LOGIN_MAX_FAILURES_PER_CLIENT: PerSecond.default(50),
+  LOGIN_FAILURE_WINDOW_MS: z.coerce.number().int().min(1000).default(15 * 60 * 1000),
+  /** How long an invitation link works. */
+  INVITATION_TTL_MS: z.coerce.number().int().min(1000).default(7 * DAY_MS),
+  /** OpenID Connect sign-in, on when all three are set (decisions.md §13). */
+  OIDC_ISSUER: Optional.pipe(z.url().optional()),
+  OIDC_CLIENT_ID: Optional,
+  OIDC_CLIENT_SECRET: Optional,
 });
+export type GatewayConfig = z.infer<typeof GatewayEnv>;
+
+/** The OpenID Connect settings when sign-in through it is on, else null. */
+export function oidcSettings(c: Pick<GatewayConfig, "OIDC_ISSUER" | "OIDC_CLIENT_ID" | "OIDC_CLIENT_SECRET">) {
+  if (!c.OIDC_ISSUER || !c.OIDC_CLIENT_ID || !c.OIDC_CLIENT_SECRET) return null;
+  return { issuer: c.OIDC_ISSUER, clientId: c.OIDC_CLIENT_ID, clientSecret: c.OIDC_CLIENT_SECRET };
+}

@@ -1,12 +1,14 @@
 import Fastify, { type FastifyInstance, type onSendHookHandler } from "fastify";
 import { randomUUID } from "node:crypto";
-import { BODY_LIMITS, bodyLimitOf, type RouteDef } from "@mailroom/contracts";
+import { BODY_LIMITS, accountRoutes, bodyLimitOf, type RouteDef } from "@mailroom/contracts";
 import { isConnectionError, type Logger, type Metrics } from "@mailroom/kit";
 import type { TrustProxy } from "./config.js";
 import { forwardHandler, type ForwardDeps } from "./handlers/forward.js";
 import { keyGate, keylessGate, type GateDeps } from "./handlers/gates.js";
 import { clientErrorHandler, fromFastifyError, sendError } from "./handlers/errors.js";
 import { buildOpenApi } from "./openapi.js";
+import { registerAccounts, type AccountDeps } from "./handlers/accounts.js";
+import { registerOidc, type OidcSettings } from "./handlers/oidc.js";
 import { docsAssets } from "./docs-page.js";
 
 const CORS_HEADERS = {
@@ -17,7 +19,7 @@ const CORS_HEADERS = {
   "access-control-max-age": "86400",
 };
 
-export interface HttpDeps extends ForwardDeps, GateDeps {
+export interface HttpDeps extends ForwardDeps, GateDeps, AccountDeps {
   metrics: Metrics;
   log: Logger;
   publicUrl: string;
@@ -25,6 +27,8 @@ export interface HttpDeps extends ForwardDeps, GateDeps {
   trustProxy: TrustProxy;
   /** HTTP_REQUEST_TIMEOUT_MS: bound on receiving a request (headers and body). */
   requestTimeoutMs: number;
+  /** OpenID Connect sign-in, when configured. */
+  oidc: OidcSettings | null;
 }
 
 export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyInstance {
@@ -58,6 +62,7 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
   // route as a string; a JSON route given one fails its schema with a 400, never a 415 or a 500.
   app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => done(null, body));
   app.decorateRequest("principal", null);
+  app.decorateRequest("session", null);
 
   // Requests that still arrive while the gateway drains (keep-alive sockets) get the Error object's
   // 503 and a closed connection, so clients retry elsewhere (packages/faults/test/sigterm.test.ts).
@@ -113,8 +118,11 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
     if (route.cors) app.options(route.path, { onRequest: keyless }, async (_req, reply) => reply.code(204).headers(CORS_HEADERS).send());
   }
 
+  registerAccounts(app, deps, keyless);
+  if (deps.oidc) registerOidc(app, deps.oidc, deps, keyless);
+
   // Serialised once: the document is large, and anyone may ask for it.
-  const openapi = JSON.stringify(buildOpenApi(routes, deps.publicUrl));
+  const openapi = JSON.stringify(buildOpenApi([...routes, ...accountRoutes], deps.publicUrl));
   app.get("/openapi.json", { onRequest: keyless }, async (_req, reply) => reply.type("application/json; charset=utf-8").send(openapi));
   const docs = docsAssets();
   app.get("/docs", { onRequest: keyless }, async (_req, reply) => reply.type("text/html; charset=utf-8").send(docs.html));

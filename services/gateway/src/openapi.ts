@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ErrorBody, ERROR_STATUS, bodyLimitOf, type RouteDef } from "@mailroom/contracts";
+import { ErrorBody, ERROR_STATUS, PROJECT_HEADER, SESSION_COOKIE, bodyLimitOf, requiredRole, type RouteDef } from "@mailroom/contracts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -54,11 +54,18 @@ function parameters(schemaOf: ReturnType<typeof converter>, obj: z.ZodObject | u
   }));
 }
 
+/** Keys, or the dashboard's session cookie with the project header (decisions.md §13). */
+function securityOf(route: RouteDef): Array<Record<string, never[]>> {
+  if (route.auth === "none") return [];
+  if (route.auth === "session") return [{ sessionCookie: [] }];
+  return [{ bearerAuth: [] }, { sessionCookie: [] }];
+}
+
 const errorRef = { $ref: "#/components/schemas/Error" };
 
 function errorResponses(route: RouteDef): Record<string, unknown> {
   const statuses = new Set<number>([400, 429, 500, 503]);
-  if (route.auth !== "none") statuses.add(401);
+  if (route.auth !== "none") statuses.add(401).add(403);
   if (route.params) statuses.add(404);
   if (route.idempotent) statuses.add(409);
   if (route.body || takesBody(route)) statuses.add(413);
@@ -88,7 +95,7 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
       operationId: route.operation,
       summary: route.summary,
       tags: [route.tag],
-      security: route.auth === "none" ? [] : [{ bearerAuth: [] }],
+      security: securityOf(route),
       parameters: [
         ...parameters(schemaOf, route.params, "path"),
         ...parameters(schemaOf, route.query, "query"),
@@ -104,6 +111,9 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
     }
     const notes = [
       ...(route.auth === "any" ? ["Accepts a secret (sk_) or a public (pk_) key."] : []),
+      ...(route.auth === "secret" || route.auth === "any" || route.role
+        ? [`With a session instead of a key: the ${requiredRole(route)} role at least in the X-Mailroom-Project project.`]
+        : []),
       ...(!route.body && takesBody(route) ? [limit] : []),
     ];
     if (notes.length) op.description = notes.join(" ");
@@ -123,6 +133,12 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "`sk_…` secret key, or `pk_…` public key on /v1/track" },
+        sessionCookie: {
+          type: "apiKey",
+          in: "cookie",
+          name: SESSION_COOKIE,
+          description: `The dashboard's session (POST /auth/login), with the \`${PROJECT_HEADER}\` header naming the project on API routes. Requests that change state carry that header and come from PUBLIC_URL's origin.`,
+        },
       },
       schemas: { Error: schemaOf(ErrorBody, "output"), ...components },
     },

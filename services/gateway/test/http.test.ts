@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BODY_LIMITS, ErrorBody, ROUTES } from "@mailroom/contracts";
+import { BODY_LIMITS, ErrorBody, ROUTES, accountRoutes } from "@mailroom/contracts";
 import { Platform, apiClient } from "@mailroom/testkit";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { connect } from "node:net";
@@ -208,12 +208,12 @@ describe("OpenAPI", () => {
     expect(result.valid).toBe(true);
     expect(res.body.openapi).toBe("3.1.0");
     expect(res.body.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
-    for (const route of ROUTES) {
+    for (const route of [...ROUTES, ...accountRoutes]) {
       const path = route.path.replace(/:([A-Za-z]+)/g, "{$1}");
       expect(res.body.paths[path]?.[route.method.toLowerCase()], `${route.method} ${path}`).toBeDefined();
     }
     const documented = Object.values(res.body.paths as Record<string, object>).reduce((n, ops) => n + Object.keys(ops).length, 0);
-    expect(documented).toBe(ROUTES.length);
+    expect(documented).toBe(ROUTES.length + accountRoutes.length);
   });
 
   it("serves the interactive reference without a CDN", async () => {

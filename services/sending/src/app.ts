@@ -12,6 +12,7 @@ import { registerLinks } from "./handlers/links.js";
 import { registerSend } from "./handlers/send.js";
 import { registerSes } from "./handlers/ses.js";
 import { registerSettings } from "./handlers/settings.js";
+import { registerSystemEmail } from "./handlers/system-email.js";
 import { suppressionConsumer } from "./handlers/suppression-consumer.js";
 import { registerTemplates } from "./handlers/templates.js";
 import { startInbound, type InboundServer } from "./inbound/server.js";
@@ -45,6 +46,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     links: new LinkSigner(config.PUBLIC_URL, secret),
     verp: new VerpSigner(secret, returnPathDomain(config)),
     returnPathDomain: returnPathDomain(config),
+    systemFrom: config.SYSTEM_FROM ?? `no-reply@${returnPathDomain(config)}`,
     maxAttachmentBytes: config.SEND_MAX_ATTACHMENT_BYTES,
     metrics: deps.metrics,
     queue: emailQueue(() => ctx),
@@ -73,6 +75,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       registerEmails(server, ctx);
       registerDomains(server, ctx);
       registerSettings(server, ctx);
+      registerSystemEmail(server, ctx);
       registerLinks(server, ctx, engagement);
       registerSes(server, ctx, sns, new Set(config.SES_SNS_TOPIC_ARNS));
     },

@@ -99,6 +99,23 @@ export type TemplateInUseRpcRequest = z.infer<typeof TemplateInUseRpcRequest>;
 export const TemplateInUseRpcReply = z.object({ inUse: z.boolean() });
 export type TemplateInUseRpcReply = z.infer<typeof TemplateInUseRpcReply>;
 
+/**
+ * The gateway's own mail (an invitation to a project, decisions.md §13), sent through Mailroom
+ * itself from the sending service's SYSTEM_FROM address, which needs no verified domain in the
+ * project. Recorded as a transactional email of `projectId`, never tracked. `idempotencyKey` makes
+ * a retried call return the first email.
+ */
+export const SystemEmailRpcRequest = z.object({
+  projectId: Id,
+  idempotencyKey: z.string().min(1).max(300),
+  to: EmailAddress,
+  subject: z.string().min(1).max(998),
+  html: z.string().min(1).max(100_000),
+});
+export type SystemEmailRpcRequest = z.infer<typeof SystemEmailRpcRequest>;
+export const SystemEmailRpcReply = z.object({ emailId: z.string() });
+export type SystemEmailRpcReply = z.infer<typeof SystemEmailRpcReply>;
+
 export const sendingRpc = {
   enqueue: defineRpc({
     service: "sending",
@@ -129,6 +146,12 @@ export const sendingRpc = {
     operation: "workflows.templateInUse",
     request: TemplateInUseRpcRequest,
     reply: TemplateInUseRpcReply,
+  }),
+  systemEmail: defineRpc({
+    service: "sending",
+    operation: "sending.systemEmail",
+    request: SystemEmailRpcRequest,
+    reply: SystemEmailRpcReply,
   }),
   forceVerifyDomain: defineRpc({
     service: "sending",

@@ -3,6 +3,11 @@ import type { apiKeys } from "./schema.js";
 import { generateKey, hashKey, keyPrefix, type KeyKind } from "../domain/keys.js";
 
 type KeyRow = Row<typeof apiKeys>;
+type ListedRow = Pick<KeyRow, "id" | "kind" | "name" | "prefix" | "rate_limit" | "created_at" | "revoked_at">;
+const LISTED = "id, kind, name, prefix, rate_limit, created_at, revoked_at";
+const toListing = (r: ListedRow): KeyListing => ({
+  id: r.id, kind: r.kind, name: r.name, prefix: r.prefix, rateLimit: r.rate_limit, createdAt: r.created_at, revokedAt: r.revoked_at,
+});
 
 export interface KeyRecord {
   id: string;
@@ -14,6 +19,7 @@ export interface KeyRecord {
 export interface KeyListing {
   id: string;
   kind: KeyKind;
+  name: string;
   prefix: string;
   rateLimit: number | null;
   createdAt: Date;
@@ -33,37 +39,51 @@ export const keysRepo = traced("KeysRepo", {
     const publicKey = generateKey("public");
     await sql.begin(async (tx) => {
       await tx`insert into projects (id, name) values (${id}, ${name})`;
-      await keysRepo.insertKey(tx, id, "secret", secretKey, null);
-      await keysRepo.insertKey(tx, id, "public", publicKey, null);
+      await keysRepo.insertKey(tx, id, "secret", secretKey, null, "secret");
+      await keysRepo.insertKey(tx, id, "public", publicKey, null, "public");
     });
     return { id, name, secretKey, publicKey };
   },
 
   async projectExists(q: Q, projectId: string): Promise<boolean> {
-    const rows = await q`select 1 from projects where id = ${projectId} limit 1`;
-    return rows.length > 0;
+    return (await keysRepo.projectName(q, projectId)) !== null;
   },
 
-  async createKey(q: Q, projectId: string, kind: KeyKind, rateLimit?: number): Promise<{ id: string; key: string; kind: KeyKind }> {
+  async projectName(q: Q, projectId: string): Promise<string | null> {
+    const [row] = await q<{ name: string }[]>`select name from projects where id = ${projectId}`;
+    return row?.name ?? null;
+  },
+
+  /** A new key (named after its kind unless given a name): its listing and, this once, the key. */
+  async createKey(q: Q, projectId: string, kind: KeyKind, rateLimit?: number, name?: string): Promise<KeyListing & { key: string }> {
     const key = generateKey(kind);
-    const id = await keysRepo.insertKey(q, projectId, kind, key, rateLimit ?? null);
-    return { id, key, kind };
+    const id = await keysRepo.insertKey(q, projectId, kind, key, rateLimit ?? null, name ?? kind);
+    const [row] = await q<ListedRow[]>`select ${q.unsafe(LISTED)} from api_keys where id = ${id}`;
+    return { ...toListing(row!), key };
   },
 
   /** Stores a key by its hash and prefix only; returns its id. */
-  async insertKey(q: Q, projectId: string, kind: KeyKind, key: string, rateLimit: number | null): Promise<string> {
+  async insertKey(q: Q, projectId: string, kind: KeyKind, key: string, rateLimit: number | null, name: string): Promise<string> {
     const id = newId();
     await q`
-      insert into api_keys (id, project_id, kind, hash, prefix, rate_limit)
-      values (${id}, ${projectId}, ${kind}, ${hashKey(key)}, ${keyPrefix(key)}, ${rateLimit})`;
+      insert into api_keys (id, project_id, kind, name, hash, prefix, rate_limit)
+      values (${id}, ${projectId}, ${kind}, ${name}, ${hashKey(key)}, ${keyPrefix(key)}, ${rateLimit})`;
     return id;
   },
 
   async listKeys(q: Q, projectId: string): Promise<KeyListing[]> {
-    const rows = await q<Pick<KeyRow, "id" | "kind" | "prefix" | "rate_limit" | "created_at" | "revoked_at">[]>`
-      select id, kind, prefix, rate_limit, created_at, revoked_at from api_keys
-      where project_id = ${projectId} order by created_at`;
-    return rows.map((r) => ({ id: r.id, kind: r.kind, prefix: r.prefix, rateLimit: r.rate_limit, createdAt: r.created_at, revokedAt: r.revoked_at }));
+    const rows = await q<ListedRow[]>`select ${q.unsafe(LISTED)} from api_keys where project_id = ${projectId} order by created_at, id`;
+    return rows.map(toListing);
+  },
+
+  /**
+   * Revokes a key of this project (again, if it was: the answer is the same); returns its hash for
+   * cache invalidation, or null when the project has no such key.
+   */
+  async revokeInProject(q: Q, projectId: string, keyId: string): Promise<string | null> {
+    const [row] = await q<{ hash: string }[]>`
+      update api_keys set revoked_at = coalesce(revoked_at, now()) where id = ${keyId} and project_id = ${projectId} returning hash`;
+    return row?.hash ?? null;
   },
 
   /** Returns the revoked key's hash (for cache invalidation), or null when no active key has that id. */

@@ -26,7 +26,8 @@ export function routeTimeoutMs(route: RouteDef, timeouts: ForwardDeps["timeouts"
 
 const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
-function validate(route: RouteDef, req: FastifyRequest): ErrorDetail[] {
+/** Every problem of a request with its route's schemas, and text PostgreSQL could not store. */
+export function validate(route: RouteDef, req: FastifyRequest): ErrorDetail[] {
   // zod validates recursively: a body nested thousands deep would overflow its stack (a 500)
   if (nestsDeeperThan(req.body)) return [{ path: "", message: `must not nest deeper than ${MAX_NESTING} levels` }];
   const details: ErrorDetail[] = [];

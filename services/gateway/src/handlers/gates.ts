@@ -4,6 +4,7 @@ import type { Authenticator, Principal } from "../domain/authenticator.js";
 import { clientBucket } from "../domain/client-address.js";
 import type { RateDecision, RateLimiter } from "../domain/rate-limiter.js";
 import { UNAUTHORIZED, sendError } from "./errors.js";
+import { apiSessionGate, sessionToken, type SessionGateDeps } from "./session-gate.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -12,7 +13,7 @@ declare module "fastify" {
   }
 }
 
-export interface GateDeps {
+export interface GateDeps extends SessionGateDeps {
   auth: Authenticator;
   /** Per key. */
   limiter: RateLimiter;
@@ -24,7 +25,7 @@ export interface GateDeps {
  * An answer given before the body was read (onRequest). The connection closes after it when a body
  * is on its way, so the gateway does not read, only to throw away, what it already refused.
  */
-function refuse(req: FastifyRequest, reply: FastifyReply, err: WireError, retryAfter?: number): void {
+export function refuse(req: FastifyRequest, reply: FastifyReply, err: WireError, retryAfter?: number): void {
   if (retryAfter !== undefined) reply.header("Retry-After", String(retryAfter));
   const length = req.headers["content-length"];
   if ((length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined) reply.header("Connection", "close");
@@ -38,13 +39,16 @@ export function rateHeaders(reply: FastifyReply, d: RateDecision): void {
 }
 
 /**
- * Keyed routes: the key and its rate limit are checked when the headers arrive, before the body is
+ * Keyed routes (decisions.md §13: or a session): the key and its rate limit are checked when the headers arrive, before the body is
  * read, so a caller without a valid key cannot make the gateway read (and hold) a 50 MB body. Hooks
  * are callback-style: an async hook costs a promise and a microtask per request.
  */
 export function keyGate(route: RouteDef, deps: GateDeps): onRequestHookHandler {
   const need = route.auth === "any" ? "any" : "secret";
+  // A dashboard request: the session cookie and no key (a key, when given, always decides).
+  const session = apiSessionGate(route, deps);
   return (req, reply, done) => {
+    if (req.headers.authorization === undefined && sessionToken(req) !== undefined) return session.call(req.server, req, reply, done);
     deps.auth
       .authenticate(req.headers.authorization, need, clientBucket(req.ip))
       .then(async (result) => {

@@ -105,18 +105,19 @@ type RawMail = Pick<SendMailOptions, "envelope" | "dsn" | "raw" | "messageId" | 
 export async function outgoingMessage(
   email: OutgoingEmail,
   files: StoredAttachment[],
-  key: SigningKey,
+  /** null: sent unsigned (Mailroom's own mail from SYSTEM_FROM, whose domain no project verified). */
+  key: SigningKey | null,
   ctx: ComposeContext,
 ): Promise<RawMail> {
   const message = composeMessage(email, files, ctx);
-  const signingKey = { domain: key.domain, selector: key.selector, privateKey: keyObject(key.privateKey) };
+  const bytes = await messageBytes(message);
   return {
     envelope: message.envelope,
     dsn: message.dsn,
     // Only for the relay's answer: a raw message's headers are its own. Without it nodemailer would
     // make up a Message-ID from five calls to randomBytes, for nothing.
     messageId: message.messageId,
-    raw: await signMessage(await messageBytes(message), signingKey),
+    raw: key ? await signMessage(bytes, { domain: key.domain, selector: key.selector, privateKey: keyObject(key.privateKey) }) : bytes,
     disableFileAccess: true,
     disableUrlAccess: true,
   };

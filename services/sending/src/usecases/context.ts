@@ -21,6 +21,8 @@ export interface Ctx {
   /** Signs and reads the VERP envelope senders of RETURN_PATH_DOMAIN. */
   verp: VerpSigner;
   returnPathDomain: string;
+  /** SYSTEM_FROM: the sender of Mailroom's own mail (invitations), sent unsigned when no project verified its domain. */
+  systemFrom: string;
   maxAttachmentBytes: number;
   metrics: Metrics;
   /** Group commit of queued emails (queue-email.ts). */

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ErrorBody, Member, MemberList, SessionInfo } from "@mailroom/contracts";
+import { startMailbox } from "@mailroom/devmailbox";
+import { Platform, apiClient, sinkMessages, waitFor } from "@mailroom/testkit";
+import { createUser, login, sessionCookie, signedIn, type Browser } from "./sessions-helpers.js";
+
+/** Invitations go out through Mailroom itself: the sending service delivers them to the SMTP sink. */
+const PASSWORD = "correct horse battery";
+let mailbox: Awaited<ReturnType<typeof startMailbox>>;
+let platform: Platform;
+let project: Awaited<ReturnType<Platform["createProject"]>>;
+let owner: Browser;
+
+beforeAll(async () => {
+  mailbox = await startMailbox({ smtpPort: 0, httpPort: 0 });
+  platform = new Platform({
+    services: ["gateway", "sending"],
+    env: { SMTP_URL: mailbox.smtpUrl, SESSION_CACHE_MS: "0", LOGIN_MAX_FAILURES_PER_CLIENT: "1000" },
+    serviceEnv: { sending: { SYSTEM_FROM: "invites@mailroom.test" } },
+  });
+  await platform.start();
+  project = await platform.createProject("Acme <b>& co</b>");
+  await createUser(platform, "owner@example.com", project.id, "owner", PASSWORD);
+  owner = await signedIn(platform, "owner@example.com", PASSWORD);
+});
+afterAll(async () => {
+  await platform?.destroy();
+  await mailbox?.stop();
+});
+
+/** The invitation email to `to`, and the token of its link. */
+async function invitationTo(to: string): Promise<{ message: Record<string, any>; token: string }> {
+  let found: Record<string, any> | undefined;
+  await waitFor(async () => (found = (await sinkMessages(mailbox.webUrl, [to]))[0]) !== undefined, { timeoutMs: 20_000, what: `the invitation to ${to}` });
+  const text = JSON.stringify(found);
+  const m = /\/app\/invite\?token=([A-Za-z0-9_-]{43})/.exec(text);
+  if (!m) throw new Error(`no link in ${text.slice(0, 500)}`);
+  return { message: found!, token: m[1]! };
+}
+
+describe("invitations", () => {
+  it("arrive by email from SYSTEM_FROM, list as pending, and on accepting make an account that signs in", async () => {
+    const res = await owner.post(`/projects/${project.id}/members`, { email: "new@example.com", role: "editor" }, project.id);
+    expect(res.status).toBe(201);
+    const invited = Member.parse(res.body);
+    expect(invited).toMatchObject({ email: "new@example.com", role: "editor", pending: true });
+    const pending = MemberList.parse((await owner.get(`/projects/${project.id}/members`)).body).data;
+    expect(pending.find((m) => m.pending)?.userId).toBe(invited.userId);
+
+    const { message, token } = await invitationTo("new@example.com");
+    expect(JSON.stringify(message)).toContain("invites@mailroom.test");
+    // the project's name is the owner's text: escaped in the HTML
+    expect(message.html).toContain("Acme &#60;b&#62;&#38; co&#60;/b&#62;");
+    expect(message.html).not.toContain("<b>& co</b>");
+    expect(message.subject).toContain("Acme <b>& co</b>");
+    expect(JSON.stringify(message)).toContain(`${new URL(platform.url).origin}/app/invite?token=`);
+
+    const api = apiClient(platform.url);
+    expect((await api.post("/auth/invitations/accept", { token, name: "New Person" })).status).toBe(400); // a new account needs a password
+    const accepted = await api.post("/auth/invitations/accept", { token, name: "New Person", password: "a new long password" });
+    expect(accepted.status).toBe(200);
+    const info = SessionInfo.parse(accepted.body);
+    expect(info.projects).toEqual([{ id: project.id, name: project.name, role: "editor" }]);
+    expect(info.user.name).toBe("New Person");
+    expect((await apiClient(platform.url).get("/auth/me", { cookie: sessionCookie(accepted) })).status).toBe(200);
+
+    // single use
+    const again = await api.post("/auth/invitations/accept", { token, name: "Someone", password: "another long password" });
+    expect(again.status).toBe(404);
+    expect(ErrorBody.parse(again.body).error).toBe("NOT_FOUND");
+    expect((await login(platform, "new@example.com", "a new long password")).status).toBe(200);
+    const members = MemberList.parse((await owner.get(`/projects/${project.id}/members`)).body).data;
+    expect(members.filter((m) => m.pending)).toEqual([]);
+    expect(members.find((m) => m.email === "new@example.com")?.role).toBe("editor");
+  });
+
+  it("add the membership to an existing account, whose password stays its own", async () => {
+    const other = await platform.createProject("other");
+    await createUser(platform, "existing@example.com", other.id, "owner", PASSWORD);
+    expect((await owner.post(`/projects/${project.id}/members`, { email: "Existing@Example.com", role: "viewer" }, project.id)).status).toBe(201);
+    const { token } = await invitationTo("Existing@Example.com");
+    const accepted = await apiClient(platform.url).post("/auth/invitations/accept", { token, name: "Ignored", password: "would replace it" });
+    expect(accepted.status).toBe(200);
+    expect(SessionInfo.parse(accepted.body).projects.map((p) => p.role).sort()).toEqual(["owner", "viewer"]);
+    expect((await login(platform, "existing@example.com", PASSWORD)).status).toBe(200);
+    expect((await login(platform, "existing@example.com", "would replace it")).status).toBe(401);
+  });
+
+  it("can be withdrawn, and an expired, unknown or malformed token is refused", async () => {
+    const res = await owner.post(`/projects/${project.id}/members`, { email: "withdrawn@example.com", role: "viewer" }, project.id);
+    const { token } = await invitationTo("withdrawn@example.com");
+    expect((await owner.delete(`/projects/${project.id}/members/${Member.parse(res.body).userId}`, project.id)).status).toBe(204);
+    const api = apiClient(platform.url);
+    for (const t of [token, "A".repeat(43), "x"]) {
+      const r = await api.post("/auth/invitations/accept", { token: t, name: "X", password: "a long enough password" });
+      expect(r.status, t).toBe(404);
+    }
+    for (const body of [{}, { token: "", name: "X" }, { token: "x", name: "   " }, { token: "x", name: "X", password: "short" }, { token: "x".repeat(2001), name: "X" }]) {
+      const r = await api.post("/auth/invitations/accept", body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(ErrorBody.parse(r.body).error).toBe("VALIDATION_ERROR");
+    }
+    const forged = await api.post("/auth/invitations/accept", { token, name: "X", password: "a long enough password" }, { origin: "https://evil.example" });
+    expect(forged.status).toBe(403);
+  });
+});
