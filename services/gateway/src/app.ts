@@ -6,6 +6,7 @@ import { idempotencyRepo } from "./db/idempotency-repo.js";
 import { Authenticator } from "./domain/authenticator.js";
 import { RateLimiter } from "./domain/rate-limiter.js";
 import { buildHttp } from "./http.js";
+import { dashboardDir } from "./dashboard.js";
 
 type GatewayDeps = Deps<(typeof GatewayEnv)["shape"]>;
 
@@ -41,6 +42,7 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
       requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
       timeouts: { defaultMs: config.RPC_TIMEOUT_MS, maxMs: config.ROUTE_TIMEOUT_MAX_MS },
       idempotencyRetryAfterMs: config.IDEMPOTENCY_RETRY_AFTER_MS,
+      dashboardDir: dashboardDir(config.DASHBOARD_DIR),
     },
     ROUTES,
   );

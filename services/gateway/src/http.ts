@@ -8,6 +8,7 @@ import { keyGate, keylessGate, type GateDeps } from "./handlers/gates.js";
 import { clientErrorHandler, fromFastifyError, sendError } from "./handlers/errors.js";
 import { buildOpenApi } from "./openapi.js";
 import { docsAssets } from "./docs-page.js";
+import { registerDashboard } from "./dashboard.js";
 
 const CORS_HEADERS = {
   "access-control-allow-origin": "*",
@@ -25,6 +26,8 @@ export interface HttpDeps extends ForwardDeps, GateDeps {
   trustProxy: TrustProxy;
   /** HTTP_REQUEST_TIMEOUT_MS: bound on receiving a request (headers and body). */
   requestTimeoutMs: number;
+  /** The dashboard's build, served under /app/ (null: not installed, /app/ answers 503). */
+  dashboardDir: string | null;
 }
 
 export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyInstance {
@@ -123,5 +126,6 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
     if (!f) return sendError(reply, { error: "NOT_FOUND", message: "Not found" });
     return reply.type(f.type).header("cache-control", "public, max-age=86400").send(f.body);
   });
+  registerDashboard(app, deps.dashboardDir, keyless);
   return app;
 }
