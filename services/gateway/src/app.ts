@@ -9,6 +9,7 @@ import { Sessions } from "./domain/sessions.js";
 import { sessionsRepo } from "./db/sessions-repo.js";
 import { RateLimiter } from "./domain/rate-limiter.js";
 import { buildHttp } from "./http.js";
+import { dashboardDir } from "./dashboard.js";
 
 type GatewayDeps = Deps<(typeof GatewayEnv)["shape"]>;
 
@@ -63,6 +64,7 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
         auth.evict(hash);
         deps.nc.publish(deps.names.broadcast.keyRevoked, hash);
       },
+      dashboardDir: dashboardDir(config.DASHBOARD_DIR),
     },
     ROUTES,
   );

@@ -36,6 +36,8 @@ export const GatewayEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default("0.0.0.0"),
   PUBLIC_URL: z.url().default("http://localhost:8080"),
+  /** The dashboard's build (index.html, assets/); default: packages/dashboard/dist of the workspace. */
+  DASHBOARD_DIR: z.string().optional(),
   /** Default per-key token bucket: sustained requests per second and burst size. */
   RATE_LIMIT_PER_SECOND: PerSecond.default(100),
   RATE_LIMIT_BURST: PerSecond.default(200),

@@ -10,6 +10,7 @@ import { buildOpenApi } from "./openapi.js";
 import { registerAccounts, type AccountDeps } from "./handlers/accounts.js";
 import { registerOidc, type OidcSettings } from "./handlers/oidc.js";
 import { docsAssets } from "./docs-page.js";
+import { registerDashboard } from "./dashboard.js";
 
 const CORS_HEADERS = {
   "access-control-allow-origin": "*",
@@ -29,6 +30,8 @@ export interface HttpDeps extends ForwardDeps, GateDeps, AccountDeps {
   requestTimeoutMs: number;
   /** OpenID Connect sign-in, when configured. */
   oidc: OidcSettings | null;
+  /** The dashboard's build, served under /app/ (null: not installed, /app/ answers 503). */
+  dashboardDir: string | null;
 }
 
 export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyInstance {
@@ -131,5 +134,6 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
     if (!f) return sendError(reply, { error: "NOT_FOUND", message: "Not found" });
     return reply.type(f.type).header("cache-control", "public, max-age=86400").send(f.body);
   });
+  registerDashboard(app, deps.dashboardDir, keyless);
   return app;
 }

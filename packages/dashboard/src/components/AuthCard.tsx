@@ -1,0 +1,20 @@
+import { Center, Paper, Stack, Title } from "@mantine/core";
+import type { ReactNode } from "react";
+import { ColorSchemeToggle } from "./ColorSchemeToggle";
+
+/** The frame of the pages before a session: sign in, accept an invitation. */
+export function AuthCard({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Center mih="100vh" p="md">
+      <Paper withBorder shadow="sm" p="xl" radius="md" w={400} maw="100%">
+        <Stack>
+          <Title order={2}>{title}</Title>
+          {children}
+        </Stack>
+      </Paper>
+      <div style={{ position: "fixed", top: 16, right: 16 }}>
+        <ColorSchemeToggle />
+      </div>
+    </Center>
+  );
+}
