@@ -175,6 +175,23 @@ describe("production values", () => {
   });
 });
 
+describe("dashboard sign-in settings", () => {
+  it("renders OpenID Connect with its client secret in the release Secret only, and the system sender", async () => {
+    const manifests = await render(CHART, "sso", [
+      "--set", "oidc.issuer=https://id.example.com",
+      "--set", "oidc.clientId=mailroom",
+      "--set", "oidc.clientSecret=s3cret",
+      "--set", "config.systemFrom=no-reply@mail.example.com",
+    ]);
+    const config = kinds(manifests, "ConfigMap").find((m) => m.metadata.name === "sso-mailroom-config")!.data;
+    expect(config).toMatchObject({ OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "mailroom", SYSTEM_FROM: "no-reply@mail.example.com" });
+    expect(config).not.toHaveProperty("OIDC_CLIENT_SECRET");
+    const secret = kinds(manifests, "Secret").find((s) => s.metadata.name === "sso-mailroom")!.stringData;
+    expect(secret).toMatchObject({ OIDC_CLIENT_SECRET: "s3cret" });
+    expect(kinds(defaults, "ConfigMap").find((m) => m.metadata.name === "demo-mailroom-config")!.data).not.toHaveProperty("OIDC_ISSUER");
+  });
+});
+
 describe("the values schema rejects", () => {
   it.each([
     ["a negative replica count", ["--set", "services.contacts.replicas=-1"], "replicas"],
@@ -183,6 +200,7 @@ describe("the values schema rejects", () => {
     ["an unknown service", ["--set", "services.sendng.replicas=1"], "sendng"],
     ["an unknown log level", ["--set", "config.logLevel=loud"], "logLevel"],
     ["a NATS prefix wireNames would refuse", ["--set", "config.natsPrefix=a.b"], "natsPrefix"],
+    ["an OIDC issuer that is no URL", ["--set", "oidc.issuer=id.example.com"], "issuer"],
   ])("%s", async (_label, args, mention) => {
     const result = await helm(["template", "bad", CHART, ...args]);
     expect(result.code).not.toBe(0);

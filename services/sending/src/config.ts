@@ -20,8 +20,11 @@ export const SendingEnv = z.object({
   PUBLIC_URL: z.url().default("http://localhost:8080"),
   /** Domain of the VERP envelope sender and of Message-IDs; the host of PUBLIC_URL when unset. */
   RETURN_PATH_DOMAIN: z.string().min(1).optional(),
-  /** Sender of Mailroom's own mail (invitations); no-reply@ the return-path domain when unset. */
-  SYSTEM_FROM: z.email().optional(),
+  /**
+   * Sender of Mailroom's own mail (invitations); no-reply@ the return-path domain when unset or
+   * empty (compose passes `SYSTEM_FROM=` when the operator sets nothing).
+   */
+  SYSTEM_FROM: z.preprocess((v) => (v === "" ? undefined : v), z.email().optional()),
   /** `host:port` of the DNS server for domain checks; the system resolver when unset. */
   DNS_SERVER: z.string().min(1).optional(),
   DNS_TIMEOUT_MS: Ms.min(100).max(30_000).default(2000),

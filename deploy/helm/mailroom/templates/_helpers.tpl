@@ -101,6 +101,15 @@ TRUST_PROXY: {{ . | quote }}
 {{- with $c.sesSnsTopicArns }}
 SES_SNS_TOPIC_ARNS: {{ . | quote }}
 {{- end }}
+{{- with $c.systemFrom }}
+SYSTEM_FROM: {{ . | quote }}
+{{- end }}
+{{- with .Values.oidc.issuer }}
+OIDC_ISSUER: {{ . | quote }}
+{{- end }}
+{{- with .Values.oidc.clientId }}
+OIDC_CLIENT_ID: {{ . | quote }}
+{{- end }}
 {{- with $c.webhookAllowedHosts }}
 WEBHOOK_ALLOWED_HOSTS: {{ . | quote }}
 {{- end }}
@@ -125,6 +134,9 @@ REDIS_URL: {{ . | quote }}
 {{- end }}
 {{- with .Values.smtp.url }}
 SMTP_URL: {{ . | quote }}
+{{- end }}
+{{- with .Values.oidc.clientSecret }}
+OIDC_CLIENT_SECRET: {{ . | quote }}
 {{- end }}
 {{- if not .Values.secret.existingSecret }}
 MAILROOM_SECRET: {{ include "mailroom.mailroomSecret" . | quote }}
