@@ -51,8 +51,8 @@ export async function createDashboardUser(
 /** Signs in through the sign-in page, as a person does, and waits for the app to show. */
 export async function signIn(page: Page, baseUrl: string, user: Pick<DashboardUser, "email" | "password">): Promise<void> {
   await page.goto(`${baseUrl}/app/sign-in`);
-  await page.getByLabel("Email").fill(user.email);
-  await page.getByLabel("Password").fill(user.password);
+  await page.getByRole("textbox", { name: /^Email/ }).fill(user.email);
+  await page.getByLabel(/^Password/).fill(user.password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("navigation").waitFor();
 }
@@ -73,6 +73,7 @@ export interface A11yViolation {
   id: string;
   impact: string;
   help: string;
+  /** Each offending element: its selector, its markup's start, and axe's reason. */
   targets: string[];
 }
 
@@ -81,5 +82,5 @@ export async function a11yViolations(page: Page): Promise<A11yViolation[]> {
   const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ id: v.id, impact: v.impact ?? "", help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
+    .map((v) => ({ id: v.id, impact: v.impact ?? "", help: v.help, targets: v.nodes.map((n) => `${n.target.join(" ")} ${n.html.slice(0, 160)} ${n.failureSummary ?? ""}`.trim()) }));
 }

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { a11yViolations, createDashboardUser, launchBrowser, signIn, type DashboardUser } from "@mailroom/testkit/browser";
+
+const platform = inject("platform");
+let browser: Browser;
+let owner: DashboardUser;
+
+beforeAll(async () => {
+  [browser, owner] = await Promise.all([launchBrowser(), createDashboardUser(platform.env)]);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("signing in to the dashboard", () => {
+  it("sends / to the app, and a signed-out visitor to sign-in, then back to the page asked for", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/`);
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/app/sign-in");
+    expect(await a11yViolations(page)).toEqual([]);
+
+    await page.goto(`${platform.url}/app/emails`);
+    await page.getByRole("textbox", { name: /^Email/ }).fill(owner.email);
+    await page.getByLabel(/^Password/).fill(owner.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("navigation", { name: "Main" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/app/emails");
+    await context.close();
+  });
+
+  it("shows a wrong password at the form and lets the right one in, by keyboard alone", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/app/sign-in`);
+    await page.getByRole("textbox", { name: /^Email/ }).focus();
+    await page.keyboard.type(owner.email);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("not the password");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByRole("alert").filter({ hasText: /password/i }).count()).toBeGreaterThan(0);
+    expect(await a11yViolations(page)).toEqual([]);
+
+    await page.getByLabel(/^Password/).fill(owner.password);
+    await page.getByLabel(/^Password/).press("Enter");
+    await page.getByRole("navigation", { name: "Main" }).waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
+    await context.close();
+  });
+
+  it("signs out: back to sign-in, and the old cookie no longer opens a session", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, platform.url, owner);
+    const [cookie] = (await context.cookies()).filter((c) => c.name === "mailroom_session");
+    expect(cookie).toBeDefined();
+
+    await page.getByRole("button", { name: new RegExp(owner.email.split("@")[0]!, "i") }).click();
+    await page.getByRole("menuitem", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+
+    const me = await fetch(`${platform.url}/auth/me`, { headers: { cookie: `mailroom_session=${cookie!.value}` } });
+    expect(me.status).toBe(401);
+    await context.close();
+  });
+});
