@@ -8,6 +8,7 @@ import { Id, Timestamp } from "../common.js";
  */
 export const STATS_INTERVALS = ["hour", "day"] as const;
 export const StatsInterval = z.enum(STATS_INTERVALS);
+export type StatsInterval = z.infer<typeof StatsInterval>;
 
 /** At most this many points per answer: a year of days, or about six weeks of hours. */
 export const MAX_STATS_POINTS = 1000;

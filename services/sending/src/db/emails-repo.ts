@@ -93,6 +93,9 @@ const toEmail = (r: EmailRow): Email => ({
   createdAt: iso(r.created_at),
 });
 
+/** A literal for LIKE: its wildcards and the escape character itself match only themselves. */
+const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 export const emailsRepo = traced("EmailsRepo", {
   /**
    * Inserts QUEUED records (FAILED when `failure` is set) and their outbox rows (`outboxRows(messages,
@@ -163,12 +166,17 @@ export const emailsRepo = traced("EmailsRepo", {
     return row ? toEmail(row) : null;
   },
 
-  /** Newest first, keyset on the time-ordered id. */
+  /**
+   * Newest first, keyset on the time-ordered id. `to` is a substring of the address, any case: its
+   * `%`, `_` and `\` match themselves (escaped), and the trigram index serves the ILIKE.
+   */
   async list(q: Q, projectId: string, o: ListEmailsQuery): Promise<{ data: Email[]; cursor: string | null; hasMore: boolean }> {
     const rows = await q<EmailRow[]>`
       select * from emails where project_id = ${projectId}
         ${o.contactId ? q`and contact_id = ${o.contactId}` : q``}
         ${o.campaignId ? q`and campaign_id = ${o.campaignId}` : q``}
+        ${o.status ? q`and status = ${o.status}` : q``}
+        ${o.to ? q`and to_email ilike ${`%${likeEscape(o.to)}%`}` : q``}
         ${o.cursor ? q`and id < ${o.cursor}` : q``}
       order by id desc limit ${o.limit + 1}`;
     const hasMore = rows.length > o.limit;
