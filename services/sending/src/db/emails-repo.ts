@@ -154,11 +154,11 @@ export const emailsRepo = traced("EmailsRepo", {
   },
 
   /** The recipient side of an email, for its subscription pages; `projectId` (when known) must own it. */
-  async recipient(q: Q, id: string, projectId: string | null): Promise<{ id: string; projectId: string; contactId: string | null; to: string } | null> {
-    const [row] = await q<Pick<EmailRow, "id" | "project_id" | "contact_id" | "to_email">[]>`
-      select id, project_id, contact_id, to_email from emails
+  async recipient(q: Q, id: string, projectId: string | null): Promise<{ id: string; projectId: string; contactId: string | null; campaignId: string | null; to: string } | null> {
+    const [row] = await q<Pick<EmailRow, "id" | "project_id" | "contact_id" | "campaign_id" | "to_email">[]>`
+      select id, project_id, contact_id, campaign_id, to_email from emails
       where id = ${id} and (${projectId}::uuid is null or project_id = ${projectId}::uuid)`;
-    return row ? { id: row.id, projectId: row.project_id, contactId: row.contact_id, to: row.to_email } : null;
+    return row ? { id: row.id, projectId: row.project_id, contactId: row.contact_id, campaignId: row.campaign_id, to: row.to_email } : null;
   },
 
   async get(q: Q, projectId: string, id: string): Promise<Email | null> {
