@@ -33,7 +33,7 @@ describe("stats buckets and series", () => {
     const backwards = refusal(() => statsRange(d("2024-01-02T00:00:00Z"), d("2024-01-01T23:59:59Z"), "day"));
     expect(backwards).toBeInstanceOf(AppError);
     expect(backwards.code).toBe("VALIDATION_ERROR");
-    expect(backwards.details).toEqual([{ path: "from", message: "must not be after `to`" }]);
+    expect(backwards.details).toEqual([{ path: "query.from", message: "must not be after `to`" }]);
 
     const start = d("2024-01-01T00:00:00Z");
     const lastAllowed = new Date(start.getTime() + (MAX_STATS_POINTS - 1) * 3_600_000);
@@ -42,7 +42,7 @@ describe("stats buckets and series", () => {
     expect(tooMany.code).toBe("VALIDATION_ERROR");
     expect(tooMany.message).toContain(`more than ${MAX_STATS_POINTS}`);
     expect(tooMany.message).toContain("interval=day");
-    expect(tooMany.details?.[0]?.path).toBe("to");
+    expect(tooMany.details?.[0]?.path).toBe("query.to");
     expect(refusal(() => statsRange(d("2000-01-01T00:00:00Z"), d("2024-01-01T00:00:00Z"), "day")).code).toBe("VALIDATION_ERROR");
   });
 

@@ -25,14 +25,14 @@ export interface StatsRange {
  */
 export function statsRange(from: Date, to: Date, interval: StatsInterval): StatsRange {
   if (from.getTime() > to.getTime()) {
-    throw AppError.validation("`from` must not be after `to`", [{ path: "from", message: "must not be after `to`" }]);
+    throw AppError.validation("`from` must not be after `to`", [{ path: "query.from", message: "must not be after `to`" }]);
   }
   const first = bucketStart(from, interval);
   const last = bucketStart(to, interval);
   const points = (last.getTime() - first.getTime()) / stepMs(interval) + 1;
   if (points > MAX_STATS_POINTS) {
     const message = `the range holds ${points} ${interval} points, more than ${MAX_STATS_POINTS}: narrow it${interval === "hour" ? " or use interval=day" : ""}`;
-    throw AppError.validation(message, [{ path: "to", message }]);
+    throw AppError.validation(message, [{ path: "query.to", message }]);
   }
   return { interval, first, last, points };
 }
