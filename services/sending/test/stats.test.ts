@@ -94,6 +94,9 @@ describe("GET /stats and the email timeline, from the sending-email-events consu
     const te = await timeline(eId);
     expect(te.map((x) => x.type)).toEqual(["QUEUED", "FAILED"]);
     expect(String(te[1]!.details.reason)).toMatch(/bounce/i);
+    // the list filters agree with the timelines
+    expect((await p.api.get("/emails?status=FAILED")).body.data.map((x: { id: string }) => x.id)).toEqual([eId]);
+    expect((await p.api.get(`/emails?status=BOUNCED&to=${encodeURIComponent(b.to.toUpperCase())}`)).body.data.map((x: { id: string }) => x.id)).toEqual([b.emailId]);
 
     // another project's email, an unknown id and a malformed one are 404 with the Error object
     for (const [client, id] of [[other.api, a.emailId], [p.api, randomUUID()], [p.api, "nope'%20or%201=1"]] as const) {
