@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { newProject, sharedPlatform, waitFor } from "@mailroom/testkit/shared";
 import { verifiedDomain } from "./helpers.js";
 
@@ -59,7 +59,8 @@ describe("GET /emails?status=&to=", () => {
   });
 
   it("refuses an empty, over-long or unknown filter with the Error object", async () => {
-    for (const o of [{ to: "" }, { to: "   " }, { to: "x".repeat(255) }, { status: "SENDING" }, { status: "sent" }]) {
+    const bad: Array<Record<string, string>> = [{ to: "" }, { to: "   " }, { to: "x".repeat(255) }, { status: "SENDING" }, { status: "sent" }];
+    for (const o of bad) {
       const r = await p.api.get(`/emails?${qs(o)}`);
       expect(r.status).toBe(400);
       expect(r.body).toMatchObject({ code: 400, error: "VALIDATION_ERROR" });
