@@ -74,6 +74,8 @@ export const EmailBounceData = EmailEventBase.extend({
   bounceType: z.enum(["Permanent", "Transient"]),
   bouncedAt: z.string().optional(),
   transientBounce: z.boolean(),
+  /** Mailroom's addition: the remote MTA's diagnostic (one line, at most 500 characters), when it gave one. */
+  diagnostic: z.string().optional(),
 });
 export const EmailComplaintData = EmailEventBase.extend({ complainedAt: z.string() });
 /**
@@ -103,8 +105,15 @@ export const EmailReceivedData = z.object({
   truncated: z.boolean().optional(),
 });
 
-/** contact.subscribed / contact.unsubscribed: `{}` or `{reason}` after a bounce or complaint. */
-export const SubscriptionEventData = z.object({ reason: z.enum(["bounce", "complaint"]).optional() });
+/**
+ * contact.subscribed / contact.unsubscribed: `{}` or `{reason}` after a bounce or complaint; a change
+ * made through an email's link also names that email and its campaign (null for mail of no campaign).
+ */
+export const SubscriptionEventData = z.object({
+  reason: z.enum(["bounce", "complaint"]).optional(),
+  emailId: z.string().optional(),
+  campaignId: z.string().nullable().optional(),
+});
 export const SegmentEventData = z.object({ segmentId: z.string(), segmentName: z.string() });
 
 export const SYSTEM_EVENT_DATA = {

@@ -90,6 +90,8 @@ export function wireNames(prefixInput: string) {
       sendingTransactional: "sending-transactional",
       /** contact.subscribed events that lift the sending service's bounce/complaint suppressions. */
       sendingSuppression: "sending-suppression",
+      /** Email events (and unsubscribes naming an email) into the timeline and hourly counters of /stats. */
+      sendingEmailEvents: "sending-email-events",
       contactsEmailActivity: "contacts-email-activity",
       segmentsEvents: "segments-events",
       segmentsChanges: "segments-changes",

@@ -13,6 +13,8 @@ import { registerSend } from "./handlers/send.js";
 import { registerSes } from "./handlers/ses.js";
 import { registerSettings } from "./handlers/settings.js";
 import { registerSystemEmail } from "./handlers/system-email.js";
+import { registerStats } from "./handlers/stats.js";
+import { emailEventsConsumer } from "./handlers/email-events-consumer.js";
 import { suppressionConsumer } from "./handlers/suppression-consumer.js";
 import { registerTemplates } from "./handlers/templates.js";
 import { startInbound, type InboundServer } from "./inbound/server.js";
@@ -76,6 +78,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       registerDomains(server, ctx);
       registerSettings(server, ctx);
       registerSystemEmail(server, ctx);
+      registerStats(server, ctx);
       registerLinks(server, ctx, engagement);
       registerSes(server, ctx, sns, new Set(config.SES_SNS_TOPIC_ARNS));
     },
@@ -84,6 +87,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       deliveryConsumer(ctx, relay, { ...delivery, lane: "bulk", concurrency: config.DELIVERY_CONCURRENCY }),
       suppressionConsumer(ctx),
     ],
+    batchConsumers: [emailEventsConsumer(ctx)],
     async start() {
       rechecks.start();
       inbound = await startInbound(

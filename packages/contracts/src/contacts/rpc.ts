@@ -88,6 +88,8 @@ export const SetSubscriptionRpcRequest = z.object({
   subscribed: z.boolean(),
   /** Set for automatic changes; travels as `reason` on contact.unsubscribed. */
   reason: z.enum(["bounce", "complaint"]).optional(),
+  /** The email whose link made the change; travels as `emailId` and `campaignId` on the event (/stats, campaign stats). */
+  via: z.object({ emailId: Id, campaignId: Id.nullable() }).optional(),
 });
 export type SetSubscriptionRpcRequest = z.infer<typeof SetSubscriptionRpcRequest>;
 

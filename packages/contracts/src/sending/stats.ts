@@ -8,6 +8,7 @@ import { Id, Timestamp } from "../common.js";
  */
 export const STATS_INTERVALS = ["hour", "day"] as const;
 export const StatsInterval = z.enum(STATS_INTERVALS);
+export type StatsInterval = z.infer<typeof StatsInterval>;
 
 /** At most this many points per answer: a year of days, or about six weeks of hours. */
 export const MAX_STATS_POINTS = 1000;
@@ -20,6 +21,13 @@ export const StatsQuery = z.object({
 });
 export type StatsQuery = z.infer<typeof StatsQuery>;
 
+/**
+ * Each counter counts emails, not events: an email counts once per counter, in the bucket of its
+ * first such event. So `opened` and `clicked` are unique opens and clicks (the basis of open and
+ * click rates, as the email's own OPENED/CLICKED and the campaign's stats); the total opens and
+ * clicks of one email are its record's `opens` and `clicks`. `bounced` counts permanent bounces only,
+ * `unsubscribed` unsubscribes through an email's link, `failed` emails that will never be sent.
+ */
 export const StatsPoint = z.object({
   /** Start of the hour or day (UTC). */
   at: Timestamp,
@@ -45,7 +53,7 @@ export const statsRoutes = [
     method: "GET",
     path: "/stats",
     operation: "sending.stats",
-    summary: "Email event counts per hour or day (every point of the range, zeros included)",
+    summary: "Emails sent, delivered, opened, clicked… per UTC hour or day (unique per email; every point from the bucket of `from` through the bucket of `to`, zeros included)",
     query: StatsQuery,
     response: StatsSeries,
     status: 200,

@@ -2,6 +2,8 @@ import type { EntryPoint } from "./data-rules.js";
 
 export type SubscriptionEvent = "contact.subscribed" | "contact.unsubscribed";
 export type UnsubscribeReason = "bounce" | "complaint";
+/** The email whose link changed the subscription. */
+export type SubscriptionVia = { emailId: string; campaignId: string | null };
 
 /** A new contact's value when the call does not say (api-spec "Contact subscription"). */
 export const INITIAL_SUBSCRIBED: Readonly<Record<EntryPoint, boolean>> = { send: false, track: true, api: true };

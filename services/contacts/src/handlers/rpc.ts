@@ -31,7 +31,7 @@ export function registerRpcs(server: RpcServer, service: ContactsService, querie
       return { contact };
     })
     .rpc(contactsRpc.setSubscription, async (req) => {
-      const r = await service.setSubscription(project(req.projectId), req.contactId, req.subscribed, req.reason);
+      const r = await service.setSubscription(project(req.projectId), req.contactId, req.subscribed, req.reason, req.via);
       if (!r) throw AppError.notFound("Contact");
       return { contact: toContact(r.row), changed: r.changed };
     });

@@ -4,7 +4,7 @@ import { contactsRepo, createOrReadManyStatement, readCreatedOrRead, type Contac
 import { type EventRow, eventsRepo } from "../db/events-repo.js";
 import { locks, membersRepo, projectsSharedStatement } from "../db/members-repo.js";
 import type { DataOutcome, EntryPoint } from "../domain/data-rules.js";
-import type { Caller } from "../domain/subscription.js";
+import type { Caller, SubscriptionVia, UnsubscribeReason } from "../domain/subscription.js";
 import type { Outgoing } from "./outgoing.js";
 import { changeContact, contactChanges, emailTaken, freshContact, setSubscription, upsertContact, type ContactPatch, type WriteResult } from "./write-contact.js";
 import type { Writer } from "./writer.js";
@@ -207,11 +207,11 @@ export class ContactsService {
     });
   }
 
-  async setSubscription(projectId: string, id: string, subscribed: boolean, reason?: "bounce" | "complaint") {
+  async setSubscription(projectId: string, id: string, subscribed: boolean, reason?: UnsubscribeReason, via?: SubscriptionVia) {
     if (!isId(id)) return null;
     return this.writer.run(async (tx, out) => {
       const current = await contactsRepo.byId(tx, projectId, id, true);
-      return current ? setSubscription(tx, out, current, subscribed, this.clock(), reason) : null;
+      return current ? setSubscription(tx, out, current, subscribed, this.clock(), reason, via) : null;
     });
   }
 

@@ -1,7 +1,7 @@
 import { eventFamily, type ContactChange, type ContactChangeKind, type EventEnvelope, type JsonValue, type WireNames } from "@mailroom/contracts";
 import { eventMessage, newId, type OutboxMessage } from "@mailroom/kit";
 import type { ContactRow } from "../db/contacts-repo.js";
-import type { SubscriptionEvent, UnsubscribeReason } from "../domain/subscription.js";
+import type { SubscriptionEvent, SubscriptionVia, UnsubscribeReason } from "../domain/subscription.js";
 
 /**
  * The messages one write produces, collected while its transaction runs and enqueued in the same
@@ -27,9 +27,12 @@ export class Outgoing {
     this.messages.push(eventMessage(this.names, envelope));
   }
 
-  /** contact.subscribed / contact.unsubscribed: `{}`, or `{reason}` after a bounce or complaint. */
-  subscription(contact: ContactRow, name: SubscriptionEvent, at: Date, reason?: UnsubscribeReason): void {
-    this.event(contact, name, reason ? { reason } : {}, at);
+  /**
+   * contact.subscribed / contact.unsubscribed: `{}`, or `{reason}` after a bounce or complaint, plus
+   * `{emailId, campaignId}` when an email's link made the change.
+   */
+  subscription(contact: ContactRow, name: SubscriptionEvent, at: Date, reason?: UnsubscribeReason, via?: SubscriptionVia): void {
+    this.event(contact, name, { ...(reason ? { reason } : {}), ...(via ?? {}) }, at);
   }
 
   /** A tracked event for the workflow engine and the segment tracker (one-shot values included). */

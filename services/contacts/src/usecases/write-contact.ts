@@ -2,7 +2,7 @@ import { AppError, type ContactDataInput } from "@mailroom/contracts";
 import { newId, type Q } from "@mailroom/kit";
 import { contactsRepo, type ContactRow } from "../db/contacts-repo.js";
 import { applyContactData, type DataOutcome, type EntryPoint } from "../domain/data-rules.js";
-import { initialSubscription, transition, type Caller, type SubscriptionTransition } from "../domain/subscription.js";
+import { initialSubscription, transition, type Caller, type SubscriptionTransition, type SubscriptionVia, type UnsubscribeReason } from "../domain/subscription.js";
 import type { Outgoing } from "./outgoing.js";
 
 export interface ContactPatch {
@@ -115,12 +115,13 @@ export async function setSubscription(
   current: ContactRow,
   subscribed: boolean,
   now: Date,
-  reason?: "bounce" | "complaint",
+  reason?: UnsubscribeReason,
+  via?: SubscriptionVia,
 ): Promise<{ row: ContactRow; changed: boolean }> {
   const sub = transition(current.subscribed, subscribed);
   if (!sub.event) return { row: current, changed: false };
   const row = await contactsRepo.update(tx, { ...current, subscribed: sub.subscribed, updated_at: now });
-  out.subscription(row, sub.event, now, reason);
+  out.subscription(row, sub.event, now, reason, via);
   out.change(row, "updated", ["subscribed"], now);
   return { row, changed: true };
 }

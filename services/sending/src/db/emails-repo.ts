@@ -93,6 +93,9 @@ const toEmail = (r: EmailRow): Email => ({
   createdAt: iso(r.created_at),
 });
 
+/** A literal for LIKE: its wildcards and the escape character itself match only themselves. */
+const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 export const emailsRepo = traced("EmailsRepo", {
   /**
    * Inserts QUEUED records (FAILED when `failure` is set) and their outbox rows (`outboxRows(messages,
@@ -151,11 +154,11 @@ export const emailsRepo = traced("EmailsRepo", {
   },
 
   /** The recipient side of an email, for its subscription pages; `projectId` (when known) must own it. */
-  async recipient(q: Q, id: string, projectId: string | null): Promise<{ id: string; projectId: string; contactId: string | null; to: string } | null> {
-    const [row] = await q<Pick<EmailRow, "id" | "project_id" | "contact_id" | "to_email">[]>`
-      select id, project_id, contact_id, to_email from emails
+  async recipient(q: Q, id: string, projectId: string | null): Promise<{ id: string; projectId: string; contactId: string | null; campaignId: string | null; to: string } | null> {
+    const [row] = await q<Pick<EmailRow, "id" | "project_id" | "contact_id" | "campaign_id" | "to_email">[]>`
+      select id, project_id, contact_id, campaign_id, to_email from emails
       where id = ${id} and (${projectId}::uuid is null or project_id = ${projectId}::uuid)`;
-    return row ? { id: row.id, projectId: row.project_id, contactId: row.contact_id, to: row.to_email } : null;
+    return row ? { id: row.id, projectId: row.project_id, contactId: row.contact_id, campaignId: row.campaign_id, to: row.to_email } : null;
   },
 
   async get(q: Q, projectId: string, id: string): Promise<Email | null> {
@@ -163,12 +166,17 @@ export const emailsRepo = traced("EmailsRepo", {
     return row ? toEmail(row) : null;
   },
 
-  /** Newest first, keyset on the time-ordered id. */
+  /**
+   * Newest first, keyset on the time-ordered id. `to` is a substring of the address, any case: its
+   * `%`, `_` and `\` match themselves (escaped), and the trigram index serves the ILIKE.
+   */
   async list(q: Q, projectId: string, o: ListEmailsQuery): Promise<{ data: Email[]; cursor: string | null; hasMore: boolean }> {
     const rows = await q<EmailRow[]>`
       select * from emails where project_id = ${projectId}
         ${o.contactId ? q`and contact_id = ${o.contactId}` : q``}
         ${o.campaignId ? q`and campaign_id = ${o.campaignId}` : q``}
+        ${o.status ? q`and status = ${o.status}` : q``}
+        ${o.to ? q`and to_email ilike ${`%${likeEscape(o.to)}%`}` : q``}
         ${o.cursor ? q`and id < ${o.cursor}` : q``}
       order by id desc limit ${o.limit + 1}`;
     const hasMore = rows.length > o.limit;

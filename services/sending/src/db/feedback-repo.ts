@@ -8,7 +8,8 @@ type EmailRow = Row<typeof emails>;
 /** What happened to a sent email, as the email record records it. */
 export type Engagement =
   | { kind: "delivered"; at: Date }
-  | { kind: "bounced"; permanent: boolean; at: Date }
+  /** `diagnostic`: the remote MTA's text (DSN Diagnostic-Code or Status, SES diagnosticCode), when it gave one. */
+  | { kind: "bounced"; permanent: boolean; at: Date; diagnostic?: string | null }
   | { kind: "complained"; at: Date }
   | { kind: "opened"; at: Date; count?: number }
   | { kind: "clicked"; at: Date; linkIndex?: number; count?: number };

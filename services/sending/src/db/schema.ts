@@ -1,4 +1,4 @@
-import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 import type { DnsRecord } from "@mailroom/contracts";
 export { outbox } from "@mailroom/kit";
@@ -111,6 +111,10 @@ export const emails = pgTable(
     index("emails_project_contact_idx").on(t.projectId, t.contactId, t.id),
     index("emails_project_campaign_idx").on(t.projectId, t.campaignId, t.id),
     index("emails_project_id_idx").on(t.projectId, t.id),
+    // `GET /emails?to=`: a substring of the address, case-insensitive (ILIKE), at millions of rows.
+    // to_email never changes, so the index costs nothing on the delivery updates that stay HOT.
+    // (No index on status: it changes on every delivery and would end those HOT updates.)
+    index("emails_to_trgm_idx").using("gin", t.to.op("gin_trgm_ops")),
   ],
 );
 
@@ -149,4 +153,56 @@ export const feedbackReceipts = pgTable(
     receivedAt: ts("received_at").notNull().defaultNow(),
   },
   (t) => [index("feedback_receipts_received_idx").on(t.receivedAt)],
+);
+
+/** Counters of a bucket of email_stats_hourly; email_events.counter names the one an event moved. */
+export const STAT_COUNTERS = ["sent", "delivered", "opened", "clicked", "bounced", "complained", "unsubscribed", "failed"] as const;
+
+/**
+ * The timeline of each email: one row per email event of the EVENTS stream (the envelope's id is the
+ * key, so an event delivered twice is stored once). `counter` is the counter of email_stats_hourly
+ * the event moved, or null when it moved none (a transient bounce, or an event of a kind the email
+ * had already counted).
+ */
+export const emailEvents = pgTable(
+  "email_events",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    emailId: uuid("email_id").notNull(),
+    campaignId: uuid("campaign_id"),
+    type: text("type", { enum: ["SENT", "DELIVERED", "OPENED", "CLICKED", "BOUNCED", "COMPLAINED", "FAILED", "UNSUBSCRIBED"] }).notNull(),
+    counter: text("counter", { enum: STAT_COUNTERS }),
+    occurredAt: ts("occurred_at").notNull(),
+    details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (t) => [index("email_events_email_idx").on(t.emailId, t.occurredAt)],
+);
+
+const counter = <N extends string>(name: N) => integer(name).notNull().default(0);
+
+/**
+ * Email event counts per project, campaign (null: mail of no campaign) and UTC hour: what /stats
+ * answers from, summed per hour or day, so it never reads emails or email_events.
+ */
+export const emailStatsHourly = pgTable(
+  "email_stats_hourly",
+  {
+    projectId: uuid("project_id").notNull(),
+    campaignId: uuid("campaign_id"),
+    hour: ts("hour").notNull(),
+    sent: counter("sent"),
+    delivered: counter("delivered"),
+    opened: counter("opened"),
+    clicked: counter("clicked"),
+    bounced: counter("bounced"),
+    complained: counter("complained"),
+    unsubscribed: counter("unsubscribed"),
+    failed: counter("failed"),
+  },
+  (t) => [
+    // one bucket per (project, campaign or none, hour): the upsert's target, and the range scan of /stats
+    unique("email_stats_hourly_bucket_uq").on(t.projectId, t.hour, t.campaignId).nullsNotDistinct(),
+    index("email_stats_hourly_campaign_idx").on(t.projectId, t.campaignId, t.hour),
+  ],
 );

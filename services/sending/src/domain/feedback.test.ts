@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyDsn, emailIdOfReport, fieldBlocks, providerMessageId, readReport } from "./feedback.js";
+import { bounceDiagnostic, classifyDsn, emailIdOfReport, fieldBlocks, providerMessageId, readReport } from "./feedback.js";
 import { dkimVerdictOf, verdictOf } from "./verdicts.js";
 import { VerpSigner } from "./verp.js";
 
@@ -18,6 +18,13 @@ describe("delivery reports", () => {
     expect(fieldBlocks("A: 1\nB: 2\n  more\n\nC: 3")).toEqual([{ a: "1", b: "2 more" }, { c: "3" }]);
   });
 
+  it("keeps a bounce's diagnostic on one line, without control characters, at most 500 characters", () => {
+    expect(bounceDiagnostic("smtp; 550 5.1.1\r\n\tuser\u0000 unknown")).toBe("smtp; 550 5.1.1 user unknown");
+    expect(bounceDiagnostic("  \n ")).toBeNull();
+    expect(bounceDiagnostic(undefined)).toBeNull();
+    expect(bounceDiagnostic("x".repeat(10_000))).toHaveLength(500);
+  });
+
   it("classifies RFC 3464 actions and status codes", () => {
     expect(classifyDsn("delivered", "2.0.0")).toBe("delivered");
     expect(classifyDsn("relayed", "2.0.0")).toBe("delivered");
@@ -30,7 +37,9 @@ describe("delivery reports", () => {
   it("names the email only when a signed VERP address names it and ENVID and the original Message-ID agree", () => {
     const headers = { contentType: "text/rfc822-headers", text: `Message-ID: <${ID}@${RPD}>\nSubject: x\n` };
     const report = readReport("delivery-status", [status("failed", "5.1.1"), headers])!;
-    expect(report).toMatchObject({ type: "dsn", outcome: "permanent", status: "5.1.1", envelopeId: ID, originalMessageId: `<${ID}@${RPD}>` });
+    expect(report).toMatchObject({
+      type: "dsn", outcome: "permanent", status: "5.1.1", diagnostic: "smtp; 550 5.1.1 user unknown", envelopeId: ID, originalMessageId: `<${ID}@${RPD}>`,
+    });
     expect(emailIdOfReport(report, verp.address(ID), verp)).toEqual({ emailId: ID });
     // the tag is checked whatever the case an MTA gave the local part
     expect(emailIdOfReport(report, verp.address(ID).toUpperCase(), verp)).toEqual({ emailId: ID });

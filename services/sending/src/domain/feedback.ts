@@ -15,7 +15,7 @@ interface Returned {
 }
 
 export type Report =
-  | ({ type: "dsn"; outcome: DsnOutcome; status: string | null; envelopeId: string | null } & Returned)
+  | ({ type: "dsn"; outcome: DsnOutcome; status: string | null; diagnostic: string | null; envelopeId: string | null } & Returned)
   | ({ type: "arf"; feedbackType: string; originalMailFrom: string | null } & Returned);
 
 /** One MIME part of a multipart/report, decoded to text. */
@@ -80,6 +80,16 @@ function returned(parts: ReportPart[]): Returned {
   return { originalMessageId: null, originalReturnPath: null };
 }
 
+/** Longest diagnostic kept: it is the remote MTA's text, and it travels on an event. */
+const MAX_DIAGNOSTIC = 500;
+
+/** A remote MTA's diagnostic as a bounce shows it: one line, control characters removed, bounded. */
+export function bounceDiagnostic(text: string | undefined): string | null {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  const line = (text ?? "").replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim();
+  return line ? line.slice(0, MAX_DIAGNOSTIC) : null;
+}
+
 /** A delivery-status or feedback-report, or null for any other message. */
 export function readReport(reportType: string | null, parts: ReportPart[]): Report | null {
   const type = (reportType ?? "").toLowerCase();
@@ -95,6 +105,7 @@ export function readReport(reportType: string | null, parts: ReportPart[]): Repo
       type: "dsn",
       outcome,
       status: rcpt?.status?.trim() ?? null,
+      diagnostic: bounceDiagnostic(rcpt?.["diagnostic-code"] ?? rcpt?.status),
       envelopeId: perMessage["original-envelope-id"]?.trim() ?? null,
       ...returned(parts),
     };

@@ -3,6 +3,7 @@ import { isId, type RpcServer } from "@mailroom/kit";
 import { emailsRepo } from "../db/emails-repo.js";
 import { templatesRepo } from "../db/templates-repo.js";
 import type { Ctx } from "../usecases/context.js";
+import { emailTimeline } from "../usecases/analytics.js";
 import { enqueueBatch, enqueueEmail } from "../usecases/enqueue.js";
 
 /** Email records, and the RPCs campaigns and workflows send through. */
@@ -20,6 +21,10 @@ export function registerEmails(server: RpcServer, ctx: Ctx): void {
       if (!email) throw AppError.notFound("Email");
       return { status: 200, body: email };
     })
+    .route(routeOf(emailRoutes, "sending.emails.events"), async ({ projectId, params }) => ({
+      status: 200,
+      body: { data: await emailTimeline(ctx, projectId, params.id) },
+    }))
     .rpc(sendingRpc.enqueue, (req) => enqueueEmail(ctx, req))
     .rpc(sendingRpc.enqueueBatch, (req) => enqueueBatch(ctx, req))
     .rpc(sendingRpc.templateExists, async ({ projectId, templateId }) => {

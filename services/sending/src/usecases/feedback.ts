@@ -28,9 +28,11 @@ function eventOf(e: Engagement, r: Applied, link: string | undefined): [string, 
   switch (e.kind) {
     case "delivered":
       return r.first ? ["email.delivery", { deliveredAt: at }] : null;
-    case "bounced":
-      if (!e.permanent) return ["email.bounce", { bounceType: "Transient", transientBounce: true }];
-      return r.first ? ["email.bounce", { bounceType: "Permanent", bouncedAt: at, transientBounce: false }] : null;
+    case "bounced": {
+      const diagnostic = e.diagnostic ? { diagnostic: e.diagnostic } : {};
+      if (!e.permanent) return ["email.bounce", { bounceType: "Transient", transientBounce: true, ...diagnostic }];
+      return r.first ? ["email.bounce", { bounceType: "Permanent", bouncedAt: at, transientBounce: false, ...diagnostic }] : null;
+    }
     case "complained":
       return r.first ? ["email.complaint", { complainedAt: at }] : null;
     case "opened":

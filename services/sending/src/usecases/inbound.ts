@@ -70,7 +70,7 @@ async function applyReport(ctx: Ctx, parsed: ParsedMail, recipient: string, raw:
       ? { kind: "complained", at }
       : report.outcome === "delivered"
         ? { kind: "delivered", at }
-        : { kind: "bounced", permanent: report.outcome === "permanent", at };
+        : { kind: "bounced", permanent: report.outcome === "permanent", at, diagnostic: report.diagnostic };
   const receiptKey = `smtp:${parsed.messageId ?? createHash("sha256").update(raw).digest("hex")}`;
   const result = await recordFeedback(ctx, { emailId, projectId: null }, e, { receiptKey });
   if (result.kind === "unknown") ctx.log.info({ emailId }, "feedback report for an unknown email; ignored");

@@ -1,6 +1,6 @@
 import { AppError } from "@mailroom/contracts";
 import { feedbackRepo, type Engagement } from "../db/feedback-repo.js";
-import { emailIdOfMessageId } from "../domain/feedback.js";
+import { bounceDiagnostic, emailIdOfMessageId } from "../domain/feedback.js";
 import { SnsMessage, isSnsSubscribeUrl, refusalOf, verifySnsSignature, type SnsRefusal } from "../domain/sns.js";
 import type { SnsClient } from "../infra/sns-certs.js";
 import type { Ctx } from "./context.js";
@@ -12,7 +12,7 @@ interface SesRecord {
   eventType?: string;
   mail?: { messageId?: string; commonHeaders?: { messageId?: string }; headers?: Array<{ name: string; value: string }> };
   delivery?: { timestamp?: string };
-  bounce?: { bounceType?: string; timestamp?: string };
+  bounce?: { bounceType?: string; timestamp?: string; bouncedRecipients?: Array<{ diagnosticCode?: string; status?: string }> };
   complaint?: { timestamp?: string };
   open?: { timestamp?: string };
   click?: { timestamp?: string; link?: string };
@@ -29,9 +29,12 @@ function engagementOf(r: SesRecord): { e: Engagement; link?: string } | null {
   switch (r.notificationType ?? r.eventType) {
     case "Delivery":
       return { e: { kind: "delivered", at: when(r.delivery?.timestamp) } };
-    case "Bounce":
+    case "Bounce": {
       // "Undetermined" is not a hard bounce: only Permanent unsubscribes (api-spec)
-      return { e: { kind: "bounced", permanent: r.bounce?.bounceType === "Permanent", at: when(r.bounce?.timestamp) } };
+      const rcpt = r.bounce?.bouncedRecipients?.[0];
+      const diagnostic = bounceDiagnostic(typeof rcpt?.diagnosticCode === "string" ? rcpt.diagnosticCode : typeof rcpt?.status === "string" ? rcpt.status : undefined);
+      return { e: { kind: "bounced", permanent: r.bounce?.bounceType === "Permanent", at: when(r.bounce?.timestamp), diagnostic } };
+    }
     case "DeliveryDelay":
       return { e: { kind: "bounced", permanent: false, at: when(r.deliveryDelay?.timestamp) } };
     case "Complaint":

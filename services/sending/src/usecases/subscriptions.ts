@@ -5,7 +5,7 @@ import type { LinkKind } from "../domain/links.js";
 import type { Page } from "../domain/pages.js";
 import type { Ctx } from "./context.js";
 
-type Recipient = { id: string; projectId: string; contactId: string | null; to: string };
+type Recipient = { id: string; projectId: string; contactId: string | null; campaignId: string | null; to: string };
 
 /** The email a subscription link names; a tampered or foreign token (or an unknown email) is 404. */
 async function recipientOf(ctx: Ctx, kind: LinkKind, token: string): Promise<Recipient> {
@@ -28,7 +28,9 @@ const NOT_ON_FILE: Page = { title: "Nothing to change", message: "This address i
 async function setSubscribed(ctx: Ctx, r: Recipient, value: boolean): Promise<boolean> {
   if (!r.contactId) return false;
   try {
-    await ctx.rpc.call(contactsRpc.setSubscription, { projectId: r.projectId, contactId: r.contactId, subscribed: value });
+    // the email travels on the event, so /stats and the campaign's stats count the unsubscribe
+    const via = { emailId: r.id, campaignId: r.campaignId };
+    await ctx.rpc.call(contactsRpc.setSubscription, { projectId: r.projectId, contactId: r.contactId, subscribed: value, via });
   } catch (err) {
     if (err instanceof AppError && err.code === "NOT_FOUND") return false;
     throw err;
