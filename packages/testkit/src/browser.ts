@@ -84,3 +84,5 @@ export async function a11yViolations(page: Page): Promise<A11yViolation[]> {
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => ({ id: v.id, impact: v.impact ?? "", help: v.help, targets: v.nodes.map((n) => `${n.target.join(" ")} ${n.html.slice(0, 160)} ${n.failureSummary ?? ""}`.trim()) }));
 }
+
+export * from "./dashboard.js";
