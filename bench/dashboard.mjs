@@ -19,10 +19,11 @@ const TARGET_MS = 300;
 const RENDER_TIMEOUT_MS = 30_000;
 
 // Runs in the page before its own scripts: the moment (ms since navigation start) the main area
-// first shows a table cell, kept where the benchmark reads it.
+// first shows a table cell with an address in it (a loading skeleton's cells do not count), kept
+// where the benchmark reads it.
 const FIRST_ROWS_PROBE = `
   new MutationObserver((_, observer) => {
-    if (document.querySelector("main table td")) {
+    if ([...document.querySelectorAll("main table td")].some((td) => td.textContent.includes("@"))) {
       window.__firstRowsAt = performance.now();
       observer.disconnect();
     }
@@ -50,7 +51,7 @@ async function initialJs(context, path, rendered) {
 /** The contacts page's first table rows; false at once when it is still the shell's placeholder. */
 async function contactsRendered(page) {
   const main = page.getByRole("main");
-  const rows = main.getByRole("cell").first();
+  const rows = main.getByRole("cell").filter({ hasText: "@" }).first();
   await rows.or(main.getByText("This page is coming soon.")).first().waitFor({ timeout: RENDER_TIMEOUT_MS });
   return rows.isVisible();
 }
@@ -62,7 +63,11 @@ try {
   const project = await platform.createProject("dashboard");
   const user = await createDashboardUser(platform.env, { project });
 
-  // --- 1. initial JavaScript, on an empty project (what is fetched does not depend on the rows)
+  const seedStart = Date.now();
+  await seedContacts(platform, project.id, CONTACTS, (i) => `user${i}@domain${i % 997}.example`);
+  const seedSeconds = Math.round((Date.now() - seedStart) / 1000);
+
+  // --- 1. initial JavaScript (the contacts page's first render is its first rows)
   const signedOut = await browser.newContext({ baseURL: platform.url });
   const signIn = await initialJs(signedOut, "/app/sign-in", (page) => page.getByRole("button", { name: "Sign in" }).waitFor());
   await signedOut.close();
@@ -70,11 +75,7 @@ try {
   const contactsJs = await initialJs(fresh, "/app/contacts", contactsRendered);
   await fresh.close();
 
-  // --- 2. first rows against the API's own time, 1M contacts
-  const seedStart = Date.now();
-  await seedContacts(platform, project.id, CONTACTS, (i) => `user${i}@domain${i % 997}.example`);
-  const seedSeconds = Math.round((Date.now() - seedStart) / 1000);
-
+  // --- 2. first rows against the API's own time
   const context = await signedInContext(browser, platform.url, user);
   await context.addInitScript({ content: FIRST_ROWS_PROBE });
   const page = await context.newPage();
@@ -104,7 +105,7 @@ try {
   if (hasTable) {
     for (let i = 0; i < RUNS; i++) {
       await page.goto("/app/contacts");
-      await page.getByRole("main").getByRole("cell").first().waitFor({ timeout: RENDER_TIMEOUT_MS });
+      await page.getByRole("main").getByRole("cell").filter({ hasText: "@" }).first().waitFor({ timeout: RENDER_TIMEOUT_MS });
       firstRows.push(await page.evaluate(() => window.__firstRowsAt));
       api.push(await fetchAlone());
     }
