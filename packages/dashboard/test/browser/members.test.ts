@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Browser, BrowserContext } from "playwright-core";
+import { sinkMessages, waitFor } from "@mailroom/testkit";
+import { a11yViolations, createDashboardUser, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
+
+const platform = inject("platform");
+let browser: Browser;
+let owner: DashboardUser;
+
+beforeAll(async () => {
+  [browser, owner] = await Promise.all([launchBrowser(), createDashboardUser(platform.env)]);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** The token of the invitation link mailed to `to`. */
+async function invitationToken(to: string): Promise<string> {
+  let token: string | undefined;
+  await waitFor(
+    async () => {
+      const [message] = await sinkMessages(platform.mailboxUrl, [to]);
+      token = message ? /\/app\/invite\?token=([A-Za-z0-9_-]+)/.exec(JSON.stringify(message))?.[1] : undefined;
+      return token !== undefined;
+    },
+    { timeoutMs: 30_000, what: `the invitation to ${to}` },
+  );
+  return token!;
+}
+
+/** A write with the context's session: the same call the pages make. */
+async function createContact(context: BrowserContext, email: string) {
+  return context.request.post(`${platform.url}/contacts`, {
+    data: { email },
+    headers: { "x-mailroom-project": owner.projectId, origin: platform.url },
+  });
+}
+
+describe("members", () => {
+  it("invites a viewer who accepts in another browser, sees nothing to change, and is refused a write", async () => {
+    const ownerContext = await signedInContext(browser, platform.url, owner);
+    const page = await ownerContext.newPage();
+    await page.goto(`${platform.url}/app/members`);
+    await page.getByRole("table", { name: "Members" }).waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
+
+    const invited = `viewer-${Date.now().toString(36)}@example.com`;
+    const form = page.getByRole("form", { name: "Invite a member" });
+    await form.getByRole("textbox", { name: /^Email/ }).fill(invited);
+    await form.getByLabel("Role", { exact: true }).click();
+    await page.getByRole("option", { name: "Viewer" }).click();
+    await form.getByRole("button", { name: "Invite" }).click();
+    const pendingRow = page.getByRole("row").filter({ hasText: invited });
+    await pendingRow.getByText("Invitation pending").waitFor();
+
+    // the invitee, in a browser of their own
+    const token = await invitationToken(invited);
+    const guest = await browser.newContext();
+    const guestPage = await guest.newPage();
+    await guestPage.goto(`${platform.url}/app/invite?token=${token}`);
+    await guestPage.getByRole("textbox", { name: /^Name/ }).fill("Vera Viewer");
+    await guestPage.getByLabel(/^Password/).fill("a long enough password");
+    expect(await a11yViolations(guestPage)).toEqual([]);
+    await guestPage.getByRole("button", { name: /accept|join/i }).click();
+    await guestPage.getByRole("navigation", { name: "Main" }).waitFor();
+
+    // nothing to change on the pages a viewer opens
+    await guestPage.goto(`${platform.url}/app/members`);
+    await guestPage.getByRole("table", { name: "Members" }).waitFor();
+    expect(await guestPage.getByRole("form", { name: "Invite a member" }).count()).toBe(0);
+    expect(await guestPage.getByRole("button", { name: /^Remove / }).count()).toBe(0);
+    await guestPage.goto(`${platform.url}/app/settings`);
+    await guestPage.getByRole("switch", { name: "Open and click tracking" }).waitFor();
+    expect(await guestPage.getByRole("switch", { name: "Open and click tracking" }).isDisabled()).toBe(true);
+    await guestPage.goto(`${platform.url}/app/api-keys`);
+    await guestPage.getByText("Only a project's owners can see and manage its API keys.").waitFor();
+    expect(await guestPage.getByRole("button", { name: "Create key" }).count()).toBe(0);
+
+    // and the API refuses the viewer's write whatever the page shows, while the owner's goes through
+    const refused = await createContact(guest, "nope@example.com");
+    expect(refused.status()).toBe(403);
+    expect((await refused.json()).error).toBe("FORBIDDEN");
+    expect((await createContact(ownerContext, "yes@example.com")).status()).toBe(201);
+
+    // the owner sees the member now, and makes them an editor
+    await page.reload();
+    const memberRow = page.getByRole("row").filter({ hasText: invited });
+    await memberRow.getByText("Vera Viewer").waitFor();
+    await memberRow.getByLabel(`Role of ${invited}`, { exact: true }).click();
+    await page.getByRole("option", { name: "Editor" }).click();
+    await expect.poll(async () => (await createContact(guest, `now-${Date.now()}@example.com`)).status(), { timeout: 10_000 }).toBe(201);
+
+    await guest.close();
+    await ownerContext.close();
+  });
+
+  it("explains that the last owner cannot be removed", async () => {
+    const context = await signedInContext(browser, platform.url, owner);
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/app/members`);
+    await page.getByRole("button", { name: `Remove ${owner.email}` }).click();
+    await page.getByRole("dialog", { name: "Remove this member?" }).getByRole("button", { name: "Remove" }).click();
+    await page.getByText(/at least one owner: make another member owner first/).first().waitFor();
+    await context.close();
+  });
+});

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { apiClient } from "@mailroom/testkit";
+import { a11yViolations, createDashboardUser, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
+
+const platform = inject("platform");
+let browser: Browser;
+let owner: DashboardUser;
+
+beforeAll(async () => {
+  [browser, owner] = await Promise.all([launchBrowser(), createDashboardUser(platform.env)]);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("the settings page", () => {
+  it("turns tracking off and on, and the API says so", async () => {
+    const api = apiClient(platform.url, owner.secretKey);
+    const context = await signedInContext(browser, platform.url, owner);
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/app/settings`);
+    const tracking = page.getByRole("switch", { name: "Open and click tracking" });
+    await tracking.waitFor();
+    expect(await tracking.isChecked()).toBe(true);
+    expect(await a11yViolations(page)).toEqual([]);
+
+    await tracking.focus();
+    await page.keyboard.press("Space");
+    await expect.poll(async () => (await api.get("/settings/sending")).body.tracking).toBe(false);
+    await page.reload();
+    await page.getByRole("switch", { name: "Open and click tracking" }).waitFor();
+    expect(await page.getByRole("switch", { name: "Open and click tracking" }).isChecked()).toBe(false);
+
+    await page.getByRole("switch", { name: "Open and click tracking" }).click();
+    await expect.poll(async () => (await api.get("/settings/sending")).body.tracking).toBe(true);
+    await context.close();
+  });
+});
