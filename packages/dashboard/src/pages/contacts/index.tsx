@@ -1,5 +1,13 @@
-import { ComingSoon } from "../../components/ComingSoon";
+import { Route, Routes } from "react-router";
+import { ContactList } from "./ContactList";
+import { ContactPage } from "./ContactPage";
 
-export default function ContactsPage() {
-  return <ComingSoon title="Contacts" />;
+/** `/contacts` is the list, `/contacts/:id` one contact. */
+export default function ContactsArea() {
+  return (
+    <Routes>
+      <Route index element={<ContactList />} />
+      <Route path=":id" element={<ContactPage />} />
+    </Routes>
+  );
 }
