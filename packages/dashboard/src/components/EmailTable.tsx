@@ -3,22 +3,23 @@ import { Anchor, Badge, Table } from "@mantine/core";
 import { Link } from "react-router";
 import { formatTime } from "../lib/format";
 
+// Shades dark enough for white text at badge size (WCAG AA 4.5:1), checked by axe in the browser tests.
 const COLORS: Record<EmailEventType, string> = {
-  QUEUED: "gray",
-  SENT: "blue",
-  DELIVERED: "teal",
-  OPENED: "green",
-  CLICKED: "violet",
-  BOUNCED: "red",
-  COMPLAINED: "red",
-  FAILED: "red",
-  UNSUBSCRIBED: "grape",
+  QUEUED: "gray.7",
+  SENT: "blue.8",
+  DELIVERED: "teal.9",
+  OPENED: "cyan.9",
+  CLICKED: "indigo.8",
+  BOUNCED: "red.9",
+  COMPLAINED: "red.9",
+  FAILED: "red.9",
+  UNSUBSCRIBED: "grape.8",
 };
 
-/** A status or event type as a badge; autoContrast picks the text colour that stays readable. */
+/** A status or event type as a badge. */
 export function StatusBadge({ status }: { status: EmailEventType }) {
   return (
-    <Badge color={COLORS[status]} variant="filled" autoContrast>
+    <Badge color={COLORS[status]} variant="filled">
       {status}
     </Badge>
   );

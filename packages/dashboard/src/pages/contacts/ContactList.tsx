@@ -3,7 +3,7 @@ import { useDebouncedValue, useDisclosure } from "@mantine/hooks";
 import { useState } from "react";
 import { Link } from "react-router";
 import { useContacts } from "../../api/contacts";
-import { Can } from "../../components/Can";
+import { useCan } from "../../components/Can";
 import { Pager } from "../../components/Pager";
 import { Empty, LoadError, Loading } from "../../components/QueryState";
 import { useCursorTrail } from "../../lib/cursors";
@@ -19,15 +19,14 @@ export function ContactList() {
   const contacts = useContacts({ search: query, cursor: trail.cursor });
   // The API counts on the first page only; this is that page's query, already cached once seen.
   const total = useContacts({ search: query }).data?.total;
+  const canEdit = useCan("editor");
   const [adding, { open, close }] = useDisclosure(false);
 
   return (
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Contacts</Title>
-        <Can role="editor">
-          <Button onClick={open}>Add contact</Button>
-        </Can>
+        {canEdit && <Button onClick={open}>Add contact</Button>}
       </Group>
       <Group justify="space-between" align="flex-end">
         <TextInput
