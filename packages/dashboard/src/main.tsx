@@ -1,6 +1,6 @@
 import "@mantine/core/styles.css";
 import "@mantine/notifications/styles.css";
-import { createTheme, type CSSVariablesResolver, MantineProvider, Modal, Notification } from "@mantine/core";
+import { createTheme, type CSSVariablesResolver, MantineProvider } from "@mantine/core";
 import { QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
@@ -11,14 +11,15 @@ import { router } from "./router";
 
 // Shade 8 of blue: white text on Mantine's default shade (6) is 3.5:1, under WCAG AA's 4.5:1.
 // Mantine's close buttons (modals, notifications) are icons without a name: axe's button-name.
+// Plain objects, not `Modal.extend`: importing the components here would put them in sign-in's JavaScript.
 const closeButtonProps = { "aria-label": "Close" };
 const theme = createTheme({
   primaryColor: "blue",
   primaryShade: { light: 8, dark: 8 },
   defaultRadius: "md",
   components: {
-    Modal: Modal.extend({ defaultProps: { closeButtonProps } }),
-    Notification: Notification.extend({ defaultProps: { closeButtonProps } }),
+    Modal: { defaultProps: { closeButtonProps } },
+    Notification: { defaultProps: { closeButtonProps } },
   },
 });
 // Dimmed text (captions, empty states) darker than Mantine's gray 6, which is 3.3:1 on white.

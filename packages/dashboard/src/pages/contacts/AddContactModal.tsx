@@ -7,7 +7,7 @@ import { useCreateContactMutation } from "../../api/contacts";
 import { showFormError } from "../../components/errors";
 
 /** POST /contacts: creates the contact (or updates the one with that email) and opens its page. */
-export function AddContactModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+export default function AddContactModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const create = useCreateContactMutation();
   const navigate = useNavigate();
   const form = useForm({ initialValues: { email: "", subscribed: true }, validate: schemaResolver(CreateContactRequest, { sync: true }) });

@@ -1,6 +1,6 @@
 import { Anchor, Badge, Button, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { useDebouncedValue, useDisclosure } from "@mantine/hooks";
-import { useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { Link } from "react-router";
 import { useContacts } from "../../api/contacts";
 import { useCan } from "../../components/Can";
@@ -8,7 +8,9 @@ import { Pager } from "../../components/Pager";
 import { Empty, LoadError, Loading } from "../../components/QueryState";
 import { useCursorTrail } from "../../lib/cursors";
 import { formatTime } from "../../lib/format";
-import { AddContactModal } from "./AddContactModal";
+
+// The form (Modal, @mantine/form, the schema) loads on first use, outside the list's size budget.
+const AddContactModal = lazy(() => import("./AddContactModal"));
 
 /** One page of contacts at a time, searched on the server, so a million contacts cost one page. */
 export function ContactList() {
@@ -91,7 +93,11 @@ export function ContactList() {
           />
         </>
       )}
-      <AddContactModal opened={adding} onClose={close} />
+      {adding && (
+        <Suspense fallback={null}>
+          <AddContactModal opened onClose={close} />
+        </Suspense>
+      )}
     </Stack>
   );
 }

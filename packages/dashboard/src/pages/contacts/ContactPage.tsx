@@ -23,7 +23,7 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
   );
 }
 
-export function ContactPage() {
+export default function ContactPage() {
   const id = useParams().id ?? "";
   const contact = useContact(id);
   const emails = useEmails({ contactId: id }, 20);

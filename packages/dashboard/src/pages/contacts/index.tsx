@@ -1,6 +1,9 @@
+import { lazy } from "react";
 import { Route, Routes } from "react-router";
 import { ContactList } from "./ContactList";
-import { ContactPage } from "./ContactPage";
+
+// The list is the page that must load fast (the size budget); one contact's page comes when opened.
+const ContactPage = lazy(() => import("./ContactPage"));
 
 /** `/contacts` is the list, `/contacts/:id` one contact. */
 export default function ContactsArea() {
