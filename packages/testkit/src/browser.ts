@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { AxeBuilder } from "@axe-core/playwright";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 import { runCli } from "./platform.js";
 
 /**
@@ -61,8 +61,13 @@ export async function signIn(page: Page, baseUrl: string, user: Pick<DashboardUs
  * A signed-in context without going through the form (the sign-in page has tests of its own):
  * the session cookie lands in the context's jar, and the project is the one the app opens on.
  */
-export async function signedInContext(browser: Browser, baseUrl: string, user: DashboardUser): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL: baseUrl });
+export async function signedInContext(
+  browser: Browser,
+  baseUrl: string,
+  user: Pick<DashboardUser, "projectId" | "email" | "password">,
+  options: BrowserContextOptions = {},
+): Promise<BrowserContext> {
+  const context = await browser.newContext({ ...options, baseURL: baseUrl });
   const res = await context.request.post(`${baseUrl}/auth/login`, { data: { email: user.email, password: user.password } });
   if (res.status() !== 200) throw new Error(`sign-in for ${user.email} answered ${res.status()}: ${await res.text()}`);
   await context.addInitScript({ content: `localStorage.setItem(${JSON.stringify(PROJECT_STORAGE_KEY)}, ${JSON.stringify(user.projectId)})` });
@@ -84,3 +89,5 @@ export async function a11yViolations(page: Page): Promise<A11yViolation[]> {
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => ({ id: v.id, impact: v.impact ?? "", help: v.help, targets: v.nodes.map((n) => `${n.target.join(" ")} ${n.html.slice(0, 160)} ${n.failureSummary ?? ""}`.trim()) }));
 }
+
+export * from "./dashboard.js";

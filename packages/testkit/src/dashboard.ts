@@ -1,0 +1,87 @@
+import type { Page } from "playwright-core";
+import { apiClient } from "./http.js";
+import { waitFor } from "./wait.js";
+
+/**
+ * The dashboard's pages, in one place for the accessibility sweep, the screenshots and the
+ * benchmark: a page that needs a record (a contact, a template, an email) names it from the data
+ * `demoData()` found or made. The sign-in page is not here: it is visited signed out.
+ */
+export interface DemoData {
+  contactId: string;
+  templateId: string;
+  emailId: string;
+}
+export interface DashboardPage {
+  /** Also the screenshot's file name. */
+  name: string;
+  path: (data: DemoData) => string;
+}
+export const DASHBOARD_PAGES: readonly DashboardPage[] = [
+  { name: "overview", path: () => "/app/overview" },
+  { name: "contacts", path: () => "/app/contacts" },
+  { name: "contact", path: (d) => `/app/contacts/${d.contactId}` },
+  { name: "templates", path: () => "/app/templates" },
+  { name: "template-editor", path: (d) => `/app/templates/${d.templateId}` },
+  { name: "emails", path: () => "/app/emails" },
+  { name: "email", path: (d) => `/app/emails/${d.emailId}` },
+  { name: "domains", path: () => "/app/domains" },
+  { name: "api-keys", path: () => "/app/api-keys" },
+  { name: "members", path: () => "/app/members" },
+  { name: "settings", path: () => "/app/settings" },
+];
+
+const DEMO_CONTACTS = [
+  { email: "ada@example.com", data: { firstName: "Ada", plan: "pro" } },
+  { email: "grace@example.com", data: { firstName: "Grace", plan: "free" } },
+  { email: "alan@example.com", data: { firstName: "Alan", plan: "pro" } },
+  { email: "edsger@example.com", subscribed: false, data: { firstName: "Edsger", plan: "free" } },
+];
+
+/**
+ * A contact, a template and an email of the project, for the pages that show one: the first of
+ * each when the project has some, made through the API (with the project's secret key) when it has
+ * none. Sending needs `from` on a domain the project has verified. Waits until the email has been
+ * handed to SMTP, so its timeline shows more than QUEUED.
+ */
+export async function demoData(baseUrl: string, secretKey: string, opts: { from: string }): Promise<DemoData> {
+  const api = apiClient(baseUrl, secretKey);
+  const ok = <T>(res: { status: number; body: T }, what: string): T => {
+    if (res.status >= 300) throw new Error(`${what} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  let contacts = ok(await api.get("/contacts?limit=1"), "GET /contacts").data;
+  if (!contacts.length) {
+    for (const c of DEMO_CONTACTS) ok(await api.post("/contacts", c), "POST /contacts");
+    contacts = ok(await api.get("/contacts?limit=1"), "GET /contacts").data;
+  }
+  let [template] = ok(await api.get("/templates?pageSize=1"), "GET /templates").templates;
+  template ??= ok(
+    await api.post("/templates", {
+      name: "Welcome",
+      type: "TRANSACTIONAL",
+      subject: "Welcome to Mailroom, {{ firstName ?? 'friend' }}",
+      body: "<h1>Hi {{ firstName ?? 'there' }}!</h1>\n<p>Thanks for joining. <a href=\"https://example.com/start\">Get started</a>.</p>",
+    }),
+    "POST /templates",
+  );
+  let [email] = ok(await api.get("/emails?limit=1"), "GET /emails").data;
+  if (!email) {
+    const sent = ok(await api.post("/v1/send", { to: DEMO_CONTACTS[0]!.email, from: opts.from, template: template.id, data: { firstName: "Ada" } }), "POST /v1/send");
+    email = { id: sent.data.emails[0].email };
+  }
+  await waitFor(async () => ok(await api.get(`/emails/${email.id}/events`), "GET /emails/:id/events").data.length > 1, {
+    timeoutMs: 20_000,
+    what: "the demo email to be sent",
+  });
+  return { contactId: contacts[0].id, templateId: template.id, emailId: email.id };
+}
+
+/**
+ * Waits until a signed-in page has rendered: its main area shows a heading and no loader is left
+ * (the shell's and the page's loaders are all labelled "Loading").
+ */
+export async function pageRendered(page: Page): Promise<void> {
+  await page.getByRole("main").getByRole("heading").first().waitFor();
+  await waitFor(async () => (await page.getByLabel("Loading", { exact: true }).count()) === 0, { what: "the page's loaders to go", timeoutMs: 15_000 });
+}
