@@ -2,11 +2,11 @@ import { Alert, Button, Center, Group, Loader, Stack, Text } from "@mantine/core
 import type { ReactNode } from "react";
 import { adviceFor } from "../lib/errors";
 
-/** A read that is still on its way. */
-export function Loading({ label = "Loading" }: { label?: string }) {
+/** A read that is still on its way; named "Loading" like the shell's, which tests wait on. */
+export function Loading() {
   return (
     <Center py="xl">
-      <Loader aria-label={label} />
+      <Loader aria-label="Loading" />
     </Center>
   );
 }

@@ -146,6 +146,34 @@ describe("the Contacts pages", () => {
     await context.close();
   });
 
+  it("pages forward and back through a search's results, with the total of the first page", async () => {
+    const tag = `page${Date.now().toString(36)}`;
+    // 30 matches: one full page of 25 and a second of 5
+    for (let i = 0; i < 30; i++) expect((await api.post("/contacts", { email: `${tag}-${String(i).padStart(2, "0")}@example.com` })).status).toBe(201);
+    const context = await signedInContext(browser, platform.url, owner);
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/app/contacts`);
+    await page.getByRole("searchbox", { name: "Search contacts" }).fill(tag);
+    await page.getByText("30 contacts found").waitFor();
+    const rows = page.getByRole("main").getByRole("cell").filter({ hasText: `${tag}-` });
+    await expect.poll(() => rows.count()).toBe(25);
+    const first = await rows.allTextContents();
+
+    const pager = page.getByRole("navigation", { name: "Contacts pages" });
+    await pager.getByRole("button", { name: "Next" }).click();
+    await expect.poll(() => rows.count()).toBe(5);
+    const second = await rows.allTextContents();
+    expect(second.filter((e) => first.includes(e))).toEqual([]);
+    expect(await pager.getByRole("button", { name: "Next" }).isDisabled()).toBe(true);
+    // the total stays the first page's, though later pages answer 0
+    expect(await page.getByText("30 contacts found").count()).toBe(1);
+
+    await pager.getByRole("button", { name: "Previous" }).click();
+    await expect.poll(() => rows.allTextContents()).toEqual(first);
+    expect(await pager.getByRole("button", { name: "Previous" }).isDisabled()).toBe(true);
+    await context.close();
+  });
+
   it("shows a viewer the contact read-only", async () => {
     const context = await signedInContext(browser, platform.url, viewer);
     const page = await context.newPage();

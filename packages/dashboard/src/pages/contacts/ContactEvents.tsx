@@ -10,7 +10,7 @@ export function ContactEvents({ id }: { id: string }) {
     <Stack gap="xs">
       <Title order={3}>Events</Title>
       {events.isPending ? (
-        <Loading label="Loading events" />
+        <Loading />
       ) : events.isError ? (
         <LoadError error={events.error} onRetry={() => events.refetch()} />
       ) : events.data.data.length === 0 ? (

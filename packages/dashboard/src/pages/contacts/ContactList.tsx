@@ -48,7 +48,7 @@ export function ContactList() {
         )}
       </Group>
       {contacts.isPending ? (
-        <Loading label="Loading contacts" />
+        <Loading />
       ) : contacts.isError ? (
         <LoadError error={contacts.error} onRetry={() => contacts.refetch()} />
       ) : contacts.data.data.length === 0 ? (

@@ -33,7 +33,7 @@ export default function ContactPage() {
   const navigate = useNavigate();
   const [confirming, confirm] = useDisclosure(false);
 
-  if (contact.isPending) return <Loading label="Loading contact" />;
+  if (contact.isPending) return <Loading />;
   if (contact.isError) return <LoadError error={contact.error} onRetry={() => contact.refetch()} />;
   const c = contact.data;
 
@@ -89,7 +89,7 @@ export default function ContactPage() {
       <Stack gap="xs">
         <Title order={3}>Emails</Title>
         {emails.isPending ? (
-          <Loading label="Loading emails" />
+          <Loading />
         ) : emails.isError ? (
           <LoadError error={emails.error} onRetry={() => emails.refetch()} />
         ) : emails.data.data.length === 0 ? (

@@ -42,7 +42,7 @@ export function EmailList() {
         <TextInput label="Campaign ID" type="search" value={campaignId} onChange={(e) => setCampaignId(e.currentTarget.value)} w={220} />
       </Group>
       {emails.isPending ? (
-        <Loading label="Loading emails" />
+        <Loading />
       ) : emails.isError ? (
         <LoadError error={emails.error} onRetry={() => emails.refetch()} />
       ) : emails.data.data.length === 0 ? (

@@ -24,7 +24,7 @@ export function EmailPage() {
   const id = useParams().id ?? "";
   const email = useEmail(id);
 
-  if (email.isPending) return <Loading label="Loading email" />;
+  if (email.isPending) return <Loading />;
   if (email.isError) return <LoadError error={email.error} onRetry={() => email.refetch()} />;
   const e = email.data;
 

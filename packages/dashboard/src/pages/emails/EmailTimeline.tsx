@@ -38,7 +38,7 @@ export function EmailTimeline({ id }: { id: string }) {
     <Stack gap="xs">
       <Title order={3}>Timeline</Title>
       {events.isPending ? (
-        <Loading label="Loading the timeline" />
+        <Loading />
       ) : events.isError ? (
         <LoadError error={events.error} onRetry={() => events.refetch()} />
       ) : events.data.data.length === 0 ? (

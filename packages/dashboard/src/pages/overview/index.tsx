@@ -51,7 +51,7 @@ function Week({ series }: { series: readonly StatsPoint[] }) {
       <Text size="sm" c="dimmed">
         Every rate is counted over the emails sent in the same 7 days (UTC days).
       </Text>
-      <Suspense fallback={<Loading label="Loading the chart" />}>
+      <Suspense fallback={<Loading />}>
         <DailyChart series={series} />
       </Suspense>
     </>
@@ -68,7 +68,7 @@ export default function OverviewPage() {
     <Stack>
       <Title order={2}>Overview</Title>
       {stats.isPending ? (
-        <Loading label="Loading statistics" />
+        <Loading />
       ) : stats.isError ? (
         <LoadError error={stats.error} onRetry={() => stats.refetch()} />
       ) : (
