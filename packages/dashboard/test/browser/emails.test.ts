@@ -48,6 +48,13 @@ describe("the Emails pages", () => {
     await page.getByRole("link", { name: "For Ada" }).waitFor();
     await expect.poll(() => new URL(page.url()).searchParams.get("to")).toBe(ada.split("@")[0]!.toUpperCase());
 
+    // a campaign these emails are not part of: none left, the other filters kept
+    await page.getByRole("searchbox", { name: "Campaign ID" }).fill("cmp_not_theirs");
+    await page.getByText("No email matches these filters.").waitFor();
+    await expect.poll(() => new URL(page.url()).searchParams.get("campaignId")).toBe("cmp_not_theirs");
+    await page.getByRole("searchbox", { name: "Campaign ID" }).fill("");
+    await page.getByRole("link", { name: "For Ada" }).waitFor();
+
     // the URL alone reproduces the view, in another tab
     const shared = await context.newPage();
     await shared.goto(page.url());
