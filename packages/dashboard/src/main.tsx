@@ -10,11 +10,23 @@ import { appRelative, signInPath } from "./lib/redirect";
 import { router } from "./router";
 
 // Shade 8 of blue: white text on Mantine's default shade (6) is 3.5:1, under WCAG AA's 4.5:1.
-const theme = createTheme({ primaryColor: "blue", primaryShade: { light: 8, dark: 8 }, defaultRadius: "md" });
+// Mantine's close buttons (modals, notifications) are icons without a name: axe's button-name.
+// Plain objects, not `Modal.extend`: importing the components here would put them in sign-in's JavaScript.
+const closeButtonProps = { "aria-label": "Close" };
+const theme = createTheme({
+  primaryColor: "blue",
+  primaryShade: { light: 8, dark: 8 },
+  defaultRadius: "md",
+  components: {
+    Modal: { defaultProps: { closeButtonProps } },
+    Notification: { defaultProps: { closeButtonProps } },
+  },
+});
 // Dimmed text (captions, empty states) darker than Mantine's gray 6, which is 3.3:1 on white.
 const contrast: CSSVariablesResolver = () => ({
   variables: {},
-  light: { "--mantine-color-dimmed": "var(--mantine-color-gray-7)" },
+  // Field errors too: Mantine's red 6 is 3.3:1 on white.
+  light: { "--mantine-color-dimmed": "var(--mantine-color-gray-7)", "--mantine-color-error": "var(--mantine-color-red-8)" },
   dark: { "--mantine-color-dimmed": "var(--mantine-color-dark-1)" },
 });
 

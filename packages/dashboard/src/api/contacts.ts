@@ -1,0 +1,37 @@
+import { contactRoutes, routeOf } from "@mailroom/contracts";
+import { keepPreviousData } from "@tanstack/react-query";
+import { useRouteMutation, useRouteQuery } from "./query";
+
+const list = routeOf(contactRoutes, "contacts.list");
+const read = routeOf(contactRoutes, "contacts.read");
+const create = routeOf(contactRoutes, "contacts.create");
+const update = routeOf(contactRoutes, "contacts.update");
+const remove = routeOf(contactRoutes, "contacts.delete");
+const events = routeOf(contactRoutes, "contacts.events");
+
+export const CONTACTS_PAGE_SIZE = 25;
+
+/** One page only, whatever the project's size: the table never holds more than `limit` contacts. */
+export function useContacts(query: { search?: string; cursor?: string }) {
+  return useRouteQuery(list, { query: { ...query, limit: CONTACTS_PAGE_SIZE } }, { placeholderData: keepPreviousData });
+}
+
+export function useContact(id: string) {
+  return useRouteQuery(read, { params: { id } });
+}
+
+export function useContactEvents(id: string) {
+  return useRouteQuery(events, { params: { id }, query: { limit: 20 } });
+}
+
+export function useCreateContactMutation() {
+  return useRouteMutation(create, [list]);
+}
+
+export function useUpdateContactMutation() {
+  return useRouteMutation(update, [list, read]);
+}
+
+export function useDeleteContactMutation() {
+  return useRouteMutation(remove, [list]);
+}

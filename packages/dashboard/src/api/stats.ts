@@ -1,0 +1,9 @@
+import { routeOf, statsRoutes } from "@mailroom/contracts";
+import { useRouteQuery } from "./query";
+
+const stats = routeOf(statsRoutes, "sending.stats");
+
+/** Daily counts over [from, to]; the bounds are fixed by the caller so the query key stays stable. */
+export function useDailyStats(from: string, to: string) {
+  return useRouteQuery(stats, { query: { from, to, interval: "day" } });
+}

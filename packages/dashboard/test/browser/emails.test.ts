@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { a11yViolations, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
+import { sendEmail, sendingProject, uniqueAddress } from "./sent-emails.js";
+
+const platform = inject("platform");
+let browser: Browser;
+let owner: DashboardUser;
+const ada = uniqueAddress("ada");
+const grace = uniqueAddress("grace");
+let adaEmail: string;
+/** Where the sink left the emails (SENT, or DELIVERED once a report came back): the option to filter by. */
+let reached: string;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  const project = await sendingProject(platform);
+  owner = project.owner;
+  ({ emailId: adaEmail } = await sendEmail(project.api, { from: project.from, to: ada, subject: "For Ada" }));
+  const { emailId } = await sendEmail(project.api, { from: project.from, to: grace, subject: "For Grace" });
+  const status: string = (await project.api.get(`/emails/${emailId}`)).body.status;
+  reached = status.charAt(0) + status.slice(1).toLowerCase();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("the Emails pages", () => {
+  it("filters the log by status and recipient, keeping the filters in the URL", async () => {
+    const context = await signedInContext(browser, platform.url, owner);
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/app/emails`);
+    await page.getByRole("link", { name: "For Grace" }).waitFor();
+    await page.getByRole("link", { name: "For Ada" }).waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
+
+    await page.getByRole("combobox", { name: "Status" }).click();
+    await page.getByRole("option", { name: "Failed" }).click();
+    await page.getByText("No email matches these filters.").waitFor();
+    expect(new URL(page.url()).searchParams.get("status")).toBe("FAILED");
+    expect(await a11yViolations(page)).toEqual([]);
+
+    await page.getByRole("combobox", { name: "Status" }).click();
+    await page.getByRole("option", { name: reached, exact: true }).click();
+    await page.getByRole("link", { name: "For Grace" }).waitFor();
+    await page.getByRole("searchbox", { name: "Recipient" }).fill(ada.split("@")[0]!.toUpperCase());
+    await expect.poll(() => page.getByRole("link", { name: "For Grace" }).count()).toBe(0);
+    await page.getByRole("link", { name: "For Ada" }).waitFor();
+    await expect.poll(() => new URL(page.url()).searchParams.get("to")).toBe(ada.split("@")[0]!.toUpperCase());
+
+    // a campaign these emails are not part of: none left, the other filters kept
+    await page.getByRole("searchbox", { name: "Campaign ID" }).fill("cmp_not_theirs");
+    await page.getByText("No email matches these filters.").waitFor();
+    await expect.poll(() => new URL(page.url()).searchParams.get("campaignId")).toBe("cmp_not_theirs");
+    await page.getByRole("searchbox", { name: "Campaign ID" }).fill("");
+    await page.getByRole("link", { name: "For Ada" }).waitFor();
+
+    // the URL alone reproduces the view, in another tab
+    const shared = await context.newPage();
+    await shared.goto(page.url());
+    await shared.getByRole("link", { name: "For Ada" }).waitFor();
+    expect(await shared.getByRole("link", { name: "For Grace" }).count()).toBe(0);
+    expect(await shared.getByRole("searchbox", { name: "Recipient" }).inputValue()).toBe(ada.split("@")[0]!.toUpperCase());
+
+    // an edited link with values the API refuses shows the unfiltered log, not an error
+    await shared.goto(`${platform.url}/app/emails?status=bogus&campaignId=${"x".repeat(300)}`);
+    await shared.getByRole("link", { name: "For Grace" }).waitFor();
+    expect(await shared.getByRole("alert").count()).toBe(0);
+    await context.close();
+  });
+
+  it("shows an email's fields and its timeline in order, and opens it by keyboard", async () => {
+    const context = await signedInContext(browser, platform.url, owner);
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/app/emails?to=${encodeURIComponent(ada)}`);
+    await page.getByRole("link", { name: "For Ada" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "For Ada" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/app/emails/${adaEmail}`);
+    await page.getByRole("link", { name: ada }).waitFor();
+
+    const steps = page.getByText(/^(QUEUED|SENT|DELIVERED|FAILED) · /);
+    await expect.poll(async () => (await steps.allTextContents()).map((t) => t.split(" ")[0])).toEqual(expect.arrayContaining(["QUEUED", "SENT"]));
+    const order = (await steps.allTextContents()).map((t) => t.split(" ")[0]);
+    expect(order.indexOf("QUEUED")).toBe(0);
+    expect(order.indexOf("SENT")).toBeGreaterThan(0);
+    expect(await a11yViolations(page)).toEqual([]);
+
+    // an id that is not this project's is "not found"
+    await page.goto(`${platform.url}/app/emails/${encodeURIComponent("no-such-email")}`);
+    await page.getByRole("alert").filter({ hasText: "Not found" }).waitFor();
+    await context.close();
+  });
+});
