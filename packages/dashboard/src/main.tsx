@@ -11,10 +11,11 @@ import { router } from "./router";
 
 // Shade 8 of blue: white text on Mantine's default shade (6) is 3.5:1, under WCAG AA's 4.5:1.
 const theme = createTheme({ primaryColor: "blue", primaryShade: { light: 8, dark: 8 }, defaultRadius: "md" });
-// Dimmed text (captions, empty states) darker than Mantine's gray 6, which is 3.3:1 on white.
+// Dimmed text (captions, empty states) darker than Mantine's gray 6, which is 3.3:1 on white; field
+// errors likewise darker than red 6 (3.3:1).
 const contrast: CSSVariablesResolver = () => ({
   variables: {},
-  light: { "--mantine-color-dimmed": "var(--mantine-color-gray-7)" },
+  light: { "--mantine-color-dimmed": "var(--mantine-color-gray-7)", "--mantine-color-error": "var(--mantine-color-red-9)" },
   dark: { "--mantine-color-dimmed": "var(--mantine-color-dark-1)" },
 });
 
