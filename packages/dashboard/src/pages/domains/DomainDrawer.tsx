@@ -2,7 +2,7 @@ import type { DnsRecord, Domain } from "@mailroom/contracts";
 import { Button, Code, CopyButton, Drawer, Group, Stack, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import { useDeleteDomainMutation, useDomain, useVerifyDomainMutation } from "../../api/domains";
-import { Can } from "../../components/Can";
+import { useCan } from "../../components/Can";
 import { ConfirmModal } from "../../components/ConfirmModal";
 import { notifyError } from "../../components/errors";
 import { QueryStatus } from "../../components/QueryStatus";
@@ -26,6 +26,7 @@ function DomainDetails({ domain, onDeleted }: { domain: Domain; onDeleted: () =>
   const verify = useVerifyDomainMutation();
   const remove = useDeleteDomainMutation();
   const [confirming, setConfirming] = useState(false);
+  const isOwner = useCan("owner");
   const checked = domain.records.some((r) => r.found !== undefined);
 
   return (
@@ -39,7 +40,7 @@ function DomainDetails({ domain, onDeleted }: { domain: Domain; onDeleted: () =>
       </Text>
       <RecordTable records={domain.records} />
       {!checked && <Text size="sm">Not looked up yet: verify once the records are published.</Text>}
-      <Can role="owner">
+      {isOwner && (
         <Group>
           <Button loading={verify.isPending} onClick={() => verify.mutate({ params: { id: domain.id } }, { onError: notifyError })}>
             Verify
@@ -48,7 +49,8 @@ function DomainDetails({ domain, onDeleted }: { domain: Domain; onDeleted: () =>
             Delete domain
           </Button>
         </Group>
-        <ConfirmModal
+      )}
+      <ConfirmModal
           opened={confirming}
           title={`Delete ${domain.domain}?`}
           message="Mail can no longer be sent from this domain until it is added and verified again, with new DNS records."
@@ -68,7 +70,6 @@ function DomainDetails({ domain, onDeleted }: { domain: Domain; onDeleted: () =>
             )
           }
         />
-      </Can>
     </Stack>
   );
 }
