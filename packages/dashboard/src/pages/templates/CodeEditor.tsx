@@ -3,6 +3,7 @@ import { EditorView } from "@codemirror/view";
 import CodeMirror from "@uiw/react-codemirror";
 import { useComputedColorScheme } from "@mantine/core";
 import { useMemo } from "react";
+import { cspNonce } from "../../lib/csp";
 
 /**
  * The template body in CodeMirror 6: Liquid highlighting over HTML (lang-liquid wraps the HTML
@@ -12,7 +13,7 @@ import { useMemo } from "react";
 export default function CodeEditor(props: { label: string; value: string; onChange: (v: string) => void; readOnly?: boolean }) {
   const scheme = useComputedColorScheme("light");
   const extensions = useMemo(
-    () => [liquid(), EditorView.lineWrapping, EditorView.contentAttributes.of({ "aria-label": props.label, "aria-multiline": "true" })],
+    () => [liquid(), EditorView.cspNonce.of(cspNonce()), EditorView.lineWrapping, EditorView.contentAttributes.of({ "aria-label": props.label, "aria-multiline": "true" })],
     [props.label],
   );
   return (
