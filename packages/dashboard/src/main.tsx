@@ -6,6 +6,7 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { RouterProvider } from "react-router";
 import { createQueryClient } from "./api/query-client";
+import { cspNonce } from "./lib/csp";
 import { appRelative, signInPath } from "./lib/redirect";
 import { router } from "./router";
 
@@ -26,15 +27,11 @@ const theme = createTheme({
 const contrast: CSSVariablesResolver = () => ({
   variables: {},
   // Field errors too: Mantine's red 6 is 3.3:1 on white.
-  light: { "--mantine-color-dimmed": "var(--mantine-color-gray-7)", "--mantine-color-error": "var(--mantine-color-red-8)" },
+  light: { "--mantine-color-dimmed": "var(--mantine-color-gray-7)", "--mantine-color-error": "var(--mantine-color-red-9)" },
   dark: { "--mantine-color-dimmed": "var(--mantine-color-dark-1)" },
 });
 
-/**
- * The nonce the gateway put in this answer's CSP and its `csp-nonce` meta tag (vite.config.ts):
- * Mantine puts it on the <style> elements it injects, which a strict style-src would refuse otherwise.
- */
-const nonce = document.querySelector<HTMLMetaElement>('meta[property="csp-nonce"]')?.nonce ?? "";
+const nonce = cspNonce();
 
 const queryClient = createQueryClient(() => {
   const here = appRelative(window.location.pathname, window.location.search);

@@ -11,6 +11,7 @@ export function notifyError(err: unknown): void {
   notifications.show({
     color: "red",
     title: advice.title,
+    closeButtonProps: { "aria-label": "Close" },
     message: (
       <Stack gap={4}>
         <Text size="sm">{advice.message}</Text>

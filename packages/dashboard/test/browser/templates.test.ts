@@ -1,0 +1,117 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { addZones, apiClient, sinkMessages } from "@mailroom/testkit";
+import { a11yViolations, createDashboardUser, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
+
+const platform = inject("platform");
+let browser: Browser;
+let owner: DashboardUser;
+let domain: string;
+
+/** A verified sending domain for the project, as services/sending tests make one. */
+async function verifiedDomain(user: DashboardUser): Promise<string> {
+  const api = apiClient(platform.url, user.secretKey);
+  const name = `tpl-${randomBytes(5).toString("hex")}.mailroom.test`;
+  const created = await api.post("/domains", { domain: name });
+  const dkim = created.body.records.find((r: { purpose: string }) => r.purpose === "dkim");
+  addZones(platform.zonesFile, { [dkim.name]: { TXT: [dkim.value] } });
+  expect((await api.post(`/domains/${created.body.id}/verify`)).body.status).toBe("VERIFIED");
+  return name;
+}
+
+beforeAll(async () => {
+  [browser, owner] = await Promise.all([launchBrowser(), createDashboardUser(platform.env)]);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("the Templates page", () => {
+  it("creates a template in the editor, previews it with sample data, sends a test that arrives rendered", async () => {
+    const context = await signedInContext(browser, platform.url, owner);
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/app/templates`);
+    await page.getByText("No transactional templates yet.").waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
+
+    await page.getByRole("link", { name: "New template" }).click();
+    await page.getByText("Save the template to send a test.").waitFor();
+    await page.getByRole("textbox", { name: /^Name/ }).fill("Welcome");
+    await page.getByRole("textbox", { name: /^Subject/ }).fill("Hello {{ firstName }}");
+    const body = page.getByRole("textbox", { name: "Body" });
+    await body.focus();
+    // The HTML mode closes the <b> tag itself.
+    await page.keyboard.type("Hi {{ firstName }}, this is {{ contact.email }} <b>{{ note }}");
+    // The preview's frame runs no script at all (not even the test's): what it shows is its srcdoc.
+    const preview = () => page.getByTitle("Email preview").getAttribute("srcdoc");
+    await expect.poll(preview).toContain("Hi Ada, this is ada@example.com");
+    expect(await page.getByTestId("preview-subject").textContent()).toBe("Hello Ada");
+    expect(await a11yViolations(page)).toEqual([]);
+
+    // The sample data drives the preview; HTML in a value is escaped, as the server renders it.
+    const to = `tpl-${randomBytes(4).toString("hex")}@example.com`;
+    await page.getByRole("textbox", { name: /^Sample data/ }).fill(JSON.stringify({ data: { firstName: "Grace", note: "<i>x</i>" }, contact: { email: to } }));
+    await expect.poll(preview).toContain("Hi Grace, this is");
+    expect(await preview()).toContain("<b>&lt;i&gt;x&lt;/i&gt;</b>");
+    expect(await page.getByTestId("preview-subject").textContent()).toBe("Hello Grace");
+
+    // Invalid JSON is shown at the field; the preview keeps the last good sample.
+    await page.getByRole("textbox", { name: /^Sample data/ }).fill("{ not json");
+    await page.getByText("Not valid JSON").waitFor();
+    expect(await page.getByTestId("preview-subject").textContent()).toBe("Hello Grace");
+    await page.getByRole("textbox", { name: /^Sample data/ }).fill(JSON.stringify({ data: { firstName: "Grace", note: "<i>x</i>" }, contact: { email: to } }));
+
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/app\/templates\/(?!new$)[^/]+$/);
+    const id = new URL(page.url()).pathname.split("/").pop()!;
+    const saved = await apiClient(platform.url, owner.secretKey).get(`/templates/${id}`);
+    expect(saved.body).toMatchObject({ name: "Welcome", subject: "Hello {{ firstName }}", type: "TRANSACTIONAL" });
+    expect(saved.body.body).toBe("Hi {{ firstName }}, this is {{ contact.email }} <b>{{ note }}</b>");
+
+    // No verified domain yet: the page says so and points to Domains.
+    await page.getByText("No verified domain").waitFor();
+    expect(await page.getByRole("link", { name: "Open Domains" }).getAttribute("href")).toBe("/app/domains");
+    expect(await a11yViolations(page)).toEqual([]);
+
+    domain = await verifiedDomain(owner);
+    await page.reload();
+    await page.getByRole("textbox", { name: /^Sample data/ }).fill(JSON.stringify({ data: { firstName: "Grace", note: "<i>x</i>" }, contact: { email: to } }));
+    await page.getByRole("textbox", { name: /^Send to/ }).fill(to);
+    await page.getByRole("button", { name: "Send test" }).click();
+    await page.getByText(`Test sent to ${to}`).waitFor();
+    await expect.poll(async () => (await sinkMessages(platform.mailboxUrl, [to])).length, { timeout: 20_000 }).toBe(1);
+    const [message] = await sinkMessages(platform.mailboxUrl, [to]);
+    expect(message!.subject).toBe("Hello Grace");
+    expect(JSON.stringify(message)).toContain(`test@${domain}`);
+    expect(message!.html).toContain("Hi Grace, this is");
+    expect(message!.html).toContain("&lt;i&gt;x&lt;/i&gt;");
+    expect(await a11yViolations(page)).toEqual([]);
+    await context.close();
+  });
+
+  it("refuses an empty name and bad Liquid at the fields, lists by type, deletes with confirmation", async () => {
+    const context = await signedInContext(browser, platform.url, owner);
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/app/templates/new`);
+    await page.getByRole("textbox", { name: /^Subject/ }).fill("Hi");
+    await page.getByRole("textbox", { name: "Body" }).focus();
+    await page.keyboard.type("{% if %}");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => page.getByRole("textbox", { name: /^Name/ }).getAttribute("aria-invalid")).toBe("true");
+    await page.getByRole("textbox", { name: /^Name/ }).fill("Broken");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText(/template syntax error/).waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
+
+    await page.goto(`${platform.url}/app/templates?type=MARKETING`);
+    await page.getByText("No marketing templates yet.").waitFor();
+    await page.getByRole("tab", { name: "Transactional" }).click();
+    const row = page.getByRole("table", { name: "Templates" }).getByRole("row").filter({ hasText: "Welcome" });
+    await row.waitFor();
+    await row.getByRole("button", { name: "Delete Welcome" }).click();
+    await page.getByRole("dialog", { name: "Delete Welcome?" }).getByRole("button", { name: "Delete" }).click();
+    await page.getByText("No transactional templates yet.").waitFor();
+    await context.close();
+  });
+});
