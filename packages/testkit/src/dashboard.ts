@@ -79,9 +79,10 @@ export async function demoData(baseUrl: string, secretKey: string, opts: { from:
 
 /**
  * Waits until a signed-in page has rendered: its main area shows a heading and no loader is left
- * (the shell's and the page's loaders are all labelled "Loading").
+ * (every loader's label starts with "Loading").
  */
 export async function pageRendered(page: Page): Promise<void> {
   await page.getByRole("main").getByRole("heading").first().waitFor();
-  await waitFor(async () => (await page.getByLabel("Loading", { exact: true }).count()) === 0, { what: "the page's loaders to go", timeoutMs: 15_000 });
+  // Every loader's label starts with "Loading" ("Loading", "Loading the editor", …).
+  await waitFor(async () => (await page.getByLabel(/^Loading/).count()) === 0, { what: "the page's loaders to go", timeoutMs: 15_000 });
 }
