@@ -8,7 +8,8 @@ import { RouterProvider } from "react-router";
 import { createQueryClient } from "./api/query-client";
 import { cspNonce } from "./lib/csp";
 import { appRelative, signInPath } from "./lib/redirect";
-import { router } from "./router";
+import { areaOf } from "./areas";
+import { loadShell, router } from "./router";
 
 // Shade 8 of blue: white text on Mantine's default shade (6) is 3.5:1, under WCAG AA's 4.5:1.
 // Mantine's close buttons (modals, notifications) are icons without a name: axe's button-name.
@@ -37,6 +38,17 @@ const queryClient = createQueryClient(() => {
   const here = appRelative(window.location.pathname, window.location.search);
   if (!here.startsWith("/sign-in")) void router.navigate(signInPath(here), { replace: true });
 });
+
+/*
+ * Opened straight on a page (a bookmark, a reload): fetch the shell's code, the page's code and the
+ * page's first query at once, instead of each after the one before it rendered.
+ */
+if (!/^\/app\/(sign-in|invite)/.test(window.location.pathname)) {
+  void loadShell();
+  const opening = areaOf(window.location.pathname);
+  void opening?.load();
+  void opening?.prefetch?.(queryClient);
+}
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

@@ -4,7 +4,8 @@ import { createBrowserRouter, Navigate, Outlet } from "react-router";
 import { AREAS } from "./areas";
 
 // The shell (AppShell, menus, the project switcher) loads after sign-in, not with the sign-in page.
-const Shell = lazy(() => import("./components/Shell"));
+export const loadShell = () => import("./components/Shell");
+const Shell = lazy(loadShell);
 const SignInPage = lazy(() => import("./pages/sign-in/index"));
 const InvitePage = lazy(() => import("./pages/invite/index"));
 

@@ -1,6 +1,6 @@
 import { contactRoutes, routeOf } from "@mailroom/contracts";
-import { keepPreviousData } from "@tanstack/react-query";
-import { useRouteMutation, useRouteQuery } from "./query";
+import { type QueryClient, keepPreviousData } from "@tanstack/react-query";
+import { prefetchRoute, useRouteMutation, useRouteQuery } from "./query";
 
 const list = routeOf(contactRoutes, "contacts.list");
 const read = routeOf(contactRoutes, "contacts.read");
@@ -12,6 +12,11 @@ const events = routeOf(contactRoutes, "contacts.events");
 export const CONTACTS_PAGE_SIZE = 25;
 
 /** One page only, whatever the project's size: the table never holds more than `limit` contacts. */
+/** The list's first page, unfiltered: what /app/contacts shows first. */
+export function prefetchContacts(client: QueryClient): void {
+  prefetchRoute(client, list, { query: { limit: CONTACTS_PAGE_SIZE } });
+}
+
 export function useContacts(query: { search?: string; cursor?: string }) {
   return useRouteQuery(list, { query: { ...query, limit: CONTACTS_PAGE_SIZE } }, { placeholderData: keepPreviousData });
 }

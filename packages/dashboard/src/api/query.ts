@@ -1,5 +1,5 @@
 import type { RouteDef } from "@mailroom/contracts";
-import { type UseQueryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type QueryClient, type UseQueryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSyncExternalStore } from "react";
 import { type RouteInput, type RouteOutput, request } from "./client";
 import type { ApiError } from "./errors";
@@ -22,10 +22,25 @@ export function useRouteQuery<R extends RouteDef>(
 ) {
   const project = useProjectId();
   return useQuery<RouteOutput<R>, ApiError>({
-    queryKey: [route.operation, project, input],
+    queryKey: routeQueryKey(route, project, input),
     queryFn: () => request(route, input),
     ...options,
   });
+}
+
+/** The cache key of a route's query: the operation first (mutations invalidate by it), then the project. */
+function routeQueryKey<R extends RouteDef>(route: R, project: string | null, input: RouteInput<R>) {
+  return [route.operation, project, input] as const;
+}
+
+/**
+ * Starts a route's query before the page that reads it has loaded (main.tsx, on a direct visit), so
+ * the answer and the page's code arrive together instead of one after the other.
+ */
+export function prefetchRoute<R extends RouteDef>(client: QueryClient, route: R, input: RouteInput<R>): void {
+  const project = projectStore.get();
+  if (project === null) return; // the first visit: the project is known only once /auth/me answers
+  void client.prefetchQuery({ queryKey: routeQueryKey(route, project, input), queryFn: () => request(route, input) });
 }
 
 /** A mutation for one route; on success the queries of the routes in `invalidates` refetch. */
