@@ -22,6 +22,8 @@ const theme = createTheme({
   components: {
     Modal: { defaultProps: { closeButtonProps } },
     Notification: { defaultProps: { closeButtonProps } },
+    // A loader is named ("Loading…"); a name on a span needs a role, and status is what it is.
+    Loader: { defaultProps: { role: "status" } },
   },
 });
 // Dimmed text (captions, empty states) darker than Mantine's gray 6, which is 3.3:1 on white.

@@ -38,6 +38,11 @@ export async function loadApi(baseUrl = sharedPlatform().url): Promise<ApiDocume
     for (const m of METHODS) {
       const op = item[m];
       if (!op) continue;
+      // These proofs are of the API a key holder reaches; the routes for a signed-in session only
+      // (sign-in, members, keys: decisions.md §13) are proven by the gateway's session tests.
+      const security = (op.security ?? doc.security ?? []) as Array<Record<string, unknown>>;
+      if (security.length > 0 && !security.some((s) => "bearerAuth" in s)) continue;
+      if (path.startsWith("/auth/")) continue;
       const params = (op.parameters ?? []) as Array<{ name: string; in: string; required?: boolean; schema: JsonSchema }>;
       const success = Object.entries(op.responses ?? {}).find(([s]) => s.startsWith("2"))?.[1] as JsonSchema | undefined;
       operations.push({

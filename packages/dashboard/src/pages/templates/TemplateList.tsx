@@ -83,7 +83,7 @@ function TemplateTable({ templates, canEdit }: { templates: Template[]; canEdit:
               <Table.Td>{new Date(t.updatedAt).toLocaleString()}</Table.Td>
               {canEdit && (
                 <Table.Td>
-                  <Button size="compact-sm" variant="subtle" color="red.9" aria-label={`Delete ${t.name}`} onClick={() => setDeleting(t)}>
+                  <Button size="compact-sm" variant="default" aria-label={`Delete ${t.name}`} onClick={() => setDeleting(t)}>
                     Delete
                   </Button>
                 </Table.Td>
