@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { apiClient, waitFor } from "@mailroom/testkit";
-import { a11yViolations, createDashboardUser, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
+import { a11yViolations, signedInContext } from "@mailroom/testkit/browser";
+import { browserAndOwner } from "./fixture.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
-
-beforeAll(async () => {
-  [browser, owner] = await Promise.all([launchBrowser(), createDashboardUser(platform.env)]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const fx = browserAndOwner();
+const { platform } = fx;
 
 describe("the API keys page", () => {
   it("creates a key by keyboard alone, shows it once, and revoking it makes the API refuse it", async () => {
-    const context = await signedInContext(browser, platform.url, owner);
+    const context = await signedInContext(fx.browser, platform.url, fx.owner);
     const page = await context.newPage();
     await page.goto(`${platform.url}/app/api-keys`);
     await page.getByRole("table", { name: "API keys" }).waitFor();
@@ -50,7 +42,7 @@ describe("the API keys page", () => {
   });
 
   it("shows a bad rate limit at its field and creates nothing", async () => {
-    const context = await signedInContext(browser, platform.url, owner);
+    const context = await signedInContext(fx.browser, platform.url, fx.owner);
     const page = await context.newPage();
     await page.goto(`${platform.url}/app/api-keys`);
     await page.getByRole("button", { name: "Create key" }).click();
@@ -58,7 +50,7 @@ describe("the API keys page", () => {
     await page.getByLabel(/^Rate limit/).fill("1000000");
     await page.getByRole("dialog").getByRole("button", { name: "Create key" }).click();
     await page.getByText(/less than or equal to 100000|too big|100000/i).waitFor();
-    const listed = await context.request.get(`${platform.url}/projects/${owner.projectId}/keys`, { headers: { "x-mailroom-project": owner.projectId } });
+    const listed = await context.request.get(`${platform.url}/projects/${fx.owner.projectId}/keys`, { headers: { "x-mailroom-project": fx.owner.projectId } });
     expect((await listed.json()).data.map((k: { name: string }) => k.name)).not.toContain("Too fast");
     await context.close();
   });

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser, BrowserContext } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import type { BrowserContext } from "playwright-core";
 import { sinkMessages, waitFor } from "@mailroom/testkit";
-import { a11yViolations, createDashboardUser, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
+import { a11yViolations, signedInContext } from "@mailroom/testkit/browser";
+import { browserAndOwner } from "./fixture.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
-
-beforeAll(async () => {
-  [browser, owner] = await Promise.all([launchBrowser(), createDashboardUser(platform.env)]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const fx = browserAndOwner();
+const { platform } = fx;
 
 /** The token of the invitation link mailed to `to`. */
 async function invitationToken(to: string): Promise<string> {
@@ -32,13 +25,13 @@ async function invitationToken(to: string): Promise<string> {
 async function createContact(context: BrowserContext, email: string) {
   return context.request.post(`${platform.url}/contacts`, {
     data: { email },
-    headers: { "x-mailroom-project": owner.projectId, origin: platform.url },
+    headers: { "x-mailroom-project": fx.owner.projectId, origin: platform.url },
   });
 }
 
 describe("members", () => {
   it("invites a viewer who accepts in another browser, sees nothing to change, and is refused a write", async () => {
-    const ownerContext = await signedInContext(browser, platform.url, owner);
+    const ownerContext = await signedInContext(fx.browser, platform.url, fx.owner);
     const page = await ownerContext.newPage();
     await page.goto(`${platform.url}/app/members`);
     await page.getByRole("table", { name: "Members" }).waitFor();
@@ -55,7 +48,7 @@ describe("members", () => {
 
     // the invitee, in a browser of their own
     const token = await invitationToken(invited);
-    const guest = await browser.newContext();
+    const guest = await fx.browser.newContext();
     const guestPage = await guest.newPage();
     await guestPage.goto(`${platform.url}/app/invite?token=${token}`);
     await guestPage.getByRole("textbox", { name: /^Name/ }).fill("Vera Viewer");
@@ -95,10 +88,10 @@ describe("members", () => {
   });
 
   it("explains that the last owner cannot be removed", async () => {
-    const context = await signedInContext(browser, platform.url, owner);
+    const context = await signedInContext(fx.browser, platform.url, fx.owner);
     const page = await context.newPage();
     await page.goto(`${platform.url}/app/members`);
-    await page.getByRole("button", { name: `Remove ${owner.email}` }).click();
+    await page.getByRole("button", { name: `Remove ${fx.owner.email}` }).click();
     await page.getByRole("dialog", { name: "Remove this member?" }).getByRole("button", { name: "Remove" }).click();
     await page.getByText(/at least one owner: make another member owner first/).first().waitFor();
     await context.close();

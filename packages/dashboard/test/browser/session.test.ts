@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser } from "playwright-core";
-import { createDashboardUser, launchBrowser, signIn, type DashboardUser } from "@mailroom/testkit/browser";
+import { describe, expect, it } from "vitest";
+import { signIn } from "@mailroom/testkit/browser";
+import { browserAndOwner } from "./fixture.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
-
-beforeAll(async () => {
-  [browser, owner] = await Promise.all([launchBrowser(), createDashboardUser(platform.env)]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const fx = browserAndOwner();
+const { platform } = fx;
 
 describe("a session that ends while the app is open", () => {
   it("returns to sign-in, and after signing in again to the page the user was on", async () => {
-    const context = await browser.newContext();
+    const context = await fx.browser.newContext();
     const page = await context.newPage();
-    await signIn(page, platform.url, owner);
+    await signIn(page, platform.url, fx.owner);
     await page.goto(`${platform.url}/app/members`);
     await page.getByRole("table", { name: "Members" }).waitFor();
 
@@ -30,8 +22,8 @@ describe("a session that ends while the app is open", () => {
     await page.getByRole("link", { name: "Settings" }).click();
     await page.getByRole("button", { name: "Sign in" }).waitFor();
     expect(new URL(page.url()).searchParams.get("next")).toMatch(/settings/);
-    await page.getByRole("textbox", { name: /^Email/ }).fill(owner.email);
-    await page.getByLabel(/^Password/).fill(owner.password);
+    await page.getByRole("textbox", { name: /^Email/ }).fill(fx.owner.email);
+    await page.getByLabel(/^Password/).fill(fx.owner.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("switch", { name: "Open and click tracking" }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/app/settings");

@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { apiClient } from "@mailroom/testkit";
-import { a11yViolations, createDashboardUser, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
+import { a11yViolations, signedInContext } from "@mailroom/testkit/browser";
+import { browserAndOwner } from "./fixture.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
-
-beforeAll(async () => {
-  [browser, owner] = await Promise.all([launchBrowser(), createDashboardUser(platform.env)]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const fx = browserAndOwner();
+const { platform } = fx;
 
 describe("the settings page", () => {
   it("turns tracking off and on, and the API says so", async () => {
-    const api = apiClient(platform.url, owner.secretKey);
-    const context = await signedInContext(browser, platform.url, owner);
+    const api = apiClient(platform.url, fx.owner.secretKey);
+    const context = await signedInContext(fx.browser, platform.url, fx.owner);
     const page = await context.newPage();
     await page.goto(`${platform.url}/app/settings`);
     const tracking = page.getByRole("switch", { name: "Open and click tracking" });

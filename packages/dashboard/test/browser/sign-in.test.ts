@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser } from "playwright-core";
-import { a11yViolations, createDashboardUser, launchBrowser, signIn, type DashboardUser } from "@mailroom/testkit/browser";
+import { describe, expect, it } from "vitest";
+import { a11yViolations, signIn } from "@mailroom/testkit/browser";
+import { browserAndOwner } from "./fixture.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
-
-beforeAll(async () => {
-  [browser, owner] = await Promise.all([launchBrowser(), createDashboardUser(platform.env)]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const fx = browserAndOwner();
+const { platform } = fx;
 
 describe("signing in to the dashboard", () => {
   it("sends / to the app, and a signed-out visitor to sign-in, then back to the page asked for", async () => {
-    const context = await browser.newContext();
+    const context = await fx.browser.newContext();
     const page = await context.newPage();
     await page.goto(`${platform.url}/`);
     await page.getByRole("button", { name: "Sign in" }).waitFor();
@@ -23,8 +15,8 @@ describe("signing in to the dashboard", () => {
     expect(await a11yViolations(page)).toEqual([]);
 
     await page.goto(`${platform.url}/app/emails`);
-    await page.getByRole("textbox", { name: /^Email/ }).fill(owner.email);
-    await page.getByLabel(/^Password/).fill(owner.password);
+    await page.getByRole("textbox", { name: /^Email/ }).fill(fx.owner.email);
+    await page.getByLabel(/^Password/).fill(fx.owner.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("navigation", { name: "Main" }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/app/emails");
@@ -32,18 +24,18 @@ describe("signing in to the dashboard", () => {
   });
 
   it("shows a wrong password at the form and lets the right one in, by keyboard alone", async () => {
-    const context = await browser.newContext();
+    const context = await fx.browser.newContext();
     const page = await context.newPage();
     await page.goto(`${platform.url}/app/sign-in`);
     await page.getByRole("textbox", { name: /^Email/ }).focus();
-    await page.keyboard.type(owner.email);
+    await page.keyboard.type(fx.owner.email);
     await page.keyboard.press("Tab");
     await page.keyboard.type("not the password");
     await page.keyboard.press("Enter");
     await expect.poll(() => page.getByRole("alert").filter({ hasText: /password/i }).count()).toBeGreaterThan(0);
     expect(await a11yViolations(page)).toEqual([]);
 
-    await page.getByLabel(/^Password/).fill(owner.password);
+    await page.getByLabel(/^Password/).fill(fx.owner.password);
     await page.getByLabel(/^Password/).press("Enter");
     await page.getByRole("navigation", { name: "Main" }).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
@@ -51,13 +43,13 @@ describe("signing in to the dashboard", () => {
   });
 
   it("signs out: back to sign-in, and the old cookie no longer opens a session", async () => {
-    const context = await browser.newContext();
+    const context = await fx.browser.newContext();
     const page = await context.newPage();
-    await signIn(page, platform.url, owner);
+    await signIn(page, platform.url, fx.owner);
     const [cookie] = (await context.cookies()).filter((c) => c.name === "mailroom_session");
     expect(cookie).toBeDefined();
 
-    await page.getByRole("button", { name: new RegExp(owner.email.split("@")[0]!, "i") }).click();
+    await page.getByRole("button", { name: new RegExp(fx.owner.email.split("@")[0]!, "i") }).click();
     await page.getByRole("menuitem", { name: "Sign out" }).click();
     await page.getByRole("button", { name: "Sign in" }).waitFor();
 
