@@ -28,7 +28,7 @@ export default function DailyChart({ series }: { series: readonly StatsPoint[] }
           <Tooltip />
           <Legend />
           {SERIES.map((s) => (
-            <Bar key={s.key} dataKey={s.key} name={s.name} fill={s.color} />
+            <Bar key={s.key} dataKey={s.key} name={s.name} fill={s.color} isAnimationActive={false} />
           ))}
         </BarChart>
       </ResponsiveContainer>
