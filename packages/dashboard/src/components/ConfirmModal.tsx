@@ -11,7 +11,7 @@ export function ConfirmModal(props: {
   onClose: () => void;
 }) {
   return (
-    <Modal opened={props.opened} onClose={props.onClose} title={props.title} centered closeButtonProps={{ "aria-label": "Close" }}>
+    <Modal opened={props.opened} onClose={props.onClose} title={props.title} centered>
       <Stack>
         <Text size="sm">{props.message}</Text>
         <Group justify="flex-end">

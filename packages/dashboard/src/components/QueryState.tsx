@@ -2,11 +2,11 @@ import { Alert, Button, Center, Group, Loader, Stack, Text } from "@mantine/core
 import type { ReactNode } from "react";
 import { adviceFor } from "../lib/errors";
 
-/** A read that is still on its way; named "Loading" like the shell's, which tests wait on. */
-export function Loading() {
+/** A read that is still on its way; named "Loading …" like the shell's, which tests wait on. */
+export function Loading({ what }: { what?: string }) {
   return (
     <Center py="xl">
-      <Loader aria-label="Loading" />
+      <Loader aria-label={what ? `Loading ${what}` : "Loading"} />
     </Center>
   );
 }

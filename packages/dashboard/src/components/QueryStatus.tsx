@@ -1,6 +1,5 @@
-import { Alert, Button, Group, Loader, Text } from "@mantine/core";
 import type { ReactNode } from "react";
-import { adviceFor } from "../lib/errors";
+import { LoadError, Loading } from "./QueryState";
 
 interface QueryLike {
   isPending: boolean;
@@ -10,23 +9,11 @@ interface QueryLike {
 }
 
 /**
- * A read's loading and error states, the same on every page: a labelled loader, then the error's
- * advice with a way to try again; the page's own content (and its empty state) once there is data.
+ * A read's loading and error states, the same on every page (QueryState's pieces); the page's own
+ * content (and its empty state) once there is data.
  */
 export function QueryStatus({ query, what, children }: { query: QueryLike; what: string; children: () => ReactNode }) {
-  if (query.isPending) return <Loader aria-label={`Loading ${what}`} />;
-  if (query.isError) {
-    const advice = adviceFor(query.error);
-    return (
-      <Alert color="red" title={advice.title} role="alert">
-        <Group justify="space-between">
-          <Text size="sm">{advice.message}</Text>
-          <Button size="xs" variant="default" onClick={() => query.refetch()}>
-            Try again
-          </Button>
-        </Group>
-      </Alert>
-    );
-  }
+  if (query.isPending) return <Loading what={what} />;
+  if (query.isError) return <LoadError error={query.error} onRetry={() => query.refetch()} />;
   return children();
 }

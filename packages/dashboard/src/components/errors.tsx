@@ -11,7 +11,6 @@ export function notifyError(err: unknown): void {
   notifications.show({
     color: "red",
     title: advice.title,
-    closeButtonProps: { "aria-label": "Close" },
     message: (
       <Stack gap={4}>
         <Text size="sm">{advice.message}</Text>

@@ -35,7 +35,7 @@ export function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: 
   });
 
   return (
-    <Modal opened={opened} onClose={close} title={created ? "Your new key" : "Create an API key"} closeButtonProps={{ "aria-label": "Close" }}>
+    <Modal opened={opened} onClose={close} title={created ? "Your new key" : "Create an API key"}>
       {created ? (
         <Stack>
           <Alert color="dark" title="Copy it now">

@@ -1,19 +1,28 @@
 import type { ApiKey } from "@mailroom/contracts";
-import { Alert, Badge, Button, Code, Group, Loader, Stack, Table, Text, Title, VisuallyHidden } from "@mantine/core";
+import { Alert, Badge, Button, Code, Group, Stack, Table, Text, Title, VisuallyHidden } from "@mantine/core";
 import { useState } from "react";
-import { useKeys } from "../../api/keys";
+import { useKeys, useRevokeKeyMutation } from "../../api/keys";
+import { useCurrentProject } from "../../api/session";
 import { useCan } from "../../components/Can";
+import { ConfirmModal } from "../../components/ConfirmModal";
 import { notifyError } from "../../components/errors";
+import { QueryStatus } from "../../components/QueryStatus";
+import { formatTime } from "../../lib/format";
 import { CreateKeyModal } from "./CreateKeyModal";
-import { RevokeKeyModal } from "./RevokeKeyModal";
-
-const when = (iso: string) => new Date(iso).toLocaleString();
 
 export default function ApiKeysPage() {
   const owner = useCan("owner");
   const keys = useKeys(owner);
+  const project = useCurrentProject();
+  const revoke = useRevokeKeyMutation();
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const confirmRevoke = () =>
+    revoking &&
+    revoke.mutate(
+      { params: { id: project?.id ?? "", keyId: revoking.id } },
+      { onSuccess: () => setRevoking(null), onError: (err) => (setRevoking(null), notifyError(err)) },
+    );
 
   return (
     <Stack>
@@ -26,10 +35,12 @@ export default function ApiKeysPage() {
         created.
       </Text>
       {!owner && <Alert title="Owners only">Only a project's owners can see and manage its API keys.</Alert>}
-      {owner && keys.isPending && <Loader aria-label="Loading keys" />}
-      {keys.isError && <Alert color="red" title="Could not load the keys">{keys.error.message}</Alert>}
-      {keys.data && keys.data.data.length === 0 && <Text>No keys yet.</Text>}
-      {keys.data && keys.data.data.length > 0 && (
+      {owner && (
+        <QueryStatus query={keys} what="keys">
+          {() =>
+            keys.data!.data.length === 0 ? (
+              <Text>No keys yet.</Text>
+            ) : (
         <Table striped highlightOnHover aria-label="API keys">
           <Table.Thead>
             <Table.Tr>
@@ -45,7 +56,7 @@ export default function ApiKeysPage() {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {keys.data.data.map((k) => (
+            {keys.data!.data.map((k) => (
               <Table.Tr key={k.id}>
                 <Table.Td>{k.name}</Table.Td>
                 <Table.Td>{k.kind}</Table.Td>
@@ -53,11 +64,11 @@ export default function ApiKeysPage() {
                   <Code>{k.prefix}…</Code>
                 </Table.Td>
                 <Table.Td>{k.rateLimit ? `${k.rateLimit}/s` : "default"}</Table.Td>
-                <Table.Td>{when(k.createdAt)}</Table.Td>
+                <Table.Td>{formatTime(k.createdAt)}</Table.Td>
                 <Table.Td>
                   {k.revokedAt ? (
                     <Badge color="gray.7">
-                      Revoked {when(k.revokedAt)}
+                      Revoked {formatTime(k.revokedAt)}
                     </Badge>
                   ) : (
                     <Badge color="teal.9">
@@ -76,9 +87,20 @@ export default function ApiKeysPage() {
             ))}
           </Table.Tbody>
         </Table>
+            )
+          }
+        </QueryStatus>
       )}
       <CreateKeyModal opened={creating} onClose={() => setCreating(false)} />
-      <RevokeKeyModal apiKey={revoking} onClose={() => setRevoking(null)} onError={notifyError} />
+      <ConfirmModal
+        opened={revoking !== null}
+        title="Revoke this key?"
+        message={`Requests made with “${revoking?.name}” are refused from now on, on every gateway within a second. This cannot be undone.`}
+        confirmLabel="Revoke key"
+        loading={revoke.isPending}
+        onConfirm={confirmRevoke}
+        onClose={() => setRevoking(null)}
+      />
     </Stack>
   );
 }

@@ -1,12 +1,11 @@
-import { InviteMemberRequest, ROLES } from "@mailroom/contracts";
+import { InviteMemberRequest } from "@mailroom/contracts";
 import { Button, Group, Select, TextInput } from "@mantine/core";
 import { schemaResolver, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useInviteMemberMutation } from "../../api/members";
 import { useCurrentProject } from "../../api/session";
 import { showFormError } from "../../components/errors";
-
-const roleOptions = ROLES.map((r) => ({ value: r, label: r[0]!.toUpperCase() + r.slice(1) }));
+import { ROLE_OPTIONS } from "./roles";
 
 /** An invitation by email: the link arrives from Mailroom itself and works for 7 days. */
 export function InviteMemberForm() {
@@ -33,7 +32,7 @@ export function InviteMemberForm() {
     <form onSubmit={submit} noValidate aria-label="Invite a member">
       <Group align="flex-start">
         <TextInput label="Email" type="email" placeholder="ada@example.com" required key={form.key("email")} {...form.getInputProps("email")} />
-        <Select label="Role" data={roleOptions} allowDeselect={false} key={form.key("role")} {...form.getInputProps("role")} w={140} />
+        <Select label="Role" data={ROLE_OPTIONS} allowDeselect={false} key={form.key("role")} {...form.getInputProps("role")} w={140} />
         <Button type="submit" mt={25} loading={invite.isPending}>
           Invite
         </Button>

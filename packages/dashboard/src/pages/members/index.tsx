@@ -1,26 +1,22 @@
-import { type Member, ROLES, type Role } from "@mailroom/contracts";
-import { Alert, Badge, Button, Loader, Select, Stack, Table, Text, Title, VisuallyHidden } from "@mantine/core";
+import type { Member, Role } from "@mailroom/contracts";
+import { Badge, Button, Select, Stack, Table, Text, Title, VisuallyHidden } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useState } from "react";
-import { useMembers, useUpdateMemberMutation } from "../../api/members";
+import { useMembers, useRemoveMemberMutation, useUpdateMemberMutation } from "../../api/members";
 import { useCurrentProject } from "../../api/session";
 import { useCan } from "../../components/Can";
+import { ConfirmModal } from "../../components/ConfirmModal";
 import { notifyError } from "../../components/errors";
+import { QueryStatus } from "../../components/QueryStatus";
 import { InviteMemberForm } from "./InviteMemberForm";
-import { RemoveMemberModal } from "./RemoveMemberModal";
-
-export const ROLE_LABELS: Record<Role, string> = {
-  owner: "Owner: everything, including members, keys, domains and settings",
-  editor: "Editor: contacts, templates, campaigns, segments, workflows, sending",
-  viewer: "Viewer: read only",
-};
-const roleOptions = ROLES.map((r) => ({ value: r, label: r[0]!.toUpperCase() + r.slice(1) }));
+import { ROLE_LABELS, ROLE_OPTIONS } from "./roles";
 
 export default function MembersPage() {
   const project = useCurrentProject();
   const owner = useCan("owner");
   const members = useMembers();
   const update = useUpdateMemberMutation();
+  const remove = useRemoveMemberMutation();
   const [removing, setRemoving] = useState<Member | null>(null);
 
   const changeRole = (m: Member, role: string | null) => {
@@ -31,6 +27,13 @@ export default function MembersPage() {
     );
   };
 
+  const confirmRemove = () =>
+    removing &&
+    remove.mutate(
+      { params: { id: project?.id ?? "", userId: removing.userId } },
+      { onSuccess: () => setRemoving(null), onError: (err) => (setRemoving(null), notifyError(err)) },
+    );
+
   return (
     <Stack>
       <Title order={2}>Members</Title>
@@ -38,9 +41,8 @@ export default function MembersPage() {
         {ROLE_LABELS.owner}. {ROLE_LABELS.editor}. {ROLE_LABELS.viewer}.
       </Text>
       {owner && <InviteMemberForm />}
-      {members.isPending && <Loader aria-label="Loading members" />}
-      {members.isError && <Alert color="red" title="Could not load the members">{members.error.message}</Alert>}
-      {members.data && (
+      <QueryStatus query={members} what="members">
+        {() => (
         <Table striped aria-label="Members">
           <Table.Thead>
             <Table.Tr>
@@ -53,7 +55,7 @@ export default function MembersPage() {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {members.data.data.map((m) => (
+            {members.data!.data.map((m) => (
               <Table.Tr key={m.userId}>
                 <Table.Td>
                   {m.pending ? (
@@ -69,7 +71,7 @@ export default function MembersPage() {
                   {owner && !m.pending ? (
                     <Select
                       aria-label={`Role of ${m.email}`}
-                      data={roleOptions}
+                      data={ROLE_OPTIONS}
                       value={m.role}
                       onChange={(role) => changeRole(m, role)}
                       allowDeselect={false}
@@ -90,8 +92,21 @@ export default function MembersPage() {
             ))}
           </Table.Tbody>
         </Table>
-      )}
-      <RemoveMemberModal member={removing} onClose={() => setRemoving(null)} />
+        )}
+      </QueryStatus>
+      <ConfirmModal
+        opened={removing !== null}
+        title={removing?.pending ? "Withdraw this invitation?" : "Remove this member?"}
+        message={
+          removing?.pending
+            ? `The invitation link sent to ${removing.email} stops working.`
+            : `${removing?.email} loses access to this project at once. Their account stays, with its other projects.`
+        }
+        confirmLabel={removing?.pending ? "Withdraw" : "Remove"}
+        loading={remove.isPending}
+        onConfirm={confirmRemove}
+        onClose={() => setRemoving(null)}
+      />
     </Stack>
   );
 }

@@ -1,8 +1,9 @@
-import { Alert, Card, Loader, Stack, Switch, Text, Title } from "@mantine/core";
+import { Card, Stack, Switch, Text, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useSendingSettings, useUpdateSendingSettingsMutation } from "../../api/settings";
 import { useCan } from "../../components/Can";
 import { notifyError } from "../../components/errors";
+import { QueryStatus } from "../../components/QueryStatus";
 
 export default function SettingsPage() {
   const owner = useCan("owner");
@@ -17,9 +18,8 @@ export default function SettingsPage() {
   return (
     <Stack>
       <Title order={2}>Settings</Title>
-      {settings.isPending && <Loader aria-label="Loading settings" />}
-      {settings.isError && <Alert color="red" title="Could not load the settings">{settings.error.message}</Alert>}
-      {settings.data && (
+      <QueryStatus query={settings} what="settings">
+        {() => (
         <Card withBorder>
           <Stack gap="xs">
             <Title order={3} size="h4">
@@ -28,7 +28,7 @@ export default function SettingsPage() {
             <Switch
               label="Open and click tracking"
               description="Adds an open pixel and rewrites links in every email of this project; a send with tracking off still wins."
-              checked={settings.data.tracking}
+              checked={settings.data!.tracking}
               disabled={!owner || update.isPending}
               onChange={(e) => toggle(e.currentTarget.checked)}
             />
@@ -39,7 +39,8 @@ export default function SettingsPage() {
             )}
           </Stack>
         </Card>
-      )}
+        )}
+      </QueryStatus>
     </Stack>
   );
 }

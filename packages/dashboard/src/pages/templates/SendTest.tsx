@@ -22,7 +22,7 @@ export function SendTest({ template, dirty, sample }: { template: Template | nul
     send.mutate(
       { body: { to: v.to.trim(), from: `${v.sender.trim()}@${domain}`, template: template.id, data: oneShotData(sample) } },
       {
-        onSuccess: () => notifications.show({ color: "teal.9", message: `Test sent to ${v.to.trim()}`, closeButtonProps: { "aria-label": "Close" } }),
+        onSuccess: () => notifications.show({ color: "teal.9", message: `Test sent to ${v.to.trim()}` }),
         // the API names `from` and `to`; the form shows them at its own fields
         onError: (err) => showFormError({ getValues: () => ({ to: "", from: "" }), setFieldError: (f, m) => form.setFieldError(f === "from" ? "sender" : f, m) }, err),
       },

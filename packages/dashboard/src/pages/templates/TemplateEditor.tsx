@@ -49,7 +49,7 @@ function EditorForm({ template }: { template: Template | null }) {
 
   const save = form.onSubmit((values) => {
     const done = (t: Template) => {
-      notifications.show({ color: "teal.9", message: `Saved ${t.name}`, closeButtonProps: { "aria-label": "Close" } });
+      notifications.show({ color: "teal.9", message: `Saved ${t.name}` });
       form.resetDirty();
       if (!template) navigate(`../${t.id}`, { relative: "path", replace: true });
     };
