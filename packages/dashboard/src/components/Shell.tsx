@@ -1,4 +1,4 @@
-import { AppShell, Burger, Center, Group, Loader, NavLink, Text, Title } from "@mantine/core";
+import { AppShell, Box, Burger, Center, Group, Loader, NavLink, Text, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { Suspense, useEffect } from "react";
 import { Navigate, NavLink as RouterNavLink, Outlet, useLocation } from "react-router";
@@ -44,14 +44,20 @@ export default function Shell() {
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Menu" />
             <Title order={3}>Mailroom</Title>
           </Group>
-          <Group>
-            <ProjectSwitcher />
+          {/* on a phone the project switcher moves into the menu, so the header keeps one line */}
+          <Group gap="xs" wrap="nowrap">
+            <Box visibleFrom="sm">
+              <ProjectSwitcher />
+            </Box>
             <ColorSchemeToggle />
             <UserMenu />
           </Group>
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main">
+        <Box hiddenFrom="sm" mb="xs">
+          <ProjectSwitcher />
+        </Box>
         {AREAS.map((a) => (
           <NavLink key={a.path} component={RouterNavLink} to={`/${a.path}`} label={a.label} active={location.pathname.startsWith(`/${a.path}`)} />
         ))}

@@ -41,7 +41,8 @@ export default function ApiKeysPage() {
             keys.data!.data.length === 0 ? (
               <Text>No keys yet.</Text>
             ) : (
-        <Table striped highlightOnHover aria-label="API keys">
+        <Table.ScrollContainer minWidth={640}>
+<Table striped highlightOnHover aria-label="API keys">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Name</Table.Th>
@@ -87,6 +88,7 @@ export default function ApiKeysPage() {
             ))}
           </Table.Tbody>
         </Table>
+</Table.ScrollContainer>
             )
           }
         </QueryStatus>

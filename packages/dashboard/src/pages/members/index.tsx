@@ -43,7 +43,8 @@ export default function MembersPage() {
       {owner && <InviteMemberForm />}
       <QueryStatus query={members} what="members">
         {() => (
-        <Table striped aria-label="Members">
+        <Table.ScrollContainer minWidth={640}>
+<Table striped aria-label="Members">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Name</Table.Th>
@@ -92,6 +93,7 @@ export default function MembersPage() {
             ))}
           </Table.Tbody>
         </Table>
+</Table.ScrollContainer>
         )}
       </QueryStatus>
       <ConfirmModal
