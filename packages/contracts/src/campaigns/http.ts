@@ -101,6 +101,12 @@ export type TestCampaignRequest = z.infer<typeof TestCampaignRequest>;
 export const CampaignResponse = SuccessEnvelope(Campaign);
 export const TestCampaignResponse = SuccessEnvelope(z.object({ emailId: z.string() }));
 
+/** Clicks per tracked link of a campaign's emails (decisions.md §13), most clicked first. */
+export const LinkClicks = z.object({ url: z.string(), clicks: z.number().int().nonnegative(), uniqueClicks: z.number().int().nonnegative() });
+export type LinkClicks = z.infer<typeof LinkClicks>;
+export const CampaignLinks = z.object({ data: z.array(LinkClicks) });
+export type CampaignLinks = z.infer<typeof CampaignLinks>;
+
 const base = { service: "campaigns", auth: "secret", tag: "Campaigns" } as const;
 
 export const campaignRoutes = [
@@ -185,6 +191,16 @@ export const campaignRoutes = [
     params: IdParams,
     body: TestCampaignRequest,
     response: TestCampaignResponse,
+    status: 200,
+  }),
+  defineRoute({
+    ...base,
+    method: "GET",
+    path: "/campaigns/:id/links",
+    operation: "campaigns.links",
+    summary: "Clicks per link of a campaign's emails",
+    params: IdParams,
+    response: CampaignLinks,
     status: 200,
   }),
 ];

@@ -43,6 +43,10 @@ export type ContactEventList = z.infer<typeof ContactEventList>;
 export const EventNameList = z.object({ data: z.array(z.string()) });
 export type EventNameList = z.infer<typeof EventNameList>;
 
+/** The `data` keys seen in the project, as filter fields name them (`company.size` for nested objects). */
+export const DataKeyList = z.object({ data: z.array(z.string()) });
+export type DataKeyList = z.infer<typeof DataKeyList>;
+
 const base = { service: "contacts", auth: "secret", tag: "Contacts" } as const;
 
 export const contactRoutes = [
@@ -121,6 +125,15 @@ export const contactRoutes = [
     params: IdParams,
     query: CursorPageQuery,
     response: ContactEventList,
+    status: 200,
+  }),
+  defineRoute({
+    ...base,
+    method: "GET",
+    path: "/contacts/data-keys",
+    operation: "contacts.dataKeys",
+    summary: "List the contact data keys seen in the project (for building filters)",
+    response: DataKeyList,
     status: 200,
   }),
   defineRoute({

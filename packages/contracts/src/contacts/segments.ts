@@ -24,11 +24,29 @@ export const SegmentList = z.array(Segment);
 export type SegmentList = z.infer<typeof SegmentList>;
 
 export const SegmentContactList = cursorPage(Contact);
+
+/** How many contacts a filter matches now, before it is saved (a segment builder's or a campaign
+ * audience's live count). Reads only, so a viewer may ask. */
+export const CountFilterRequest = z.object({ filters: FilterExpression });
+export type CountFilterRequest = z.infer<typeof CountFilterRequest>;
+export const FilterCount = z.object({ count: z.number().int().nonnegative() });
+export type FilterCount = z.infer<typeof FilterCount>;
 export type SegmentContactList = z.infer<typeof SegmentContactList>;
 
 const base = { service: "contacts", auth: "secret", tag: "Segments" } as const;
 
 export const segmentRoutes = [
+  defineRoute({
+    ...base,
+    method: "POST",
+    path: "/segments/count",
+    operation: "contacts.segments.count",
+    summary: "Count the contacts a filter matches (nothing is saved)",
+    role: "viewer",
+    body: CountFilterRequest,
+    response: FilterCount,
+    status: 200,
+  }),
   defineRoute({
     ...base,
     method: "GET",

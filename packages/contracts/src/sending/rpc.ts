@@ -116,7 +116,22 @@ export type SystemEmailRpcRequest = z.infer<typeof SystemEmailRpcRequest>;
 export const SystemEmailRpcReply = z.object({ emailId: z.string() });
 export type SystemEmailRpcReply = z.infer<typeof SystemEmailRpcReply>;
 
+/** Clicks per link of a campaign's emails, asked by the campaigns service once it has checked the
+ * campaign is the project's (`GET /campaigns/{id}/links`). At most `limit` links, most clicked first. */
+export const CampaignLinksRpcRequest = z.object({ projectId: Id, campaignId: Id, limit: z.number().int().min(1).max(1000).default(200) });
+export type CampaignLinksRpcRequest = z.infer<typeof CampaignLinksRpcRequest>;
+export const CampaignLinksRpcReply = z.object({
+  data: z.array(z.object({ url: z.string(), clicks: z.number().int().nonnegative(), uniqueClicks: z.number().int().nonnegative() })),
+});
+export type CampaignLinksRpcReply = z.infer<typeof CampaignLinksRpcReply>;
+
 export const sendingRpc = {
+  campaignLinks: defineRpc({
+    service: "sending",
+    operation: "sending.campaignLinks",
+    request: CampaignLinksRpcRequest,
+    reply: CampaignLinksRpcReply,
+  }),
   enqueue: defineRpc({
     service: "sending",
     operation: "sending.enqueue",

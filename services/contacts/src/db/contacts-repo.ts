@@ -154,4 +154,11 @@ export const contactsRepo = traced("ContactsRepo", {
     const [row] = await q<{ n: number }[]>`select count(*)::int as n from contacts where project_id = ${projectId} ${filter}`;
     return row?.n ?? 0;
   },
+
+  /** The data of the project's newest contacts by id (ids are time-ordered), for sampling its keys. */
+  async recentData(q: Q, projectId: string, limit: number): Promise<Record<string, unknown>[]> {
+    const rows = await q<{ data: Record<string, unknown> }[]>`
+      select data from contacts where project_id = ${projectId} order by id desc limit ${limit}`;
+    return rows.map((r) => r.data);
+  },
 });

@@ -34,6 +34,7 @@ export function registerContactRoutes(server: RpcServer, service: ContactsServic
       if (!page) throw contactNotFound();
       return ok(page);
     })
+    .route(routeOf(contactsRoutes, "contacts.dataKeys"), async ({ projectId }) => ok({ data: await queries.dataKeys(projectId) }))
     .route(routeOf(contactsRoutes, "contacts.eventNames"), async ({ projectId }) => ok({ data: await queries.eventNames(projectId) }))
     .route(routeOf(contactsRoutes, "contacts.track"), async ({ projectId, body, meta }) => {
       const caller = meta.keyKind === "public" ? "public" : "secret";

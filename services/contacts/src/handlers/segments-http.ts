@@ -14,6 +14,7 @@ export function registerSegmentRoutes(server: RpcServer, service: SegmentsServic
     return segment;
   };
   server
+    .route(routeOf(segmentRoutes, "contacts.segments.count"), async ({ projectId, body }) => ok({ count: await queries.count(projectId, body.filters) }))
     .route(routeOf(segmentRoutes, "contacts.segments.list"), async ({ projectId }) => ok(await queries.list(projectId)))
     .route(routeOf(segmentRoutes, "contacts.segments.create"), async ({ projectId, body }) => {
       const row = await service.create(projectId, body);

@@ -3,6 +3,7 @@ import { isId, type Sql } from "@mailroom/kit";
 import { contactsRepo, toContact } from "../db/contacts-repo.js";
 import { eventsRepo, toContactEvent } from "../db/events-repo.js";
 import type { CursorCodec } from "../domain/cursor.js";
+import { DATA_KEY_SAMPLE, dataKeyPaths } from "../domain/data-keys.js";
 
 /** Reads. Every one is bounded by a page size; none loads a whole project. */
 export class ContactQueries {
@@ -49,6 +50,11 @@ export class ContactQueries {
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);
     return { data: page.map(toContactEvent), cursor: hasMore && last ? this.cursors.encode(scope, last.id) : null, hasMore };
+  }
+
+  /** Sampled from the newest contacts: keys only older contacts carry may be missing (domain/data-keys.ts). */
+  async dataKeys(projectId: string): Promise<string[]> {
+    return dataKeyPaths(await contactsRepo.recentData(this.sql, projectId, DATA_KEY_SAMPLE));
   }
 
   eventNames(projectId: string): Promise<string[]> {

@@ -62,6 +62,13 @@ export class SegmentQueries {
     return row ? toSegment(row, await this.memberCount(graph, row)) : null;
   }
 
+  /** How many of the project's contacts `filters` matches now (a builder's live count); nothing is saved. */
+  async count(projectId: string, filters: FilterExpression): Promise<number> {
+    const { graph } = await this.graph(projectId);
+    assertNoProblems(segmentReferenceProblems(filters, graph.map, "filters"));
+    return audienceRepo.count(this.sql, projectId, compileFilter(filters, { segments: graph.map, now: this.clock(), paramOffset: 1 }));
+  }
+
   /** Members by id, keyset: the recorded members of a tracked segment, the live matches otherwise. */
   async members(projectId: string, id: string, q: { limit: number; cursor?: string }): Promise<SegmentContactList | null> {
     if (!isId(id)) return null;
