@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { newProject } from "@mailroom/testkit/shared";
 import { expectError, uniqueEmail } from "./helpers.js";
 
