@@ -1,26 +1,30 @@
 import type { QueryClient } from "@tanstack/react-query";
-import { type ComponentType, type LazyExoticComponent, lazy } from "react";
+import type { ComponentType } from "react";
+import { prefetchContacts } from "./api/contacts";
+
+export type PageModule = { default: ComponentType };
 
 export interface Area {
   /** `/app/<path>` */
   path: string;
   label: string;
-  /** Loaded when first visited, so the sign-in page's JavaScript stays small. */
-  Page: LazyExoticComponent<ComponentType>;
-  /** Its code, fetched at start when the app opens on this area (the module cache shares it with Page). */
-  load: () => Promise<unknown>;
-  /** Starts the area's first query at start, beside its code, when it has one worth starting early. */
-  prefetch?: (client: QueryClient) => Promise<void>;
+  /** Its code, loaded by the router when the area is first visited, so the sign-in page's JavaScript stays small. */
+  load: () => Promise<PageModule>;
+  /**
+   * Starts the area's first query at start, beside its code, when it has one worth starting early.
+   * Imported statically: waiting for a chunk first would start the query later than the session's.
+   */
+  prefetch?: (client: QueryClient) => void;
 }
 
-function area(path: string, label: string, load: () => Promise<{ default: ComponentType }>, prefetch?: Area["prefetch"]): Area {
-  return { path, label, Page: lazy(load), load, ...(prefetch ? { prefetch } : {}) };
+function area(path: string, label: string, load: () => Promise<PageModule>, prefetch?: Area["prefetch"]): Area {
+  return { path, label, load, ...(prefetch ? { prefetch } : {}) };
 }
 
 /** The menu, in order: one folder per area under src/pages/. */
 export const AREAS: readonly Area[] = [
   area("overview", "Overview", () => import("./pages/overview/index")),
-  area("contacts", "Contacts", () => import("./pages/contacts/index"), async (client) => (await import("./api/contacts")).prefetchContacts(client)),
+  area("contacts", "Contacts", () => import("./pages/contacts/index"), prefetchContacts),
   area("templates", "Templates", () => import("./pages/templates/index")),
   area("emails", "Emails", () => import("./pages/emails/index")),
   area("domains", "Domains", () => import("./pages/domains/index")),

@@ -8,8 +8,9 @@ import { RouterProvider } from "react-router";
 import { createQueryClient } from "./api/query-client";
 import { cspNonce } from "./lib/csp";
 import { appRelative, signInPath } from "./lib/redirect";
+import { prefetchMe } from "./api/session";
 import { areaOf } from "./areas";
-import { loadShell, router } from "./router";
+import { router } from "./router";
 
 // Shade 8 of blue: white text on Mantine's default shade (6) is 3.5:1, under WCAG AA's 4.5:1.
 // Mantine's close buttons (modals, notifications) are icons without a name: axe's button-name.
@@ -42,14 +43,13 @@ const queryClient = createQueryClient(() => {
 });
 
 /*
- * Opened straight on a page (a bookmark, a reload): fetch the shell's code, the page's code and the
- * page's first query at once, instead of each after the one before it rendered.
+ * Opened straight on a page (a bookmark, a reload): the router is already fetching the shell's and the
+ * page's code; ask for the session and the page's first query beside it, instead of after the shell
+ * and the page have rendered.
  */
 if (!/^\/app\/(sign-in|invite)/.test(window.location.pathname)) {
-  void loadShell();
-  const opening = areaOf(window.location.pathname);
-  void opening?.load();
-  void opening?.prefetch?.(queryClient);
+  prefetchMe(queryClient);
+  areaOf(window.location.pathname)?.prefetch?.(queryClient);
 }
 
 createRoot(document.getElementById("root")!).render(

@@ -10,6 +10,8 @@ const remove = routeOf(contactRoutes, "contacts.delete");
 const events = routeOf(contactRoutes, "contacts.events");
 
 export const CONTACTS_PAGE_SIZE = 25;
+/** The first page main.tsx asked for as the app opened is still fresh when the table mounts: no second fetch. */
+const LIST_FRESH_MS = 5_000;
 
 /** One page only, whatever the project's size: the table never holds more than `limit` contacts. */
 /** The list's first page, unfiltered: what /app/contacts shows first. */
@@ -18,7 +20,7 @@ export function prefetchContacts(client: QueryClient): void {
 }
 
 export function useContacts(query: { search?: string; cursor?: string }) {
-  return useRouteQuery(list, { query: { ...query, limit: CONTACTS_PAGE_SIZE } }, { placeholderData: keepPreviousData });
+  return useRouteQuery(list, { query: { ...query, limit: CONTACTS_PAGE_SIZE } }, { placeholderData: keepPreviousData, staleTime: LIST_FRESH_MS });
 }
 
 export function useContact(id: string) {

@@ -1,5 +1,5 @@
 import { accountRoutes, type ProjectMembership, type Role, routeOf, type SessionInfo } from "@mailroom/contracts";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { request } from "./client";
 import type { ApiError } from "./errors";
 import { pickProject } from "./project";
@@ -16,8 +16,15 @@ export const ME_KEY = ["gateway.auth.me"] as const;
 /** Marks a mutation whose 401 is the answer to show (a wrong password), not an expired session. */
 export const AUTH_FORM = { authForm: true } as const;
 
+const meQuery = { queryKey: ME_KEY, queryFn: () => request(me), staleTime: 60_000 };
+
 export function useMe() {
-  return useQuery<SessionInfo, ApiError>({ queryKey: ME_KEY, queryFn: () => request(me), staleTime: 60_000 });
+  return useQuery<SessionInfo, ApiError>(meQuery);
+}
+
+/** Asks for the session before the shell that reads it has loaded (main.tsx). */
+export function prefetchMe(client: QueryClient): void {
+  void client.prefetchQuery(meQuery);
 }
 
 /** Signing in (or accepting an invitation) answers the session: it becomes `useMe`'s data at once. */
