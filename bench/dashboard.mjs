@@ -7,13 +7,18 @@
 //    navigation to the first table rows on /app/contacts, beside the GET /contacts call the page
 //    makes, fetched alone from the same browser context, alternated run by run; p50 of each.
 //    Target: first rows within 300 ms of the API's own time.
+// 3. GET /stats for a year of daily points over a project with 10,000,000 email events, beside
+//    GET /settings/sending (bench/dashboard-stats.mjs). Target: p99 < 100 ms.
 import { gzipSync } from "node:zlib";
-import { Platform } from "@mailroom/testkit";
+import { apiClient, Platform } from "@mailroom/testkit";
 import { createDashboardUser, launchBrowser, PROJECT_STORAGE_KEY, signedInContext } from "@mailroom/testkit/browser";
+import { measureStats, seedEmailEvents } from "./dashboard-stats.mjs";
 import { BENCH_ENV, seedContacts, writeResult } from "./lib.mjs";
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const EMAIL_EVENTS = Number(process.env.BENCH_EMAIL_EVENTS ?? 10_000_000);
+const STATS_TARGET_P99_MS = 100;
 const BUDGET_KB = 250;
 const TARGET_MS = 300;
 const RENDER_TIMEOUT_MS = 30_000;
@@ -56,7 +61,8 @@ async function contactsRendered(page) {
   return rows.isVisible();
 }
 
-const platform = new Platform({ services: ["gateway", "contacts"], env: { ...BENCH_ENV } });
+// Sending answers /stats here and sends nothing: its relay is an address no one listens on.
+const platform = new Platform({ services: ["gateway", "contacts", "sending"], env: { ...BENCH_ENV, SMTP_URL: "smtp://127.0.0.1:9" } });
 await platform.start();
 const browser = await launchBrowser();
 try {
@@ -66,6 +72,9 @@ try {
   const seedStart = Date.now();
   await seedContacts(platform, project.id, CONTACTS, (i) => `user${i}@domain${i % 997}.example`);
   const seedSeconds = Math.round((Date.now() - seedStart) / 1000);
+  const eventsStart = Date.now();
+  const { buckets } = await seedEmailEvents(platform, project.id, EMAIL_EVENTS);
+  const eventsSeedSeconds = Math.round((Date.now() - eventsStart) / 1000);
 
   // --- 1. initial JavaScript (the contacts page's first render is its first rows)
   const signedOut = await browser.newContext({ baseURL: platform.url });
@@ -114,10 +123,14 @@ try {
   }
   await context.close();
 
+  // --- 3. /stats over a year of counters
+  const stats = await measureStats(apiClient(platform.url, project.secretKey));
+
   const result = {
     contacts: CONTACTS,
     seedSeconds,
     initialJs: { signIn, contacts: contactsJs, budgetKb: BUDGET_KB },
+    stats: { emailEvents: EMAIL_EVENTS, eventsSeedSeconds, hourlyBuckets: buckets, ...stats, targetP99Ms: STATS_TARGET_P99_MS },
     firstRows: { hasTable, apiPath, runs: RUNS, pageP50Ms: p50(firstRows), apiP50Ms: p50(api), pageMs: firstRows.map(Math.round), apiMs: api.map(Math.round) },
   };
   const { pageP50Ms, apiP50Ms } = result.firstRows;
@@ -144,6 +157,15 @@ try {
           `Difference **${difference} ms** (target ≤ ${TARGET_MS} ms): ${verdict(difference <= TARGET_MS)}.`,
         ].join("\n")
       : `The contacts page shows no table yet (a placeholder): first rows not measured. \`GET ${apiPath}\` alone p50 ${apiP50Ms} ms.`,
+    "",
+    `### \`GET /stats\`, a year by day (${stats.points} points), over ${EMAIL_EVENTS.toLocaleString("en")} email events (${buckets.toLocaleString("en")} hourly counter rows, seeded in ${eventsSeedSeconds} s), ${stats.runs} alternated runs`,
+    "",
+    "| request | p50 ms | p99 ms |",
+    "|---|---|---|",
+    `| \`GET /stats?interval=day\` (a year) | ${stats.stats.p50Ms} | ${stats.stats.p99Ms} |`,
+    `| \`GET ${stats.baseline.path}\` (baseline: the same service, one row) | ${stats.baseline.p50Ms} | ${stats.baseline.p99Ms} |`,
+    "",
+    `p99 ${stats.stats.p99Ms} ms (target < ${STATS_TARGET_P99_MS} ms): ${verdict(stats.stats.p99Ms < STATS_TARGET_P99_MS)}; ${+(stats.stats.p50Ms / stats.baseline.p50Ms).toFixed(2)}× the baseline's p50.`,
   ].join("\n");
   writeResult("dashboard", result, md);
 } finally {
