@@ -21,6 +21,7 @@ function area(path: string, label: string, load: () => Promise<{ default: Compon
 export const AREAS: readonly Area[] = [
   area("overview", "Overview", () => import("./pages/overview/index")),
   area("contacts", "Contacts", () => import("./pages/contacts/index"), async (client) => (await import("./api/contacts")).prefetchContacts(client)),
+  area("segments", "Segments", () => import("./pages/segments/index")),
   area("templates", "Templates", () => import("./pages/templates/index")),
   area("emails", "Emails", () => import("./pages/emails/index")),
   area("domains", "Domains", () => import("./pages/domains/index")),
