@@ -64,7 +64,7 @@ export function ExpressionEditor({ value, onChange, path, level, owner }: {
         );
       })}
       {problem && (
-        <Text size="sm" c="red.8" role="alert">
+        <Text size="sm" c="red.9" role="alert">
           {problem}
         </Text>
       )}
@@ -121,14 +121,14 @@ function GroupEditor({ group, name, path, level, onChange, onRemove }: {
               owner={name}
             />
             {!ctx.readOnly && (
-              <Button variant="subtle" color="red.9" size="xs" mt="xs" onClick={() => onChange({ ...group, conditions: null })}>
+              <Button variant="default" size="xs" mt="xs" onClick={() => onChange({ ...group, conditions: null })}>
                 Remove the conditions of {name}
               </Button>
             )}
           </Fieldset>
         )}
         {problem && (
-          <Text size="sm" c="red.8" role="alert">
+          <Text size="sm" c="red.9" role="alert">
             {problem}
           </Text>
         )}
@@ -142,7 +142,7 @@ function GroupEditor({ group, name, path, level, onChange, onRemove }: {
                 Add nested conditions
               </Button>
             )}
-            <Button variant="subtle" color="red.9" size="xs" onClick={onRemove} aria-label={`Remove ${name}`}>
+            <Button variant="default" size="xs" onClick={onRemove} aria-label={`Remove ${name}`}>
               Remove group
             </Button>
           </Group>

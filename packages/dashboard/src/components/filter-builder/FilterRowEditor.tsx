@@ -75,7 +75,7 @@ export function FilterRowEditor({ row, path, label, onChange, onRemove }: {
       )}
       {takesValue(row.operator) && !isTimeOperator(row.operator) && <ValueInput row={row} set={set} error={err("value")} kindIsDate={kind === "date"} />}
       {!ro && (
-        <ActionIcon variant="subtle" color="red.9" size="lg" mt={25} aria-label={`Remove ${label}`} onClick={onRemove}>
+        <ActionIcon variant="default" size="lg" mt={25} aria-label={`Remove ${label}`} onClick={onRemove}>
           ×
         </ActionIcon>
       )}

@@ -133,7 +133,7 @@ function EditorForm({ segment }: { segment: Segment | null }) {
                 Save
               </Button>
               {tried && !filters.valid && (
-                <Text size="sm" c="red.8" role="alert">
+                <Text size="sm" c="red.9" role="alert">
                   Fix the filter's marked inputs to save.
                 </Text>
               )}
