@@ -8,7 +8,8 @@ import { useFilterCount } from "../../api/segments";
  * the last edit, and only for an expression the schema accepted (null: not valid yet).
  */
 export function LiveCount({ filters, noun = "contact" }: { filters: FilterExpression | null; noun?: string }) {
-  const [debounced] = useDebounced(filters);
+  // An expression is a new object on every edit, so this waits for 400 ms without one.
+  const [debounced] = useDebouncedValue(filters, 400);
   const count = useFilterCount(debounced);
   const settled = debounced === filters && !count.isFetching;
   let text: string;
@@ -22,9 +23,4 @@ export function LiveCount({ filters, noun = "contact" }: { filters: FilterExpres
       {!settled && filters !== null && <Loader size="xs" aria-label="Counting" />}
     </Group>
   );
-}
-
-/** The expression once it has not changed for 400 ms (an expression is a new object on every edit). */
-function useDebounced(filters: FilterExpression | null) {
-  return useDebouncedValue(filters, 400);
 }

@@ -11,7 +11,7 @@ import {
   WorkflowFilterExpression,
 } from "@mailroom/contracts";
 import { describe, expect, it } from "vitest";
-import { blankFilter, expressionToState, filterToRow, stateToExpression, withFamily } from "./form-state";
+import { blankFilter, expressionToState, filterToRow, stateToExpression, valueTypesFor, withFamily, withOperator } from "./form-state";
 import { checkState, expressionErrorsFrom, messagesAt, placeOf } from "./validate";
 
 const FIELD: Record<FieldFamilyName, string> = {
@@ -114,6 +114,25 @@ describe("the filter builder's form state", () => {
     expect(withFamily(row, "event")).toMatchObject({ family: "event", key: "", operator: "triggered" });
     expect(withFamily(row, "subscribed")).toMatchObject({ operator: "equals", valueType: "boolean", text: "true" });
     expect(withFamily(blankFilter("subscribed"), "data")).toMatchObject({ valueType: "boolean", text: "true" });
+  });
+});
+
+describe("the filter builder's value types", () => {
+  it("offers only the types an operator accepts, and moves a row's type to one of them", () => {
+    expect(valueTypesFor("data", "contains")).toEqual(["string"]);
+    expect(valueTypesFor("data", "greaterThan")).toEqual(["number", "string"]);
+    expect(valueTypesFor("data", "in")).toContain("json");
+    expect(valueTypesFor("email", "in")).toEqual(["string"]);
+    expect(valueTypesFor("subscribed", "equals")).toEqual(["boolean"]);
+    const flag = filterToRow({ field: "data.vip", operator: "equals", value: true });
+    expect(withOperator(flag, "greaterThan")).toMatchObject({ operator: "greaterThan", valueType: "number", text: "" });
+    expect(withOperator(flag, "exists")).toMatchObject({ operator: "exists", valueType: "boolean" });
+    // switching away and back loses nothing: the unit and the text are kept
+    const recent = filterToRow({ field: "data.seen", operator: "within", value: 3, unit: "hours" });
+    const back = withOperator(withOperator(recent, "exists"), "within");
+    expect(stateToExpression({ id: "e", logic: "AND", groups: [{ id: "g", filters: [back], conditions: null }] })).toEqual(
+      one({ field: "data.seen", operator: "within", value: 3, unit: "hours" }),
+    );
   });
 });
 
