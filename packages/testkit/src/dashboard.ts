@@ -11,6 +11,7 @@ export interface DemoData {
   contactId: string;
   templateId: string;
   emailId: string;
+  segmentId: string;
 }
 export interface DashboardPage {
   /** Also the screenshot's file name. */
@@ -21,6 +22,8 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   { name: "overview", path: () => "/app/overview" },
   { name: "contacts", path: () => "/app/contacts" },
   { name: "contact", path: (d) => `/app/contacts/${d.contactId}` },
+  { name: "segments", path: () => "/app/segments" },
+  { name: "segment", path: (d) => `/app/segments/${d.segmentId}` },
   { name: "templates", path: () => "/app/templates" },
   { name: "template-editor", path: (d) => `/app/templates/${d.templateId}` },
   { name: "emails", path: () => "/app/emails" },
@@ -39,7 +42,7 @@ const DEMO_CONTACTS = [
 ];
 
 /**
- * A contact, a template and an email of the project, for the pages that show one: the first of
+ * A contact, a template, a segment and an email of the project, for the pages that show one: the first of
  * each when the project has some, made through the API (with the project's secret key) when it has
  * none. Sending needs `from` on a domain the project has verified. Waits until the email has been
  * handed to SMTP, so its timeline shows more than QUEUED.
@@ -65,6 +68,29 @@ export async function demoData(baseUrl: string, secretKey: string, opts: { from:
     }),
     "POST /templates",
   );
+  // A segment with nested conditions, so the builder's page shows groups, a nested group and several value inputs.
+  let [segment] = ok(await api.get("/segments"), "GET /segments");
+  segment ??= ok(
+    await api.post("/segments", {
+      name: "Pro customers",
+      filters: {
+        logic: "AND",
+        groups: [
+          {
+            filters: [{ field: "data.plan", operator: "equals", value: "pro" }],
+            conditions: {
+              logic: "OR",
+              groups: [
+                { filters: [{ field: "subscribed", operator: "equals", value: true }] },
+                { filters: [{ field: "createdAt", operator: "within", value: 30, unit: "days" }] },
+              ],
+            },
+          },
+        ],
+      },
+    }),
+    "POST /segments",
+  );
   let [email] = ok(await api.get("/emails?limit=1"), "GET /emails").data;
   if (!email) {
     const sent = ok(await api.post("/v1/send", { to: DEMO_CONTACTS[0]!.email, from: opts.from, template: template.id, data: { firstName: "Ada" } }), "POST /v1/send");
@@ -74,7 +100,7 @@ export async function demoData(baseUrl: string, secretKey: string, opts: { from:
     timeoutMs: 20_000,
     what: "the demo email to be sent",
   });
-  return { contactId: contacts[0].id, templateId: template.id, emailId: email.id };
+  return { contactId: contacts[0].id, templateId: template.id, emailId: email.id, segmentId: segment.id };
 }
 
 /**

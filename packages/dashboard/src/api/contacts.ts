@@ -42,3 +42,16 @@ export function useUpdateContactMutation() {
 export function useDeleteContactMutation() {
   return useRouteMutation(remove, [list]);
 }
+
+const dataKeys = routeOf(contactRoutes, "contacts.dataKeys");
+const eventNames = routeOf(contactRoutes, "contacts.eventNames");
+
+/** The `data` keys seen in the project (as filter fields name them), for suggestions while building a filter. */
+export function useDataKeys() {
+  return useRouteQuery(dataKeys, {}, { staleTime: 60_000 });
+}
+
+/** The event names seen in the project, for suggestions. */
+export function useEventNames() {
+  return useRouteQuery(eventNames, {}, { staleTime: 60_000 });
+}
