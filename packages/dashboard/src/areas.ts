@@ -22,6 +22,7 @@ export const AREAS: readonly Area[] = [
   area("overview", "Overview", () => import("./pages/overview/index")),
   area("contacts", "Contacts", () => import("./pages/contacts/index"), async (client) => (await import("./api/contacts")).prefetchContacts(client)),
   area("templates", "Templates", () => import("./pages/templates/index")),
+  area("campaigns", "Campaigns", () => import("./pages/campaigns/index")),
   area("emails", "Emails", () => import("./pages/emails/index")),
   area("domains", "Domains", () => import("./pages/domains/index")),
   area("api-keys", "API keys", () => import("./pages/api-keys/index")),
