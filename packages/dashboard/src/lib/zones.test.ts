@@ -8,6 +8,7 @@ describe("zoned times", () => {
     expect(zonedToUtc("2026-12-01T10:30", "America/New_York")).toBe("2026-12-01T15:30:00.000Z");
     expect(zonedToUtc("2026-12-01T10:30", "UTC")).toBe("2026-12-01T10:30:00.000Z");
     expect(zonedToUtc("2026-12-01T10:30", "Asia/Kolkata")).toBe("2026-12-01T05:00:00.000Z");
+    expect(zonedToUtc("2026-12-01T10:30:15", "Europe/Paris")).toBe("2026-12-01T09:30:15.000Z");
   });
 
   it("moves a time skipped by DST forward, keeps an ambiguous one valid, refuses junk", () => {

@@ -25,13 +25,13 @@ function offsetAt(at: number, zone: string): number {
 }
 
 /**
- * `2026-03-29T10:30` (a datetime-local value) read in `zone` → the UTC instant, ISO 8601. A time
+ * `2026-03-29T10:30` or `…T10:30:15` (a datetime-local value) read in `zone` → the UTC instant, ISO 8601. A time
  * skipped by a DST change moves forward by the change, as clocks do; null for text that is no time.
  */
 export function zonedToUtc(local: string, zone: string): string | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(local);
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(local);
   if (!m) return null;
-  const wall = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!);
+  const wall = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +(m[6] ?? 0));
   // The offset at the guess, then at the answer: right on both sides of a DST change.
   let at = wall - offsetAt(wall, zone);
   at = wall - offsetAt(at, zone);

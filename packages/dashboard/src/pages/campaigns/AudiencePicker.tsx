@@ -1,7 +1,7 @@
 import { AUDIENCE_TYPES, type AudienceType, FilterExpression } from "@mailroom/contracts";
 import { Anchor, Group, JsonInput, Radio, Select, Stack, Text } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { Link } from "react-router";
 import { useFilterCount, useSegmentOptions } from "../../api/audience";
 import { type Audience, recipientFilter } from "./audience";
@@ -99,7 +99,9 @@ function FilterInput({ value, onChange, error, readOnly }: { value: FilterExpres
 
 /** "1,234 recipients": the subscribed contacts the audience holds right now. */
 function RecipientCount({ audience }: { audience: Audience }) {
-  const [filter] = useDebouncedValue(recipientFilter(audience), 300);
+  // Debounced as text: a filter object made each render would restart the wait every time.
+  const [debounced] = useDebouncedValue(JSON.stringify(recipientFilter(audience)), 300);
+  const filter = useMemo(() => JSON.parse(debounced) as FilterExpression | null, [debounced]);
   const count = useFilterCount(filter);
   let text: string;
   if (filter === null) text = audience.audienceType === "SEGMENT" ? "Pick a segment to see its recipients." : "Write a filter to see its recipients.";

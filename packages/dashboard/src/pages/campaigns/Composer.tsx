@@ -43,7 +43,9 @@ function ComposerForm({ campaign, verified }: { campaign: Campaign | null; verif
   const create = useCreateCampaignMutation();
   const update = useUpdateCampaignMutation();
   const form = useForm<ComposerValues>({ initialValues: initialValues(campaign, verified[0] ?? ""), validate: validateComposer });
-  const [preview] = useDebouncedValue({ subject: form.values.subject, body: form.values.body }, 200);
+  // Strings, not an object: a new object each render would restart the wait (and re-render each 200 ms).
+  const [previewSubject] = useDebouncedValue(form.values.subject, 200);
+  const [previewBody] = useDebouncedValue(form.values.body, 200);
   // A stored sender whose domain is no longer verified still shows (the API will say what to do).
   const domains = [...new Set([...verified, ...(form.values.senderDomain ? [form.values.senderDomain] : [])])];
 
@@ -115,7 +117,7 @@ function ComposerForm({ campaign, verified }: { campaign: Campaign | null; verif
         <Grid.Col span={{ base: 12, lg: 6 }}>
           <Stack>
             <Suspense fallback={<Loader aria-label="Loading the preview" />}>
-              <Preview subject={preview.subject} body={preview.body} sample={PREVIEW_SAMPLE} />
+              <Preview subject={previewSubject} body={previewBody} sample={PREVIEW_SAMPLE} />
             </Suspense>
             {campaign && canEdit && <SendPanel campaign={campaign} dirty={form.isDirty()} />}
           </Stack>

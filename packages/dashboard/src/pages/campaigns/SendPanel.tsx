@@ -84,7 +84,7 @@ function SendOrSchedule({ campaign, disabled }: { campaign: Campaign; disabled: 
       />
       {when === "later" && (
         <Group align="flex-start" grow>
-          <TextInput label="Date and time" type="datetime-local" value={local} onChange={(e) => setLocal(e.currentTarget.value)} error={error} />
+          <TextInput label="Date and time" type="datetime-local" step={1} value={local} onChange={(e) => setLocal(e.currentTarget.value)} error={error} />
           <Select label="Time zone" data={zones} value={zone} onChange={(z) => z && setZone(z)} searchable allowDeselect={false} />
         </Group>
       )}
