@@ -12,6 +12,8 @@ export interface DemoData {
   templateId: string;
   emailId: string;
   segmentId: string;
+  /** A SENT campaign, for the page of a campaign's results. */
+  campaignId: string;
 }
 export interface DashboardPage {
   /** Also the screenshot's file name. */
@@ -26,6 +28,9 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   { name: "segment", path: (d) => `/app/segments/${d.segmentId}` },
   { name: "templates", path: () => "/app/templates" },
   { name: "template-editor", path: (d) => `/app/templates/${d.templateId}` },
+  { name: "campaigns", path: () => "/app/campaigns" },
+  { name: "campaign-composer", path: () => "/app/campaigns/new" },
+  { name: "campaign", path: (d) => `/app/campaigns/${d.campaignId}` },
   { name: "emails", path: () => "/app/emails" },
   { name: "email", path: (d) => `/app/emails/${d.emailId}` },
   { name: "domains", path: () => "/app/domains" },
@@ -42,7 +47,7 @@ const DEMO_CONTACTS = [
 ];
 
 /**
- * A contact, a template, a segment and an email of the project, for the pages that show one: the first of
+ * A contact, a template, a segment, an email and a sent campaign of the project, for the pages that show one: the first of
  * each when the project has some, made through the API (with the project's secret key) when it has
  * none. Sending needs `from` on a domain the project has verified. Waits until the email has been
  * handed to SMTP, so its timeline shows more than QUEUED.
@@ -100,7 +105,25 @@ export async function demoData(baseUrl: string, secretKey: string, opts: { from:
     timeoutMs: 20_000,
     what: "the demo email to be sent",
   });
-  return { contactId: contacts[0].id, templateId: template.id, emailId: email.id, segmentId: segment.id };
+  let [campaign] = ok(await api.get("/campaigns?status=SENT&limit=1"), "GET /campaigns").campaigns;
+  if (!campaign) {
+    campaign = ok(
+      await api.post("/campaigns", {
+        name: "Spring news",
+        subject: "Spring at Mailroom, {{ firstName ?? 'friend' }}",
+        body: "<p>Hi {{ firstName ?? 'there' }}, <a href=\"https://example.com/spring\">see what is new</a>.</p>",
+        from: opts.from,
+        audienceType: "ALL",
+      }),
+      "POST /campaigns",
+    ).data;
+    ok(await api.post(`/campaigns/${campaign.id}/send`), "POST /campaigns/:id/send");
+    await waitFor(async () => ok(await api.get(`/campaigns/${campaign.id}`), "GET /campaigns/:id").status === "SENT", {
+      timeoutMs: 30_000,
+      what: "the demo campaign to be sent",
+    });
+  }
+  return { contactId: contacts[0].id, templateId: template.id, emailId: email.id, segmentId: segment.id, campaignId: campaign.id };
 }
 
 /**

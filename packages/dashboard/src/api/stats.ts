@@ -7,3 +7,8 @@ const stats = routeOf(statsRoutes, "sending.stats");
 export function useDailyStats(from: string, to: string) {
   return useRouteQuery(stats, { query: { from, to, interval: "day" } });
 }
+
+/** A campaign's counts per hour over [from, to] (the bounds fixed by the caller, as above). */
+export function useCampaignHourlyStats(campaignId: string, from: string, to: string, pollMs: number | false = false) {
+  return useRouteQuery(stats, { query: { from, to, interval: "hour", campaignId } }, { refetchInterval: pollMs });
+}

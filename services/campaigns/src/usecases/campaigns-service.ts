@@ -4,6 +4,7 @@ import {
   contactsRpc,
   sendingRpc,
   type Campaign,
+  type CampaignLinks,
   type CampaignList,
   type CreateCampaignRequest,
   type ListCampaignsQuery,
@@ -87,6 +88,12 @@ export class CampaignsService {
     const { contact } = await this.rpc.call(contactsRpc.get, { projectId, email });
     const recipient = contact ? { contactId: contact.id, email: contact.email, data: contact.data } : null;
     return this.rpc.call(sendingRpc.enqueue, testEmail(c, email, recipient, newId()));
+  }
+
+  /** Clicks per link, from the sending service's counters; a campaign of any status, the project's only. */
+  async links(projectId: string, id: string): Promise<CampaignLinks> {
+    await this.row(projectId, id);
+    return this.rpc.call(sendingRpc.campaignLinks, { projectId, campaignId: id, limit: 200 });
   }
 
   private async row(projectId: string, id: string): Promise<CampaignRow> {

@@ -1,6 +1,7 @@
 import type { EventEnvelope } from "@mailroom/contracts";
 import { BoundedMap, eventMessage, type Logger } from "@mailroom/kit";
 import { feedbackRepo } from "../db/feedback-repo.js";
+import { linkClicksRepo, type LinkClicksDelta } from "../db/link-clicks-repo.js";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "./context.js";
 
@@ -11,6 +12,8 @@ interface Pending {
   clicks: number;
   firstClickAt: Date | null;
   firstLinkIndex: number;
+  /** Clicks per link index, for the campaign's clicks per link. */
+  links: Map<number, number>;
 }
 
 /** Emails whose links are remembered; links never change once an email is queued. */
@@ -70,6 +73,7 @@ export class EngagementRecorder {
       p.firstClickAt = at;
       p.firstLinkIndex = linkIndex;
     }
+    p.links.set(linkIndex, (p.links.get(linkIndex) ?? 0) + 1);
     this.schedule();
   }
 
@@ -84,7 +88,7 @@ export class EngagementRecorder {
   private entry(emailId: string, projectId: string): Pending {
     let p = this.pending.get(emailId);
     if (!p) {
-      p = { projectId, opens: 0, firstOpenAt: null, clicks: 0, firstClickAt: null, firstLinkIndex: 0 };
+      p = { projectId, opens: 0, firstOpenAt: null, clicks: 0, firstClickAt: null, firstLinkIndex: 0, links: new Map() };
       this.pending.set(emailId, p);
     }
     return p;
@@ -111,6 +115,7 @@ export class EngagementRecorder {
             events.push(emailEvent(r.email, "email.click", { link: r.link ?? "", clickedAt: r.clickedAt, clicks: 1, isFirstClick: true }, new Date(r.clickedAt!)));
           }
         }
+        await linkClicksRepo.add(tx, linkDeltas(batch));
         await emit(events.map((e) => eventMessage(ctx.names, e)));
       });
     } catch (err) {
@@ -125,8 +130,12 @@ export class EngagementRecorder {
           again.firstLinkIndex = p.firstLinkIndex;
         }
         again.clicks += p.clicks;
+        for (const [index, n] of p.links) again.links.set(index, (again.links.get(index) ?? 0) + n);
       }
       this.timer ??= setTimeout(() => void this.flush(), 1000);
     }
   }
 }
+
+const linkDeltas = (batch: Array<Pending & { emailId: string }>): LinkClicksDelta[] =>
+  batch.flatMap((p) => [...p.links].map(([linkIndex, clicks]) => ({ emailId: p.emailId, projectId: p.projectId, linkIndex, clicks })));

@@ -1,0 +1,53 @@
+import { type Campaign, type CampaignStatus, campaignRoutes, routeOf } from "@mailroom/contracts";
+import { type Query, keepPreviousData } from "@tanstack/react-query";
+import type { ApiError } from "./errors";
+import { useRouteMutation, useRouteQuery } from "./query";
+
+const list = routeOf(campaignRoutes, "campaigns.list");
+const get = routeOf(campaignRoutes, "campaigns.get");
+const create = routeOf(campaignRoutes, "campaigns.create");
+const update = routeOf(campaignRoutes, "campaigns.update");
+const remove = routeOf(campaignRoutes, "campaigns.delete");
+const send = routeOf(campaignRoutes, "campaigns.send");
+const cancel = routeOf(campaignRoutes, "campaigns.cancel");
+const test = routeOf(campaignRoutes, "campaigns.test");
+const links = routeOf(campaignRoutes, "campaigns.links");
+
+export const CAMPAIGNS_PAGE_SIZE = 20;
+
+export function useCampaigns(status: CampaignStatus | undefined, page: number) {
+  return useRouteQuery(list, { query: { status, page, limit: CAMPAIGNS_PAGE_SIZE } }, { placeholderData: keepPreviousData });
+}
+
+/** `pollMs`: refetch this often (a campaign being sent, or about to start), or how often given what it is now; false: no polling. */
+export function useCampaign(id: string | null, pollMs: number | false | ((q: Query<Campaign, ApiError>) => number | false) = false) {
+  return useRouteQuery(get, { params: { id: id ?? "" } }, { enabled: id !== null, refetchInterval: pollMs });
+}
+
+export function useCampaignLinks(id: string, pollMs: number | false = false) {
+  return useRouteQuery(links, { params: { id } }, { refetchInterval: pollMs });
+}
+
+export function useCreateCampaignMutation() {
+  return useRouteMutation(create, [list]);
+}
+
+export function useUpdateCampaignMutation() {
+  return useRouteMutation(update, [list, get]);
+}
+
+export function useDeleteCampaignMutation() {
+  return useRouteMutation(remove, [list]);
+}
+
+export function useSendCampaignMutation() {
+  return useRouteMutation(send, [list, get]);
+}
+
+export function useCancelCampaignMutation() {
+  return useRouteMutation(cancel, [list, get]);
+}
+
+export function useTestCampaignMutation() {
+  return useRouteMutation(test);
+}

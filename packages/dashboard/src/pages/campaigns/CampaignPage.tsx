@@ -1,0 +1,47 @@
+import type { Campaign, CampaignStatus } from "@mailroom/contracts";
+import { Anchor, Group, Stack, Text, Title } from "@mantine/core";
+import { Link, useParams } from "react-router";
+import { useCampaign } from "../../api/campaigns";
+import { QueryStatus } from "../../components/QueryStatus";
+import { Composer } from "./Composer";
+import { Progress } from "./Progress";
+import { Results } from "./Results";
+import { ScheduledView } from "./ScheduledView";
+import { CampaignStatusBadge } from "./StatusBadge";
+
+/** How often the campaign is read again: each second while it is about to start or sending, then slower as opens and clicks come in. */
+const POLL: Record<CampaignStatus, number | false> = { DRAFT: false, SCHEDULED: 1000, SENDING: 1000, SENT: 5000 };
+
+/** `/campaigns/<id>`: the composer for a draft, the schedule, the live progress, the results. */
+export function CampaignPage() {
+  const id = useParams().id!;
+  const campaign = useCampaign(id, (q) => POLL[q.state.data?.status ?? "DRAFT"]);
+  return <QueryStatus query={campaign} what="the campaign">{() => <ByStatus campaign={campaign.data!} />}</QueryStatus>;
+}
+
+function ByStatus({ campaign }: { campaign: Campaign }) {
+  if (campaign.status === "DRAFT") return <Composer campaign={campaign} />;
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Group gap="sm">
+          <Title order={2}>{campaign.name}</Title>
+          <CampaignStatusBadge status={campaign.status} />
+        </Group>
+        <Anchor component={Link} to=".." relative="path">
+          All campaigns
+        </Anchor>
+      </Group>
+      <Text size="sm" c="dimmed">
+        From {campaign.fromName ? `${campaign.fromName} <${campaign.from}>` : campaign.from} · Subject: {campaign.subject}
+      </Text>
+      {campaign.status === "SCHEDULED" && <ScheduledView campaign={campaign} />}
+      {(campaign.status === "SENDING" || campaign.status === "SENT") && (
+        <>
+          <Progress campaign={campaign} />
+          <Results campaign={campaign} />
+        </>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,49 @@
+import type { Campaign } from "@mailroom/contracts";
+import { describe, expect, it } from "vitest";
+import { fieldOf, initialValues, toRequest, validateComposer } from "./composer-form";
+
+const campaign = {
+  id: "c1",
+  name: "News",
+  description: null,
+  subject: "Hi",
+  body: "<p>x</p>",
+  from: "hello@news.example.com",
+  fromName: "News",
+  replyTo: null,
+  type: "SEGMENT",
+  segmentId: "s1",
+  audienceFilter: null,
+} as unknown as Campaign;
+
+describe("composer form", () => {
+  it("splits a stored sender and builds the same request back", () => {
+    const v = initialValues(campaign, "other.example");
+    expect(v).toMatchObject({ senderLocal: "hello", senderDomain: "news.example.com", audienceType: "SEGMENT", segmentId: "s1", fromName: "News", replyTo: "" });
+    expect(toRequest(v)).toEqual({
+      name: "News",
+      subject: "Hi",
+      body: "<p>x</p>",
+      from: "hello@news.example.com",
+      fromName: "News",
+      replyTo: null,
+      audienceType: "SEGMENT",
+      segmentId: "s1",
+      audienceFilter: null,
+    });
+  });
+
+  it("sends only the chosen audience's field", () => {
+    const v = { ...initialValues(campaign, ""), audienceType: "ALL" as const };
+    expect(toRequest(v)).toMatchObject({ audienceType: "ALL", segmentId: null, audienceFilter: null });
+  });
+
+  it("puts the schema's messages at the form's fields", () => {
+    const v = { ...initialValues(null, "news.example.com"), name: " ", subject: "", audienceType: "SEGMENT" as const };
+    const errors = validateComposer(v);
+    expect(Object.keys(errors).sort()).toEqual(["name", "segmentId", "subject"]);
+    expect(validateComposer({ ...v, name: "n", subject: "s", segmentId: "0197a000-0000-7000-8000-000000000000", senderLocal: "a b" })).toHaveProperty("senderLocal");
+    expect(fieldOf("from")).toBe("senderLocal");
+    expect(fieldOf("audienceFilter.groups.0.filters.0.field")).toBe("audienceFilter");
+  });
+});
