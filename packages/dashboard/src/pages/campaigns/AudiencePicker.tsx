@@ -1,26 +1,22 @@
-import { AUDIENCE_TYPES, type AudienceType, FilterExpression } from "@mailroom/contracts";
-import { Anchor, Group, JsonInput, Radio, Select, Stack, Text } from "@mantine/core";
+import { AUDIENCE_TYPES, type AudienceType, type FilterExpression } from "@mailroom/contracts";
+import { Anchor, Group, Radio, Select, Stack, Text } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useMemo, useState } from "react";
 import { Link } from "react-router";
-import { useFilterCount, useSegmentOptions } from "../../api/audience";
+import { useFilterCount, useSegments } from "../../api/segments";
+import { FilterBuilder } from "../../components/filter-builder";
 import { type Audience, recipientFilter } from "./audience";
 
 const LABELS: Record<AudienceType, string> = { ALL: "All subscribed contacts", SEGMENT: "A segment", FILTERED: "A filter" };
 
-/**
- * Who the campaign goes to, with the live count of its recipients (subscribed contacts only, §10).
- * The filter option edits the expression of decisions.md §8 as JSON until the visual filter builder
- * (src/components/filter-builder/, branch `segments`) is merged: it plugs in as `FilterInput`,
- * the same value and onChange.
- */
+/** Who the campaign goes to, with the live count of its recipients (subscribed contacts only, §10). */
 export function AudiencePicker({ value, onChange, errors, readOnly }: {
   value: Audience;
   onChange: (next: Partial<Audience>) => void;
   errors: { segmentId?: string; audienceFilter?: string };
   readOnly: boolean;
 }) {
-  const segments = useSegmentOptions();
+  const segments = useSegments();
   const options = (segments.data ?? []).map((s) => ({ value: s.id, label: `${s.name} (${s.memberCount.toLocaleString()})` }));
   return (
     <Stack gap="xs">
@@ -66,34 +62,31 @@ const EXAMPLE: FilterExpression = { logic: "AND", groups: [{ filters: [{ field: 
 const switchTo = (audienceType: AudienceType, current: Audience): Partial<Audience> =>
   audienceType === "FILTERED" && !current.audienceFilter ? { audienceType, audienceFilter: EXAMPLE } : { audienceType };
 
-/** The filter as JSON, checked against the contract's schema as it is typed. */
+/**
+ * The filter builder of the Segments pages. It reports every edit; the campaign keeps only a valid
+ * expression (null otherwise, so it cannot be saved half-written), while the builder keeps the draft.
+ */
 function FilterInput({ value, onChange, error, readOnly }: { value: FilterExpression | null; onChange: (f: FilterExpression | null) => void; error?: string; readOnly: boolean }) {
-  const [text, setText] = useState(() => JSON.stringify(value ?? EXAMPLE, null, 2));
-  const [problem, setProblem] = useState<string | null>(null);
-  const change = (t: string) => {
-    setText(t);
-    let json: unknown;
-    try {
-      json = JSON.parse(t);
-    } catch {
-      setProblem("Not valid JSON");
-      return;
-    }
-    const parsed = FilterExpression.safeParse(json);
-    setProblem(parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join(".") || "filter"}: ${i.message}`)[0]!);
-    onChange(parsed.success ? parsed.data : null);
-  };
+  const [draft, setDraft] = useState<FilterExpression>(() => value ?? EXAMPLE);
   return (
-    <JsonInput
-      label="Filter"
-      description="Conditions on contact fields, data, events and email activity (decisions.md §8)"
-      autosize
-      minRows={4}
-      value={text}
-      onChange={change}
-      readOnly={readOnly}
-      error={problem ?? error}
-    />
+    <Stack gap={4}>
+      <Text size="sm" fw={500}>
+        Filter
+      </Text>
+      <FilterBuilder
+        value={draft}
+        onChange={(expr, valid) => {
+          setDraft(expr);
+          onChange(valid ? expr : null);
+        }}
+        readOnly={readOnly}
+      />
+      {error && (
+        <Text size="sm" c="error">
+          {error}
+        </Text>
+      )}
+    </Stack>
   );
 }
 
