@@ -19,6 +19,14 @@ export function useCampaigns(status: CampaignStatus | undefined, page: number) {
   return useRouteQuery(list, { query: { status, page, limit: CAMPAIGNS_PAGE_SIZE } }, { placeholderData: keepPreviousData });
 }
 
+/** The newest campaigns that have been sent or are sending, as choices for a filter (the Overview's). */
+export function useCampaignOptions() {
+  const sent = useRouteQuery(list, { query: { status: "SENT", page: 1, limit: 100 } });
+  const sending = useRouteQuery(list, { query: { status: "SENDING", page: 1, limit: 100 } });
+  const campaigns = [...(sending.data?.campaigns ?? []), ...(sent.data?.campaigns ?? [])];
+  return { options: campaigns.map((c) => ({ value: c.id, label: c.name })), isPending: sent.isPending || sending.isPending };
+}
+
 /** `pollMs`: refetch this often (a campaign being sent, or about to start), or how often given what it is now; false: no polling. */
 export function useCampaign(id: string | null, pollMs: number | false | ((q: Query<Campaign, ApiError>) => number | false) = false) {
   return useRouteQuery(get, { params: { id: id ?? "" } }, { enabled: id !== null, refetchInterval: pollMs });

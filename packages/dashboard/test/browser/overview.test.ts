@@ -7,43 +7,76 @@ import { sendEmail, sendingProject, uniqueAddress } from "./sent-emails.js";
 const platform = inject("platform");
 let browser: Browser;
 let owner: DashboardUser;
+let campaign: { id: string; name: string };
 
 beforeAll(async () => {
   browser = await launchBrowser();
   const project = await sendingProject(platform);
   owner = project.owner;
   for (const tag of ["one", "two", "three"]) await sendEmail(project.api, { from: project.from, to: uniqueAddress(tag), subject: `Hello ${tag}` });
-  // the counters are kept by a consumer of the email events: wait until it has counted the three sends
+  // and a campaign to two contacts: five sends in all, two of them the campaign's
+  for (const tag of ["c1", "c2"]) await project.api.post("/contacts", { email: uniqueAddress(tag) });
+  const created = await project.api.post("/campaigns", { name: "Autumn news", subject: "Autumn", body: "<p>Hi</p>", from: project.from, audienceType: "ALL" });
+  campaign = created.body.data;
+  expect((await project.api.post(`/campaigns/${campaign.id}/send`)).status).toBe(200);
+  // the counters are kept by a consumer of the email events: wait until it has counted the five sends
   const range = new URLSearchParams({ from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString(), interval: "day" });
   await waitFor(async () => {
     const res = await project.api.get(`/stats?${range}`);
-    return res.body.series.reduce((n: number, p: { sent: number }) => n + p.sent, 0) === 3;
-  }, { timeoutMs: 20_000, intervalMs: 200, what: "three sends counted" });
+    return res.body.series.reduce((n: number, p: { sent: number }) => n + p.sent, 0) === 5;
+  }, { timeoutMs: 30_000, intervalMs: 200, what: "five sends counted" });
 });
 afterAll(async () => {
   await browser?.close();
 });
 
 describe("the Overview page", () => {
-  it("shows the week's sends, the rates over them and the daily chart", async () => {
+  it("shows the week's sends, the rates over them and the daily charts", async () => {
     const context = await signedInContext(browser, platform.url, owner);
     const page = await context.newPage();
     await page.goto(`${platform.url}/app/overview`);
     const sent = page.getByText("Sent in the last 7 days").locator("..");
-    await expect.poll(() => sent.textContent()).toContain("3");
-    await page.getByText("Delivery rate").waitFor();
+    await expect.poll(() => sent.textContent()).toContain("5");
+    await page.getByText("Delivery rate").first().waitFor();
     await page.getByText(/counted over the emails sent/).waitFor();
     await page.getByRole("figure", { name: "Emails per day" }).waitFor();
+    await page.getByRole("figure", { name: "Rates per day" }).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
 
     // by keyboard: from the page to the email log through the menu
     await page.getByRole("link", { name: "Overview" }).focus();
-    await page.keyboard.press("Tab");
-    await page.keyboard.press("Tab");
-    await page.keyboard.press("Tab");
+    for (let i = 0; i < 12 && (await page.evaluate(() => document.activeElement?.textContent)) !== "Emails"; i++) await page.keyboard.press("Tab");
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Emails");
     await page.keyboard.press("Enter");
     await page.getByRole("link", { name: "Hello one" }).waitFor();
+    await context.close();
+  });
+
+  it("narrows to one campaign and to hours, and keeps the choice in the address", async () => {
+    const context = await signedInContext(browser, platform.url, owner);
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/app/overview`);
+    const sent = (period: string) => page.getByText(`Sent in the ${period}`).locator("..");
+    await expect.poll(() => sent("last 7 days").textContent()).toContain("5");
+
+    await page.getByRole("combobox", { name: "Campaign" }).fill("Autumn");
+    await page.getByRole("option", { name: "Autumn news" }).click();
+    await expect.poll(() => sent("last 7 days").textContent()).toMatch(/Sent in the last 7 days\s*2/);
+    expect(new URL(page.url()).searchParams.get("campaign")).toBe(campaign.id);
+
+    await page.getByText("Hourly").click();
+    await page.getByRole("figure", { name: "Emails per hour" }).waitFor();
+    await page.getByRole("combobox", { name: "Period" }).click();
+    await page.getByRole("option", { name: "Last 24 hours" }).click();
+    await expect.poll(() => sent("last 24 hours").textContent()).toMatch(/2/);
+    // a day has no daily points: only hours are offered
+    expect(await page.getByRole("radio", { name: "Daily" }).isDisabled()).toBe(true);
+
+    // the address holds the view: reloading shows the same
+    await page.reload();
+    await expect.poll(() => sent("last 24 hours").textContent()).toMatch(/Sent in the last 24 hours\s*2/);
+    await page.getByRole("figure", { name: "Emails per hour" }).waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
     await context.close();
   });
 
