@@ -20,7 +20,7 @@ describe("the Topics page", () => {
     await dialog.getByRole("textbox", { name: /^Description/ }).fill("What we ship");
     await dialog.getByRole("switch", { name: /Subscribed by default/ }).check();
     await dialog.getByRole("button", { name: "Create topic" }).click();
-    await page.getByRole("cell", { name: "Product news" }).waitFor();
+    await page.getByRole("cell", { name: "Product news", exact: true }).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
     const [created] = (await api.get("/topics")).body;
     expect(created).toMatchObject({ name: "Product news", description: "What we ship", defaultSubscribed: true });
@@ -30,7 +30,7 @@ describe("the Topics page", () => {
     await edit.getByRole("textbox", { name: /^Name/ }).fill("Releases");
     await edit.getByRole("switch", { name: /Subscribed by default/ }).uncheck();
     await edit.getByRole("button", { name: "Save" }).click();
-    await page.getByRole("cell", { name: "Releases" }).waitFor();
+    await page.getByRole("cell", { name: "Releases", exact: true }).waitFor();
     expect((await api.get(`/topics/${created.id}`)).body).toMatchObject({ name: "Releases", defaultSubscribed: false });
 
     await page.getByRole("button", { name: "Delete Releases" }).click();
