@@ -42,7 +42,8 @@ describe("route table", () => {
       "POST /domains", "GET /domains", "GET /domains/:id", "DELETE /domains/:id", "POST /domains/:id/verify",
       "GET /settings/sending", "PATCH /settings/sending",
       "GET /t/o/:token", "GET /t/c/:token", "GET /u/:token", "POST /u/:token", "GET /s/:token", "POST /s/:token",
-      "GET /m/:token", "POST /webhooks/ses",
+      "GET /m/:token", "POST /m/:token", "GET /c/:token", "POST /c/:token", "POST /webhooks/ses",
+      "GET /topics", "POST /topics", "GET /topics/:id", "PATCH /topics/:id", "DELETE /topics/:id",
       "GET /campaigns", "POST /campaigns", "GET /campaigns/:id", "PATCH /campaigns/:id", "DELETE /campaigns/:id",
       "POST /campaigns/:id/send", "POST /campaigns/:id/cancel", "POST /campaigns/:id/test", "GET /campaigns/:id/links",
       "GET /workflows", "POST /workflows", "GET /workflows/:id", "PATCH /workflows/:id", "DELETE /workflows/:id",
@@ -110,8 +111,8 @@ describe("route table", () => {
     expect(ROUTES.filter((r) => r.auth === "any").map(key)).toEqual(["POST /v1/track"]);
     expect(ROUTES.filter((r) => r.cors).map(key)).toEqual(["POST /v1/track"]);
     const open = ROUTES.filter((r) => r.auth === "none").map((r) => r.path);
-    for (const path of open) expect(path).toMatch(/^\/(t\/[oc]|u|s|m)\/:token$|^\/webhooks\/ses$/);
-    expect(open).toHaveLength(8);
+    for (const path of open) expect(path).toMatch(/^\/(t\/[oc]|u|s|m|c)\/:token$|^\/webhooks\/ses$/);
+    expect(open).toHaveLength(11);
   });
 
   it("bounds every body: 64 KB without a key, 2 MB with one, the base64 message limit on /v1/send only", () => {
@@ -331,5 +332,27 @@ describe("campaigns and workflows", () => {
     expect(
       issuePaths(UpdateWorkflowRequest, { triggerType: "SCHEDULE", triggerConfig: { cron: "@daily", timezone: "Mars/Base" } }),
     ).toEqual(["triggerConfig.timezone"]);
+  });
+});
+
+describe("topics and double opt-in", () => {
+  it("reserves the topic event names on /v1/track and files them under the contact family", async () => {
+    const { isReservedEventName, eventFamily } = await import("./index.js");
+    for (const name of ["contact.topic.subscribed", "contact.topic.unsubscribed"]) {
+      expect(isReservedEventName(name)).toBe(true);
+      expect(eventFamily(name)).toBe("contact");
+    }
+    expect(isReservedEventName("contact.topic.changed")).toBe(false);
+  });
+
+  it("accepts topic.<id> in audiences with equals/notEquals and a boolean, never in workflow conditions", async () => {
+    const { FilterExpression, ConditionConfig } = await import("./index.js");
+    const expr = (filter: object) => ({ logic: "AND", groups: [{ filters: [filter] }] });
+    expect(issuePaths(FilterExpression, expr({ field: "topic.t1", operator: "equals", value: true }))).toEqual([]);
+    expect(issuePaths(FilterExpression, expr({ field: "topic.t1", operator: "notEquals", value: false }))).toEqual([]);
+    expect(issuePaths(FilterExpression, expr({ field: "topic.t1", operator: "equals", value: "yes" }))).toEqual(["groups.0.filters.0.value"]);
+    expect(issuePaths(FilterExpression, expr({ field: "topic.t1", operator: "exists" }))).toEqual(["groups.0.filters.0.operator"]);
+    expect(issuePaths(FilterExpression, expr({ field: "topic.", operator: "equals", value: true }))).toEqual(["groups.0.filters.0.field"]);
+    expect(issuePaths(ConditionConfig, { field: "topic.t1", operator: "equals", value: true })).toEqual(["field"]);
   });
 });

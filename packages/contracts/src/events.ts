@@ -32,7 +32,13 @@ export const SYSTEM_EVENT_NAMES = [
   "email.failed",
   "contact.subscribed",
   "contact.unsubscribed",
+  "contact.topic.subscribed",
+  "contact.topic.unsubscribed",
 ] as const;
+
+/** A contact's topic choice changed (decisions.md §14): workflows may trigger on these. */
+export const TOPIC_EVENT_NAMES = ["contact.topic.subscribed", "contact.topic.unsubscribed"] as const;
+export type TopicEventName = (typeof TOPIC_EVENT_NAMES)[number];
 
 /** Names /v1/track must refuse with reason `reserved_event` (api-spec /v1/track). */
 export function isReservedEventName(name: string): boolean {
@@ -40,6 +46,7 @@ export function isReservedEventName(name: string): boolean {
     name.startsWith("email.") ||
     name === "contact.subscribed" ||
     name === "contact.unsubscribed" ||
+    (TOPIC_EVENT_NAMES as readonly string[]).includes(name) ||
     /^segment\..+\.(entry|exit)$/.test(name)
   );
 }
@@ -114,6 +121,13 @@ export const SubscriptionEventData = z.object({
   emailId: z.string().optional(),
   campaignId: z.string().nullable().optional(),
 });
+/** contact.topic.subscribed / .unsubscribed; a change made through an email's link names it too. */
+export const TopicEventData = z.object({
+  topicId: z.string(),
+  topicName: z.string(),
+  emailId: z.string().optional(),
+  campaignId: z.string().nullable().optional(),
+});
 export const SegmentEventData = z.object({ segmentId: z.string(), segmentName: z.string() });
 
 export const SYSTEM_EVENT_DATA = {
@@ -127,4 +141,6 @@ export const SYSTEM_EVENT_DATA = {
   "email.failed": EmailFailedData,
   "contact.subscribed": SubscriptionEventData,
   "contact.unsubscribed": SubscriptionEventData,
+  "contact.topic.subscribed": TopicEventData,
+  "contact.topic.unsubscribed": TopicEventData,
 } as const;

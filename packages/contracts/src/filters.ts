@@ -98,13 +98,17 @@ export const FIELD_FAMILIES = {
   event: { prefix: "event.", kind: "activity", operators: ACTIVITY_OPERATORS },
   eventData: { prefix: "event.", kind: "any", operators: [...VALUE_OPERATORS, ...DATE_OPERATORS] },
   segment: { prefix: "segment.", kind: "membership", operators: SEGMENT_OPERATORS },
+  /** `topic.<topicId>`: whether the contact is opted into the topic (its choice, else the topic's default). */
+  topic: { prefix: "topic.", kind: "boolean", operators: ["equals", "notEquals"] },
 } as const satisfies Record<string, FieldFamily>;
 export type FieldFamilyName = keyof typeof FIELD_FAMILIES;
 
 export type FilterDialect = "audience" | "workflow";
+// `topic.<id>` is an audience field only: a workflow CONDITION reads the contact as the workflows
+// service has it, without the project's topic defaults.
 /** Families per dialect, in matching order (whole names before prefixes). */
 export const DIALECT_FAMILIES: Record<FilterDialect, readonly FieldFamilyName[]> = {
-  audience: ["email", "subscribed", "timestamp", "emailActivity", "data", "event", "segment"],
+  audience: ["email", "subscribed", "timestamp", "emailActivity", "data", "event", "segment", "topic"],
   workflow: ["email", "subscribed", "timestamp", "emailActivity", "data", "eventData", "segment"],
 };
 

@@ -28,6 +28,7 @@ export function assertPrefix(prefix: string): string {
 export function eventFamily(name: string): EventFamily {
   if (name.startsWith("email.")) return "email";
   if (name === "contact.subscribed" || name === "contact.unsubscribed") return "contact";
+  if (name === "contact.topic.subscribed" || name === "contact.topic.unsubscribed") return "contact";
   if (/^segment\..+\.(entry|exit)$/.test(name)) return "segment";
   return "custom";
 }

@@ -26,6 +26,7 @@ export const AREAS: readonly Area[] = [
   area("overview", "Overview", () => import("./pages/overview/index")),
   area("contacts", "Contacts", () => import("./pages/contacts/index"), prefetchContacts),
   area("segments", "Segments", () => import("./pages/segments/index")),
+  area("topics", "Topics", () => import("./pages/topics/index")),
   area("campaigns", "Campaigns", () => import("./pages/campaigns/index")),
   area("templates", "Templates", () => import("./pages/templates/index")),
   area("emails", "Emails", () => import("./pages/emails/index")),

@@ -26,7 +26,7 @@ function forEachLeaf(
 }
 
 export interface AffectedBy {
-  /** Contact fields read: `email`, `subscribed`, `createdAt`, `updatedAt`, `data.<path>` (workflow: also `event.<key>`). */
+  /** Contact fields read: `email`, `subscribed`, `createdAt`, `updatedAt`, `data.<path>`, `topic.<id>` (workflow: also `event.<key>`). */
   fields: Set<string>;
   /** Tracked event names (`event.<name>` in audiences). */
   events: Set<string>;
@@ -57,6 +57,7 @@ export function affectedBy(
     else if (leaf.family === "emailActivity") out.emailKinds.add(leaf.key);
     else if (leaf.family === "data") out.fields.add(`data.${leaf.key}`);
     else if (leaf.family === "eventData") out.fields.add(`event.${leaf.key}`);
+    else if (leaf.family === "topic") out.fields.add(`topic.${leaf.key}`);
     else out.fields.add(leaf.key);
   });
   return out;

@@ -28,8 +28,11 @@ export function compileFilter(expr: FilterExpression, ctx: CompileContext): Comp
       e,
       {
         leaf(filter, path) {
-          const leaf = resolveLeaf(filter, "audience", path);
-          if (leaf.kind === "value") return leaf.op.sql(leaf.field.sql(leaf.key, p), filter, p, now);
+          const leaf = resolveLeaf(filter, "audience", path, ctx.topics);
+          if (leaf.kind === "value") {
+            if (leaf.family === "topic" && !ctx.topics) throw new Error(`ctx.topics is required: the filter refers to topic ${leaf.key}`);
+            return leaf.op.sql(leaf.field.sql(leaf.key, p, ctx.topics), filter, p, now);
+          }
           if (leaf.kind === "activity") return leaf.op.sql(leaf.field.source, leaf.key, filter, p, now);
           const segment = segmentOf(ctx, leaf.key);
           const member = segment.trackMembership

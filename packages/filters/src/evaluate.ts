@@ -10,10 +10,16 @@ import { checkSegmentReferences, hasSegmentRefs, segmentOf } from "./segments.js
  * was started with, more specific than the stored contact). Segments are always audience-dialect.
  */
 export function memoryScope(facts: ContactFacts, dialect: FilterDialect, ctx: Omit<EvaluateContext, "now">): MemoryScope {
-  if (dialect === "audience") return { facts, data: () => facts.data, triggerData: undefined };
+  const topicDefault = (id: string) => {
+    const given = ctx.topics?.get(id);
+    if (given === undefined) throw new Error(`ctx.topics is required: the filter refers to topic ${id}`);
+    return given;
+  };
+  if (dialect === "audience") return { facts, topicDefault, data: () => facts.data, triggerData: undefined };
   let merged: Record<string, unknown> | undefined;
   return {
     facts,
+    topicDefault,
     data: () => (merged ??= { ...facts.data, ...ctx.context }),
     triggerData: ctx.triggerEvent?.data,
   };
@@ -38,7 +44,7 @@ export function evaluateFilter(
       e,
       {
         leaf(filter, path) {
-          const leaf = resolveLeaf(filter, dialect, path);
+          const leaf = resolveLeaf(filter, dialect, path, ctx.topics);
           if (leaf.kind === "value") return leaf.op.memory(leaf.field.memory(leaf.key, scope), filter, now);
           if (leaf.kind === "activity") return leaf.op.memory(leaf.field.memory(leaf.key, facts), filter, now);
           const segment = segmentOf(ctx, leaf.key);

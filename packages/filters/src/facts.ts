@@ -14,7 +14,12 @@ export interface ContactFacts {
   emailActivity: ReadonlyArray<{ kind: string; occurredAt: Timestamp }>;
   /** Ids of the tracked segments the contact is a member of; needed only when a filter names one. */
   segments?: ReadonlySet<string>;
+  /** The contact's own topic choices (`contacts.topics`); a topic missing here has its default. */
+  topics?: Readonly<Record<string, boolean>>;
 }
+
+/** The project's topics, id → `defaultSubscribed`: `topic.<id>` of any other id is an error. */
+export type TopicDefaults = ReadonlyMap<string, boolean>;
 
 /** A segment a filter may refer to by `segment.<id>`. */
 export interface SegmentDefinition {
@@ -28,6 +33,8 @@ export interface SegmentScope {
   segments?: SegmentMap | undefined;
   /** The segment whose filter this is, so that a reference back to it is reported as a cycle. */
   segmentId?: string | undefined;
+  /** The project's topics; needed only when a filter names one (`topic.<id>`). */
+  topics?: TopicDefaults | undefined;
 }
 
 export interface EvaluateContext extends SegmentScope {

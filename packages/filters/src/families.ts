@@ -9,7 +9,7 @@ import {
 } from "@mailroom/contracts";
 import { ACTIVITY_OPERATOR_DEFS, type ActivityOperator, type ActivitySource } from "./activity.js";
 import { FilterError } from "./errors.js";
-import type { ContactFacts } from "./facts.js";
+import type { ContactFacts, TopicDefaults } from "./facts.js";
 import { type MemOperand, type SqlOperand, VALUE_OPERATOR_DEFS, type ValueOperator } from "./operators.js";
 import type { SqlParams } from "./sql.js";
 import { instant } from "./time.js";
@@ -17,6 +17,8 @@ import { instant } from "./time.js";
 /** What the in-memory side of a value family reads, beyond the contact's facts. */
 export interface MemoryScope {
   facts: ContactFacts;
+  /** The default of a topic of the project (checked to exist when the leaf was resolved). */
+  topicDefault(id: string): boolean;
   /** `data.<path>` root: the contact's data, or in a workflow the data merged with the context. */
   data(): unknown;
   triggerData: unknown;
@@ -24,7 +26,7 @@ export interface MemoryScope {
 
 interface ValueFamily {
   memory(key: string, scope: MemoryScope): MemOperand;
-  sql(key: string, p: SqlParams): SqlOperand;
+  sql(key: string, p: SqlParams, topics: TopicDefaults | undefined): SqlOperand;
 }
 
 /** Walks objects only (an array is not walked: `tags.0` is missing), own keys only. */
@@ -56,6 +58,14 @@ const VALUE_FAMILIES: Partial<Record<FieldFamilyName, ValueFamily>> = {
   data: {
     memory: (key, s) => ({ type: "json", value: walkPath(s.data(), key.split(".")) }),
     sql: (key, p) => ({ type: "json", expr: sqlPath(key, p) }),
+  },
+  // The contact's choice, else the topic's default: never missing, so never NULL in SQL either.
+  topic: {
+    memory: (key, s) => ({ type: "boolean", value: s.facts.topics?.[key] ?? s.topicDefault(key) }),
+    sql: (key, p, topics) => ({
+      type: "boolean",
+      expr: `COALESCE((c.topics ->> ${p.add(key, "text")})::boolean, ${topics?.get(key) === true ? "TRUE" : "FALSE"})`,
+    }),
   },
   eventData: {
     memory: (key, s) => ({ type: "json", value: walkPath(s.triggerData, key.split(".")) }),
@@ -90,10 +100,12 @@ export type Leaf =
 const defOf = <T>(defs: Record<string, T>, op: FilterOperator): T | undefined => (Object.hasOwn(defs, op) ? defs[op] : undefined);
 
 /** Resolves a filter at `path` (`groups.0.filters.1`), or throws a FilterError naming it. */
-export function resolveLeaf(filter: Filter, dialect: FilterDialect, path: string): Leaf {
+export function resolveLeaf(filter: Filter, dialect: FilterDialect, path: string, topics?: TopicDefaults): Leaf {
   const resolved = resolveFilterField(filter.field, dialect);
   if (!resolved) throw new FilterError(`${path}.field`, `unknown filter field "${filter.field}"`);
   const { family, key } = resolved;
+  // as with segments, a topic that is not the project's is named at its field rather than read as false
+  if (family === "topic" && topics !== undefined && !topics.has(key)) throw new FilterError(`${path}.field`, `unknown topic "${key}"`);
   const spec: FieldFamily = FIELD_FAMILIES[family];
   if (!spec.operators.includes(filter.operator)) {
     throw new FilterError(`${path}.operator`, `operator ${filter.operator} does not apply to ${filter.field}`);

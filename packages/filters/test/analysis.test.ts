@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type ContactFacts, type SegmentMap, affectedBy, evaluateFilter, nextBoundary } from "../src/index.js";
-import { SEGMENT_IDS, contacts, expression, segments } from "./arbitraries.js";
+import { SEGMENT_IDS, TOPICS, contacts, expression, segments } from "./arbitraries.js";
 import { DAY, NOW, ago, contact, only } from "./helpers.js";
 
 describe("affectedBy", () => {
@@ -63,9 +63,9 @@ describe("nextBoundary", () => {
     fc.assert(
       fc.property(contacts, expression(3), segments, fc.integer({ min: 1, max: 40 * DAY }), (people, expr, segs, probe) => {
         for (const facts of factsOf(people)) {
-          const answer = (ms: number) => evaluateFilter(expr, facts, { now: new Date(ms), segments: segs });
+          const answer = (ms: number) => evaluateFilter(expr, facts, { now: new Date(ms), segments: segs, topics: TOPICS });
           const now = NOW.getTime();
-          const b = nextBoundary(expr, facts, NOW, { segments: segs });
+          const b = nextBoundary(expr, facts, NOW, { segments: segs, topics: TOPICS });
           if (b === null) {
             expect(answer(now + probe)).toBe(answer(now));
             expect(answer(now + 3650 * DAY)).toBe(answer(now));

@@ -85,12 +85,18 @@ export const SEGMENT_IDS = {
   nested: "018f0000-0000-7000-8000-0000000000a3",
 };
 
+/** The project's topics: one opted in by default, one out. A contact chooses for some, not all. */
+export const TOPIC_IDS = { optIn: "018f0000-0000-7000-8000-0000000000b1", optOut: "018f0000-0000-7000-8000-0000000000b2" };
+export const TOPICS: ReadonlyMap<string, boolean> = new Map([[TOPIC_IDS.optIn, true], [TOPIC_IDS.optOut, false]]);
+const TOPIC_FIELDS = Object.values(TOPIC_IDS).map((id) => `topic.${id}`);
+
 const DATA_FIELDS = ["data.plan", "data.age", "data.tags", "data.profile", "data.profile.tier", "data.profile.since", "data.Plan", "data.é", "data.missing", "data.tags.0", "data.profile.tier.age"];
 const FIELDS = [
   "email", "contact.email", "subscribed", "contact.subscribed", "createdAt", "updatedAt",
   ...DATA_FIELDS, ...DATA_FIELDS,
   ...EVENT_NAMES.map((n) => `event.${n}`),
   ...EMAIL_ACTIVITIES.slice(0, 4).map((k) => `email.${k}`),
+  ...TOPIC_FIELDS,
 ];
 const SEGMENT_FIELDS = Object.values(SEGMENT_IDS).map((id) => `segment.${id}`);
 
@@ -157,6 +163,7 @@ export const contacts: fc.Arbitrary<Array<Omit<SeedContact, "id">>> = fc.array(
     events: fc.array(fc.record({ name: fc.constantFrom(...EVENT_NAMES), createdAt: instant }), { maxLength: 4 }),
     emailActivity: fc.array(fc.record({ kind: fc.constantFrom(...EMAIL_ACTIVITIES), occurredAt: instant }), { maxLength: 3 }),
     segments: fc.boolean().map((member) => (member ? [SEGMENT_IDS.tracked] : [])),
+    topics: fc.dictionary(fc.constantFrom(...Object.values(TOPIC_IDS)), fc.boolean(), { maxKeys: 2 }),
   }),
   { minLength: 1, maxLength: 10 },
 );

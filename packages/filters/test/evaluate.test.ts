@@ -269,3 +269,27 @@ describe("the filter contract", () => {
     expect(ok("data.a\u0000", "x")).toBe(false);
   });
 });
+
+describe("topic", () => {
+  const topics = new Map([["news", true], ["digest", false]]);
+
+  it("reads the contact's choice, else the topic's default", () => {
+    const facts = contact({ topics: { digest: true } });
+    expect(at(only("topic.news", "equals", true), facts, { topics })).toBe(true);
+    expect(at(only("topic.digest", "equals", true), facts, { topics })).toBe(true);
+    expect(at(only("topic.news", "equals", true), contact({ topics: { news: false } }), { topics })).toBe(false);
+    expect(at(only("topic.digest", "notEquals", true), contact(), { topics })).toBe(true);
+  });
+
+  it("refuses a topic that is not the project's, at the filter's field", () => {
+    const err = (() => {
+      try {
+        at(only("topic.gone", "equals", true), contact(), { topics });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(FilterError);
+    expect((err as FilterError).path).toBe("groups.0.filters.0.field");
+  });
+});

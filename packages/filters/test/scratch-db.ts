@@ -9,7 +9,8 @@ const TABLES = `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE TABLE contacts (
   id uuid PRIMARY KEY, project_id uuid NOT NULL, email text NOT NULL, subscribed boolean NOT NULL,
-  data jsonb NOT NULL DEFAULT '{}', created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);
+  data jsonb NOT NULL DEFAULT '{}', created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
+  topics jsonb NOT NULL DEFAULT '{}');
 CREATE UNIQUE INDEX contacts_project_email ON contacts (project_id, lower(email));
 CREATE INDEX contacts_project_id ON contacts (project_id, id);
 CREATE INDEX contacts_email_trgm ON contacts USING gin (lower(email) gin_trgm_ops);
@@ -43,6 +44,8 @@ export interface SeedContact {
   events: Array<{ name: string; createdAt: string; data?: unknown }>;
   emailActivity: Array<{ kind: string; occurredAt: string }>;
   segments: string[];
+  /** The contact's own topic choices (optional: most tests have no topics). */
+  topics?: Record<string, boolean>;
 }
 
 export interface ScratchDb {
@@ -85,6 +88,7 @@ async function insertRows(sql: postgres.Sql, projectId: string, contacts: SeedCo
   const json = (rows: unknown[]) => JSON.stringify(rows);
   const people = contacts.map((c) => ({
     id: c.id, project_id: projectId, email: c.email, subscribed: c.subscribed, data: c.data, created_at: c.createdAt, updated_at: c.updatedAt,
+    topics: c.topics ?? {},
   }));
   const events = contacts.flatMap((c) =>
     c.events.map((e) => ({ id: randomUUID(), project_id: projectId, contact_id: c.id, name: e.name, data: e.data ?? null, created_at: e.createdAt })),
@@ -105,12 +109,12 @@ async function insertRows(sql: postgres.Sql, projectId: string, contacts: SeedCo
 
 /** Facts exactly as a service would load them with postgres.js (Dates, parsed jsonb). */
 async function readFacts(sql: postgres.Sql, projectId: string): Promise<Map<string, ContactFacts>> {
-  const rows = await sql<Array<{ id: string; email: string; subscribed: boolean; data: Record<string, unknown>; created_at: Date; updated_at: Date }>>`
-    SELECT id, email, subscribed, data, created_at, updated_at FROM contacts WHERE project_id = ${projectId}`;
+  const rows = await sql<Array<{ id: string; email: string; subscribed: boolean; data: Record<string, unknown>; topics: Record<string, boolean>; created_at: Date; updated_at: Date }>>`
+    SELECT id, email, subscribed, data, topics, created_at, updated_at FROM contacts WHERE project_id = ${projectId}`;
   const facts = new Map<string, ContactFacts>();
   for (const r of rows) {
     facts.set(r.id, {
-      email: r.email, subscribed: r.subscribed, data: r.data, createdAt: r.created_at, updatedAt: r.updated_at,
+      email: r.email, subscribed: r.subscribed, data: r.data, topics: r.topics, createdAt: r.created_at, updatedAt: r.updated_at,
       events: [], emailActivity: [], segments: new Set(),
     });
   }

@@ -26,6 +26,7 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   { name: "contact", path: (d) => `/app/contacts/${d.contactId}` },
   { name: "segments", path: () => "/app/segments" },
   { name: "segment", path: (d) => `/app/segments/${d.segmentId}` },
+  { name: "topics", path: () => "/app/topics" },
   { name: "templates", path: () => "/app/templates" },
   { name: "template-editor", path: (d) => `/app/templates/${d.templateId}` },
   { name: "campaigns", path: () => "/app/campaigns" },

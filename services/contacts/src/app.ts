@@ -7,7 +7,10 @@ import { emailEventsConsumer } from "./handlers/email-events.js";
 import { registerRpcs } from "./handlers/rpc.js";
 import { segmentChangesConsumer } from "./handlers/segment-changes.js";
 import { registerSegmentRoutes } from "./handlers/segments-http.js";
+import { registerTopicRoutes } from "./handlers/topics-http.js";
 import { ContactsService } from "./usecases/contacts-service.js";
+import { DoubleOptInGate } from "./usecases/double-opt-in.js";
+import { TopicsService } from "./usecases/topics-service.js";
 import { DueScheduler } from "./usecases/due-scheduler.js";
 import { EmailActivityProjection } from "./usecases/email-activity.js";
 import { ContactQueries } from "./usecases/queries.js";
@@ -20,7 +23,8 @@ import { Writer } from "./usecases/writer.js";
 export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp {
   const writer = new Writer(deps.sql, deps.outbox, deps.names);
   const cursors = new CursorCodec(resolveSecret());
-  const service = new ContactsService(writer);
+  const topics = new TopicsService(deps.sql);
+  const service = new ContactsService(writer, topics, new DoubleOptInGate(deps.rpc, deps.log));
   const queries = new ContactQueries(deps.sql, cursors);
   const segments = new SegmentsService(deps.sql);
   const segmentQueries = new SegmentQueries(deps.sql, cursors);
@@ -31,7 +35,8 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
     register(server) {
       registerContactRoutes(server, service, queries);
       registerSegmentRoutes(server, segments, segmentQueries);
-      registerRpcs(server, service, queries, segmentQueries);
+      registerTopicRoutes(server, topics);
+      registerRpcs(server, service, queries, segmentQueries, topics);
     },
     consumers: [segmentChangesConsumer(deps.names, tracker)],
     batchConsumers: [emailEventsConsumer(deps.names, new EmailActivityProjection(writer))],

@@ -87,7 +87,7 @@ describe("GET /contacts/{id}", () => {
     const { body: c } = await p.api.post("/contacts", { email: uniqueEmail(), subscribed: false });
     const res = await p.api.get(`/contacts/${c.id}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: c.id, email: c.email, subscribed: false, data: {}, createdAt: c.createdAt, updatedAt: c.updatedAt });
+    expect(res.body).toEqual({ id: c.id, email: c.email, subscribed: false, topics: {}, data: {}, createdAt: c.createdAt, updatedAt: c.updatedAt });
   });
 
   it.each([["a missing id", MISSING], ["a non-UUID id", "abc"], ["an SQL-looking id", "1' or '1'='1"]])("404 for %s", async (_w, id) => {

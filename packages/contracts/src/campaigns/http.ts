@@ -48,6 +48,8 @@ export const Campaign = z.object({
   type: AudienceType,
   segmentId: z.string().nullable(),
   audienceFilter: FilterExpression.nullable(),
+  /** A topic campaign reaches only subscribed contacts opted into the topic; its one-click leaves that topic only. */
+  topicId: z.string().nullable(),
   status: CampaignStatus,
   scheduledAt: Timestamp.nullable(),
   sentAt: Timestamp.nullable(),
@@ -68,6 +70,7 @@ const campaignFields = {
   audienceType: AudienceType,
   segmentId: Id.nullable().optional(),
   audienceFilter: FilterExpression.nullable().optional(),
+  topicId: Id.nullable().optional(),
 };
 
 export const CreateCampaignRequest = z.object(campaignFields).superRefine((c, ctx) => {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineRoute } from "../route.js";
 import { CursorPageQuery, EmailAddress, IdParams, SuccessEnvelope, Timestamp, cursorPage } from "../common.js";
 import { Contact, ContactDataInput, ContactEvent, EventName, UpsertedContact } from "./records.js";
+import { ContactTopics } from "./topics.js";
 
 export const TrackRequest = z.object({
   email: EmailAddress,
@@ -26,6 +27,8 @@ export const CreateContactRequest = z.object({
   email: EmailAddress,
   subscribed: z.boolean().optional(),
   data: ContactDataInput.optional(),
+  /** Merged into the contact's choices; a topic that is not the project's is a 400 at `topics.<id>`. */
+  topics: ContactTopics.optional(),
 });
 export type CreateContactRequest = z.infer<typeof CreateContactRequest>;
 
@@ -33,6 +36,7 @@ export const UpdateContactRequest = z.object({
   email: EmailAddress.optional(),
   subscribed: z.boolean().optional(),
   data: ContactDataInput.optional(),
+  topics: ContactTopics.optional(),
 });
 export type UpdateContactRequest = z.infer<typeof UpdateContactRequest>;
 

@@ -1,10 +1,12 @@
 import { contactRoutes } from "./http.js";
 import { segmentRoutes } from "./segments.js";
+import { topicRoutes } from "./topics.js";
 
 export * from "./records.js";
 export * from "./http.js";
 export * from "./segments.js";
 export * from "./rpc.js";
 export * from "./changes.js";
+export * from "./topics.js";
 
-export const contactsRoutes = [...contactRoutes, ...segmentRoutes];
+export const contactsRoutes = [...contactRoutes, ...segmentRoutes, ...topicRoutes];

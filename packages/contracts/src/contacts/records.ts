@@ -23,6 +23,8 @@ export const Contact = z.object({
   email: z.string(),
   subscribed: z.boolean(),
   data: ContactData,
+  /** The contact's own topic choices only (contacts/topics.ts): a missing topic has its default. */
+  topics: z.record(z.string(), z.boolean()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

@@ -4,6 +4,7 @@ import { EmailAddress, Id, JsonObject } from "../common.js";
 import { ErrorDetail } from "../errors.js";
 import { ConditionConfig, FilterExpression } from "../filters.js";
 import { Contact, ContactData, ContactDataInput } from "./records.js";
+import { ContactTopics, Topic } from "./topics.js";
 
 /** Which call upserts: the data rules differ (one-shot values on send and track, default
  * subscription false on send, true on track and api). */
@@ -64,6 +65,8 @@ export const ContactPageRpcRequest = z.object({
   subscribedOnly: z.boolean(),
   segmentId: Id.optional(),
   filter: FilterExpression.optional(),
+  /** A topic campaign's audience: only contacts opted into the topic (their choice, or its default). */
+  topicId: Id.optional(),
 });
 export type ContactPageRpcRequest = z.infer<typeof ContactPageRpcRequest>;
 
@@ -108,13 +111,38 @@ export const ValidateFilterRpcRequest = z.object({
   segmentId: Id.optional(),
   filter: FilterExpression.optional(),
   condition: ConditionConfig.optional(),
+  /** A campaign's topic: must be a topic of the project (problem at `topicId`). */
+  topicId: Id.optional(),
 });
 export type ValidateFilterRpcRequest = z.infer<typeof ValidateFilterRpcRequest>;
 
 export const ValidateFilterRpcReply = z.object({ valid: z.boolean(), details: z.array(ErrorDetail) });
 export type ValidateFilterRpcReply = z.infer<typeof ValidateFilterRpcReply>;
 
+/** The project's topics (the manage page lists them). */
+export const TopicsRpcRequest = z.object({ projectId: Id });
+export type TopicsRpcRequest = z.infer<typeof TopicsRpcRequest>;
+export const TopicsRpcReply = z.object({ topics: z.array(Topic) });
+export type TopicsRpcReply = z.infer<typeof TopicsRpcReply>;
+
+/**
+ * Sets some of a contact's topic choices (a topic campaign's one-click unsubscribe, the manage
+ * page's checkboxes). Each change emits `contact.topic.subscribed` / `.unsubscribed`; unknown topic
+ * ids are ignored (a topic deleted since the page was shown).
+ */
+export const SetTopicsRpcRequest = z.object({
+  projectId: Id,
+  contactId: Id,
+  topics: ContactTopics,
+  via: z.object({ emailId: Id, campaignId: Id.nullable() }).optional(),
+});
+export type SetTopicsRpcRequest = z.infer<typeof SetTopicsRpcRequest>;
+export const SetTopicsRpcReply = z.object({ contact: Contact, changed: z.array(z.string()) });
+export type SetTopicsRpcReply = z.infer<typeof SetTopicsRpcReply>;
+
 export const contactsRpc = {
+  topics: defineRpc({ service: "contacts", operation: "contacts.topics.all", request: TopicsRpcRequest, reply: TopicsRpcReply }),
+  setTopics: defineRpc({ service: "contacts", operation: "contacts.topics.set", request: SetTopicsRpcRequest, reply: SetTopicsRpcReply }),
   upsert: defineRpc({
     service: "contacts",
     operation: "contacts.upsert",

@@ -26,6 +26,8 @@ const EmailContent = z.object({
   marketing: z.boolean(),
   /** Off: no open pixel and no click rewriting for this email (the project setting applies otherwise). */
   tracking: z.boolean().optional(),
+  /** A topic campaign's topic: its unsubscribe links leave that topic only. */
+  topicId: Id.optional(),
 });
 
 /** Who one email goes to, and the key that makes a retried enqueue of it return the first email. */
@@ -125,7 +127,34 @@ export const CampaignLinksRpcReply = z.object({
 });
 export type CampaignLinksRpcReply = z.infer<typeof CampaignLinksRpcReply>;
 
+/** A project's double opt-in setting, asked by the contacts service when a public key subscribes. */
+export const DoubleOptInRpcRequest = z.object({ projectId: Id });
+export type DoubleOptInRpcRequest = z.infer<typeof DoubleOptInRpcRequest>;
+export const DoubleOptInRpcReply = z.object({ enabled: z.boolean(), templateId: z.string().nullable() });
+export type DoubleOptInRpcReply = z.infer<typeof DoubleOptInRpcReply>;
+
+/**
+ * Mails a contact the double opt-in confirmation (the project's template or the default) with its
+ * signed `/c/{token}` link. `idempotencyKey` makes a retried call return the first email.
+ */
+export const ConfirmationEmailRpcRequest = z.object({
+  projectId: Id,
+  contactId: Id,
+  to: EmailAddress,
+  idempotencyKey: z.string().min(1).max(300),
+});
+export type ConfirmationEmailRpcRequest = z.infer<typeof ConfirmationEmailRpcRequest>;
+export const ConfirmationEmailRpcReply = z.object({ emailId: z.string() });
+export type ConfirmationEmailRpcReply = z.infer<typeof ConfirmationEmailRpcReply>;
+
 export const sendingRpc = {
+  doubleOptIn: defineRpc({ service: "sending", operation: "sending.doubleOptIn", request: DoubleOptInRpcRequest, reply: DoubleOptInRpcReply }),
+  confirmationEmail: defineRpc({
+    service: "sending",
+    operation: "sending.confirmationEmail",
+    request: ConfirmationEmailRpcRequest,
+    reply: ConfirmationEmailRpcReply,
+  }),
   campaignLinks: defineRpc({
     service: "sending",
     operation: "sending.campaignLinks",

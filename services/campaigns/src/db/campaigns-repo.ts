@@ -18,6 +18,7 @@ export function toCampaign(r: CampaignRow): Campaign {
     type: r.audience_type,
     segmentId: r.segment_id,
     audienceFilter: r.audience_filter,
+    topicId: r.topic_id,
     status: r.status,
     scheduledAt: isoOrNull(r.scheduled_at),
     sentAt: isoOrNull(r.sent_at),
@@ -60,9 +61,9 @@ export const campaignsRepo = traced("CampaignsRepo", {
   async insert(q: Q, id: string, projectId: string, c: CampaignContent): Promise<CampaignRow> {
     const [row] = await q<CampaignRow[]>`
       insert into campaigns (id, project_id, name, description, subject, body, from_email, from_name, reply_to,
-        audience_type, segment_id, audience_filter, status, created_at, updated_at)
+        audience_type, segment_id, audience_filter, topic_id, status, created_at, updated_at)
       values (${id}, ${projectId}, ${c.name}, ${c.description}, ${c.subject}, ${c.body}, ${c.from}, ${c.fromName},
-        ${c.replyTo}, ${c.audience.type}, ${c.audience.segmentId}, ${filterParam(c.audience)}::jsonb, 'DRAFT', now(), now())
+        ${c.replyTo}, ${c.audience.type}, ${c.audience.segmentId}, ${filterParam(c.audience)}::jsonb, ${c.audience.topicId}, 'DRAFT', now(), now())
       returning *`;
     return row!;
   },
@@ -87,7 +88,8 @@ export const campaignsRepo = traced("CampaignsRepo", {
     const [row] = await q<CampaignRow[]>`
       update campaigns set name = ${c.name}, description = ${c.description}, subject = ${c.subject}, body = ${c.body},
         from_email = ${c.from}, from_name = ${c.fromName}, reply_to = ${c.replyTo}, audience_type = ${c.audience.type},
-        segment_id = ${c.audience.segmentId}, audience_filter = ${filterParam(c.audience)}::jsonb, updated_at = now()
+        segment_id = ${c.audience.segmentId}, audience_filter = ${filterParam(c.audience)}::jsonb, topic_id = ${c.audience.topicId},
+        updated_at = now()
       where project_id = ${projectId} and id = ${id} and status = 'DRAFT'
       returning *`;
     return row ?? null;

@@ -27,6 +27,8 @@ export const campaigns = pgTable(
     audienceType: text("audience_type", { enum: ["ALL", "SEGMENT", "FILTERED"] }).notNull(),
     segmentId: text("segment_id"),
     audienceFilter: jsonb("audience_filter").$type<FilterExpression>(),
+    /** A topic campaign's topic (a contacts-service id, checked there): only contacts opted in get it. */
+    topicId: text("topic_id"),
     status: text("status", { enum: ["DRAFT", "SCHEDULED", "SENDING", "SENT"] }).notNull(),
     scheduledAt: at("scheduled_at"),
     /** When the campaign became SENT (every recipient's job ended). */

@@ -14,18 +14,26 @@ const code = (fn: () => unknown) => {
 
 describe("mergeAudience", () => {
   it("keeps only the field the type uses", () => {
-    expect(mergeAudience(null, { audienceType: "ALL", segmentId: "s", audienceFilter: filter })).toEqual({ type: "ALL", segmentId: null, filter: null });
-    expect(mergeAudience({ type: "SEGMENT", segmentId: "s", filter: null }, { audienceType: "FILTERED", audienceFilter: filter })).toEqual({
+    expect(mergeAudience(null, { audienceType: "ALL", segmentId: "s", audienceFilter: filter })).toEqual({ type: "ALL", segmentId: null, filter: null, topicId: null });
+    expect(mergeAudience({ type: "SEGMENT", segmentId: "s", filter: null, topicId: null }, { audienceType: "FILTERED", audienceFilter: filter })).toEqual({
       type: "FILTERED",
       segmentId: null,
       filter,
+      topicId: null,
     });
   });
 
+  it("keeps the stored topic unless the edit names one (null clears it)", () => {
+    const stored = { type: "ALL" as const, segmentId: null, filter: null, topicId: "t1" };
+    expect(mergeAudience(stored, { name: "x" } as never).topicId).toBe("t1");
+    expect(mergeAudience(stored, { topicId: null }).topicId).toBeNull();
+    expect(mergeAudience(null, { audienceType: "ALL", topicId: "t2" }).topicId).toBe("t2");
+  });
+
   it("keeps the stored field when the edit does not name it, and requires it for its type", () => {
-    expect(mergeAudience({ type: "SEGMENT", segmentId: "s", filter: null }, { name: "x" } as never).segmentId).toBe("s");
-    expect(code(() => mergeAudience({ type: "ALL", segmentId: null, filter: null }, { audienceType: "SEGMENT" }))).toBe("VALIDATION_ERROR");
-    expect(code(() => mergeAudience({ type: "FILTERED", segmentId: null, filter }, { audienceFilter: null }))).toBe("VALIDATION_ERROR");
+    expect(mergeAudience({ type: "SEGMENT", segmentId: "s", filter: null, topicId: null }, { name: "x" } as never).segmentId).toBe("s");
+    expect(code(() => mergeAudience({ type: "ALL", segmentId: null, filter: null, topicId: null }, { audienceType: "SEGMENT" }))).toBe("VALIDATION_ERROR");
+    expect(code(() => mergeAudience({ type: "FILTERED", segmentId: null, filter, topicId: null }, { audienceFilter: null }))).toBe("VALIDATION_ERROR");
   });
 });
 

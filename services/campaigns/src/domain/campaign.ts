@@ -5,6 +5,8 @@ export interface Audience {
   type: AudienceType;
   segmentId: string | null;
   filter: FilterExpression | null;
+  /** A topic campaign: of the audience, only contacts opted into the topic. Any audience type may have one. */
+  topicId: string | null;
 }
 
 /**
@@ -13,7 +15,7 @@ export interface Audience {
  */
 export function mergeAudience(
   stored: Audience | null,
-  edit: { audienceType?: AudienceType; segmentId?: string | null; audienceFilter?: FilterExpression | null },
+  edit: { audienceType?: AudienceType; segmentId?: string | null; audienceFilter?: FilterExpression | null; topicId?: string | null },
 ): Audience {
   const type = edit.audienceType ?? stored?.type ?? "ALL";
   const segmentId = edit.segmentId !== undefined ? edit.segmentId : (stored?.segmentId ?? null);
@@ -22,6 +24,7 @@ export function mergeAudience(
     type,
     segmentId: type === "SEGMENT" ? segmentId : null,
     filter: type === "FILTERED" ? filter : null,
+    topicId: edit.topicId !== undefined ? edit.topicId : (stored?.topicId ?? null),
   };
   if (audience.type === "SEGMENT" && !audience.segmentId) {
     throw AppError.validation("Request validation failed", [{ path: "segmentId", message: "required when audienceType is SEGMENT" }]);

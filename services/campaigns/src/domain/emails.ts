@@ -8,6 +8,8 @@ export interface CampaignContentLike {
   from_email: string;
   from_name: string | null;
   reply_to: string | null;
+  /** Absent on rows of releases before topics. */
+  topic_id?: string | null;
 }
 
 export interface Recipient {
@@ -37,6 +39,8 @@ export function recipientBatch(c: CampaignContentLike, recipients: Recipient[]):
     source: { type: "CAMPAIGN", campaignId: c.id },
     ...sender(c),
     marketing: true,
+    // a topic campaign's unsubscribe links leave the topic only
+    ...(c.topic_id ? { topicId: c.topic_id } : {}),
     recipients: recipients.map((r) => ({ idempotencyKey: recipientKey(c.id, r.contactId), to: r.email, contactId: r.contactId, data: r.data })),
   };
 }

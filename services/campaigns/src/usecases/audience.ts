@@ -18,6 +18,7 @@ export class AudienceSource {
       ...(afterId ? { afterId } : {}),
       ...(audience.type === "SEGMENT" ? { segmentId: audience.segmentId! } : {}),
       ...(audience.type === "FILTERED" ? { filter: audience.filter! } : {}),
+      ...(audience.topicId ? { topicId: audience.topicId } : {}),
     });
     return { contacts: reply.contacts, ended: reply.nextAfterId === null };
   }
@@ -28,10 +29,12 @@ export class AudienceSource {
    * contract). The contacts service answers with paths of its own request, re-rooted here.
    */
   async validate(projectId: string, audience: Audience): Promise<void> {
-    if (audience.type === "ALL") return;
+    if (audience.type === "ALL" && !audience.topicId) return;
     const reply = await this.rpc.call(contactsRpc.validateFilter, {
       projectId,
-      ...(audience.type === "SEGMENT" ? { segmentId: audience.segmentId! } : { filter: audience.filter! }),
+      ...(audience.type === "SEGMENT" ? { segmentId: audience.segmentId! } : {}),
+      ...(audience.type === "FILTERED" ? { filter: audience.filter! } : {}),
+      ...(audience.topicId ? { topicId: audience.topicId } : {}),
     });
     if (reply.valid) return;
     const details = reply.details.map((d) => ({ ...d, path: d.path.replace(/^filter(?=\.|$)/, "audienceFilter") }));

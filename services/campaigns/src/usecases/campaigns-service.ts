@@ -116,7 +116,13 @@ export class CampaignsService {
       if (!verified) throw new AppError("DOMAIN_NOT_VERIFIED", `The domain of ${c.from} is not verified in this project`);
     }
     const a = c.audience;
-    if (!stored || stored.audience_type !== a.type || stored.segment_id !== a.segmentId || JSON.stringify(stored.audience_filter) !== JSON.stringify(a.filter)) {
+    if (
+      !stored ||
+      stored.audience_type !== a.type ||
+      stored.segment_id !== a.segmentId ||
+      stored.topic_id !== a.topicId ||
+      JSON.stringify(stored.audience_filter) !== JSON.stringify(a.filter)
+    ) {
       await this.audience.validate(projectId, a);
     }
   }
@@ -134,7 +140,7 @@ function contentOf(stored: CampaignRow | null, edit: UpdateCampaignRequest): Cam
     fromName: pick(edit.fromName, stored?.from_name ?? null),
     replyTo: pick(edit.replyTo, stored?.reply_to ?? null),
     audience: mergeAudience(
-      stored ? { type: stored.audience_type, segmentId: stored.segment_id, filter: stored.audience_filter } : null,
+      stored ? { type: stored.audience_type, segmentId: stored.segment_id, filter: stored.audience_filter, topicId: stored.topic_id } : null,
       edit,
     ),
   };

@@ -150,7 +150,7 @@ export class Fanout {
    * audience where it is rather than blocking the campaign in SENDING forever.
    */
   private async readPage(c: CampaignRow, afterId: string | null) {
-    const audience = { type: c.audience_type, segmentId: c.segment_id, filter: c.audience_filter };
+    const audience = { type: c.audience_type, segmentId: c.segment_id, filter: c.audience_filter, topicId: c.topic_id };
     try {
       return await this.audience.page(c.project_id, audience, afterId, this.opts.pageSize);
     } catch (err) {

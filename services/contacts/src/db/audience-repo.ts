@@ -82,6 +82,7 @@ export const audienceRepo = traced("AudienceRepo", {
       createdAt: contact.created_at,
       updatedAt: contact.updated_at,
       data: contact.data,
+      topics: contact.topics,
       events: events.flatMap((e) => [
         { name: e.name, createdAt: e.first },
         { name: e.name, createdAt: e.last },

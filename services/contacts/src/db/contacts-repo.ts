@@ -11,6 +11,7 @@ export function toContact(r: ContactRow): Contact {
     email: r.email,
     subscribed: r.subscribed,
     data: r.data,
+    topics: r.topics,
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
   };
@@ -41,10 +42,10 @@ export function createOrReadManyStatement(q: Q, rows: ContactRow[], outbox = "[]
   return q<Array<ContactRow & { created: boolean; tracked: boolean }>>`
     with v as (
       select * from jsonb_to_recordset(${given}::jsonb)
-        as v(id uuid, project_id uuid, email text, subscribed boolean, data jsonb, created_at timestamptz, updated_at timestamptz)),
+        as v(id uuid, project_id uuid, email text, subscribed boolean, data jsonb, topics jsonb, created_at timestamptz, updated_at timestamptz)),
     c as (
-      insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
-      select id, project_id, email, subscribed, data, created_at, updated_at from v
+      insert into contacts (id, project_id, email, subscribed, data, topics, created_at, updated_at)
+      select id, project_id, email, subscribed, data, coalesce(topics, '{}'::jsonb), created_at, updated_at from v
       -- in address order: two calls inserting the same addresses wait on each other, never deadlock
       order by lower(email), project_id
       on conflict (project_id, lower(email)) do nothing
@@ -76,8 +77,8 @@ export const contactsRepo = traced("ContactsRepo", {
   /** Inserts unless the address exists (a concurrent upsert won): null then. */
   async insertIfAbsent(q: Q, row: ContactRow): Promise<ContactRow | null> {
     const rows = await q<ContactRow[]>`
-      insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
-      values (${row.id}, ${row.project_id}, ${row.email}, ${row.subscribed}, ${json(row.data)}::jsonb, ${iso(row.created_at)}, ${iso(row.updated_at)})
+      insert into contacts (id, project_id, email, subscribed, data, topics, created_at, updated_at)
+      values (${row.id}, ${row.project_id}, ${row.email}, ${row.subscribed}, ${json(row.data)}::jsonb, ${json(row.topics)}::jsonb, ${iso(row.created_at)}, ${iso(row.updated_at)})
       on conflict (project_id, lower(email)) do nothing
       returning *`;
     return rows[0] ?? null;
@@ -97,8 +98,8 @@ export const contactsRepo = traced("ContactsRepo", {
       : q``;
     const rows = await q<Array<ContactRow & { created: boolean }>>`
       with c as (
-        insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
-        values (${row.id}, ${row.project_id}, ${row.email}, ${row.subscribed}, ${json(row.data)}::jsonb, ${iso(row.created_at)}, ${iso(row.updated_at)})
+        insert into contacts (id, project_id, email, subscribed, data, topics, created_at, updated_at)
+        values (${row.id}, ${row.project_id}, ${row.email}, ${row.subscribed}, ${json(row.data)}::jsonb, ${json(row.topics)}::jsonb, ${iso(row.created_at)}, ${iso(row.updated_at)})
         on conflict (project_id, lower(email)) do nothing
         returning *)
       ${record},
@@ -127,7 +128,7 @@ export const contactsRepo = traced("ContactsRepo", {
   async update(q: Q, row: ContactRow): Promise<ContactRow> {
     const [updated] = await q<ContactRow[]>`
       update contacts set email = ${row.email}, subscribed = ${row.subscribed}, data = ${json(row.data)}::jsonb,
-        updated_at = ${iso(row.updated_at)}
+        topics = ${json(row.topics)}::jsonb, updated_at = ${iso(row.updated_at)}
       where project_id = ${row.project_id} and id = ${row.id}
       returning *`;
     return updated!;

@@ -19,6 +19,8 @@ export const contacts = pgTable(
     email: text("email").notNull(),
     subscribed: boolean("subscribed").notNull(),
     data: jsonb("data").$type<ContactData>().notNull().default({}),
+    /** The contact's own topic choices, `{<topicId>: boolean}`; a missing topic has its default. */
+    topics: jsonb("topics").$type<Record<string, boolean>>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -141,4 +143,18 @@ export const segmentDue = pgTable(
     index("segment_due_at_idx").on(t.dueAt),
     index("segment_due_contact_idx").on(t.contactId),
   ],
+);
+
+/** Topics a contact opts into or out of one by one (decisions.md §14). */
+export const topics = pgTable(
+  "topics",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    defaultSubscribed: boolean("default_subscribed").notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (t) => [index("topics_project_idx").on(t.projectId, t.id)],
 );

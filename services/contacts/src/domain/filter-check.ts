@@ -1,5 +1,5 @@
 import { AppError, type ConditionConfig, type ErrorDetail, type FilterExpression } from "@mailroom/contracts";
-import { FilterError, type SegmentMap, checkSegmentReferences } from "@mailroom/filters";
+import { FilterError, type SegmentMap, type TopicDefaults, checkSegmentReferences, compileFilter } from "@mailroom/filters";
 
 /**
  * The checks the schema cannot make because they need the project's segments: every `segment.<id>`
@@ -11,9 +11,12 @@ export function segmentReferenceProblems(
   segments: SegmentMap,
   root: string,
   segmentId?: string,
+  topics?: TopicDefaults,
 ): ErrorDetail[] {
   try {
     checkSegmentReferences(expr, { segments, segmentId });
+    // `topic.<id>` must be a topic of the project: compiling resolves every field against them
+    if (topics) compileFilter(expr, { segments, segmentId, topics, now: new Date() });
     return [];
   } catch (err) {
     if (!(err instanceof FilterError)) throw err;

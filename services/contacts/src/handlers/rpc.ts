@@ -4,6 +4,7 @@ import { toContact } from "../db/contacts-repo.js";
 import type { ContactsService } from "../usecases/contacts-service.js";
 import type { ContactQueries } from "../usecases/queries.js";
 import type { SegmentQueries } from "../usecases/segment-queries.js";
+import type { TopicsService } from "../usecases/topics-service.js";
 
 /** Internal callers name the project themselves: one that cannot exist is a bad request, not a 500. */
 function project(projectId: string): string {
@@ -12,8 +13,14 @@ function project(projectId: string): string {
 }
 
 /** The RPCs other services call (packages/contracts contacts/rpc.ts). */
-export function registerRpcs(server: RpcServer, service: ContactsService, queries: ContactQueries, segments: SegmentQueries): void {
+export function registerRpcs(server: RpcServer, service: ContactsService, queries: ContactQueries, segments: SegmentQueries, topics: TopicsService): void {
   server
+    .rpc(contactsRpc.topics, async (req) => ({ topics: await topics.list(project(req.projectId)) }))
+    .rpc(contactsRpc.setTopics, async (req) => {
+      const r = await service.setTopics(project(req.projectId), req.contactId, req.topics, req.via);
+      if (!r) throw AppError.notFound("Contact");
+      return { contact: toContact(r.row), changed: r.changed };
+    })
     .rpc(contactsRpc.upsert, async (req) => {
       const r = await service.upsert(project(req.projectId), req, req.entryPoint);
       return { contact: toContact(r.row), isNew: r.isNew, changed: r.isNew || r.changed.length > 0, templateData: r.outcome.templateData };

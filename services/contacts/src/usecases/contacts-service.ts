@@ -5,8 +5,11 @@ import { type EventRow, eventsRepo } from "../db/events-repo.js";
 import { locks, membersRepo, projectsSharedStatement } from "../db/members-repo.js";
 import type { DataOutcome, EntryPoint } from "../domain/data-rules.js";
 import type { Caller, SubscriptionVia, UnsubscribeReason } from "../domain/subscription.js";
+import { unknownTopicProblems, type TopicCatalog } from "../domain/topics.js";
+import type { DoubleOptInGate } from "./double-opt-in.js";
 import type { Outgoing } from "./outgoing.js";
-import { changeContact, contactChanges, emailTaken, freshContact, setSubscription, upsertContact, type ContactPatch, type WriteResult } from "./write-contact.js";
+import type { TopicsService } from "./topics-service.js";
+import { changeContact, contactChanges, emailTaken, freshContact, setSubscription, setTopics, upsertContact, type ContactPatch, type WriteResult } from "./write-contact.js";
 import type { Writer } from "./writer.js";
 
 /** One `upsertMany` call's new rows, as it would create them. */
@@ -19,6 +22,11 @@ export interface UpsertInput {
   email: string;
   subscribed?: boolean;
   data?: ContactDataInput;
+  topics?: Record<string, boolean>;
+  /** Filled in by the service when `topics` is given. */
+  catalog?: TopicCatalog;
+  /** Double opt-in: a new contact starts unsubscribed (write-contact.ts `freshContact`). */
+  confirmFirst?: boolean;
   /** A public key's call may not resubscribe an existing contact (domain/subscription.ts). */
   caller?: Caller;
 }
@@ -43,15 +51,27 @@ export class ContactsService {
 
   constructor(
     private readonly writer: Writer,
+    private readonly topics: TopicsService,
+    private readonly optIn: DoubleOptInGate,
     private readonly clock: () => Date = () => new Date(),
   ) {}
+
+  /** The project's topics when the write names some, after refusing ids that are not the project's. */
+  private async withCatalog<T extends { topics?: Record<string, boolean> | undefined }>(projectId: string, input: T): Promise<T & { catalog?: TopicCatalog }> {
+    if (!input.topics || Object.keys(input.topics).length === 0) return input;
+    const catalog = await this.topics.catalog(projectId);
+    const problems = unknownTopicProblems(input.topics, catalog);
+    if (problems.length > 0) throw AppError.validation(problems[0]!.message, problems);
+    return { ...input, catalog };
+  }
 
   /**
    * The common cases take one statement each: a new address is created by the first, and an existing
    * contact the call leaves as it is needs no write at all. A change, or a lost race, takes the
    * transaction.
    */
-  async upsert(projectId: string, input: UpsertInput, entry: EntryPoint): Promise<WriteResult> {
+  async upsert(projectId: string, given: UpsertInput, entry: EntryPoint): Promise<WriteResult> {
+    const input = await this.withCatalog(projectId, given);
     const now = this.clock();
     const first = await this.createOrInspect(projectId, input, entry, now);
     if (first?.created) return first.created;
@@ -170,13 +190,15 @@ export class ContactsService {
     if (!value) return null;
     if (value.created) return { created: { ...fresh, row: value.row } };
     // as `upsertContact`: the address given names the contact, it never renames it
-    const { outcome, changed } = contactChanges(value.row, { subscribed: input.subscribed, data: input.data, caller: input.caller }, entry);
+    const patch = { subscribed: input.subscribed, data: input.data, topics: input.topics, catalog: input.catalog, caller: input.caller };
+    const { outcome, changed } = contactChanges(value.row, patch, entry);
     return { existing: { row: value.row, isNew: false, changed, outcome } };
   }
 
   /** PATCH /contacts/{id}: null when the contact is not in the project. */
-  async update(projectId: string, id: string, patch: ContactPatch): Promise<WriteResult | null> {
+  async update(projectId: string, id: string, given: ContactPatch): Promise<WriteResult | null> {
     if (!isId(id)) return null;
+    const patch = await this.withCatalog(projectId, given);
     try {
       return await this.writer.run(async (tx, out) => {
         const current = await contactsRepo.byId(tx, projectId, id, true);
@@ -215,21 +237,46 @@ export class ContactsService {
     });
   }
 
+  /** Merges topic choices made through a link or the manage page (contacts.topics.set). */
+  async setTopics(projectId: string, id: string, topics: Record<string, boolean>, via?: SubscriptionVia) {
+    if (!isId(id)) return null;
+    const catalog = await this.topics.catalog(projectId);
+    return this.writer.run(async (tx, out) => {
+      const current = await contactsRepo.byId(tx, projectId, id, true);
+      return current ? setTopics(tx, out, current, topics, catalog, this.clock(), via) : null;
+    });
+  }
+
   /**
    * /v1/track: upsert the contact, record the event (every time), publish it. With a public key
    * (`input.caller`) the call may create a contact, subscribed or not, and unsubscribe one, but
-   * not resubscribe one.
+   * not resubscribe one. With double opt-in on, a public key's subscription (a new contact it does
+   * not create unsubscribed, or `subscribed: true` for an unsubscribed one) mails a confirmation
+   * link instead, and the contact stays unsubscribed until it is clicked.
    */
   async track(projectId: string, input: UpsertInput & { event: string }): Promise<TrackResult> {
     if (isReservedEventName(input.event)) {
       const message = `"${input.event}" is a reserved system event name and cannot be tracked`;
       throw AppError.validation(message, [{ path: "event", message: "reserved event name" }], "reserved_event");
     }
+    const confirmFirst = input.caller === "public" && input.subscribed !== false && (await this.optIn.enabled(projectId));
+    let written: { row: ContactRow; created: boolean } | undefined;
+    const result = await this.trackWrite(projectId, { ...input, confirmFirst }, (row, created) => (written = { row, created }));
+    if (confirmFirst && written && !written.row.subscribed && (written.created || input.subscribed === true)) {
+      await this.optIn.confirm(written.row, result.event);
+    }
+    return result;
+  }
+
+  private async trackWrite(projectId: string, input: UpsertInput & { event: string }, seen: (row: ContactRow, created: boolean) => void): Promise<TrackResult> {
     const now = this.clock();
     const id = newId();
-    const answer = (contact: ContactRow): TrackResult => ({ contact: contact.id, event: id, timestamp: now.toISOString() });
+    const answer = (contact: ContactRow, created = false): TrackResult => {
+      seen(contact, created);
+      return { contact: contact.id, event: id, timestamp: now.toISOString() };
+    };
     const first = await this.createOrInspect(projectId, input, "track", now, { id, name: input.event });
-    if (first?.created) return answer(first.created.row);
+    if (first?.created) return answer(first.created.row, true);
     const current = first?.existing;
     if (current && current.changed.length === 0) {
       // a contact the call leaves as it is: the event alone, guarded by the contact still existing
@@ -243,10 +290,10 @@ export class ContactsService {
       if (recorded.wrote) return answer(current.row);
     }
     return this.writer.run(async (tx, out) => {
-      const { row, outcome } = await upsertContact(tx, out, projectId, input, "track", now);
+      const { row, outcome, isNew } = await upsertContact(tx, out, projectId, input, "track", now);
       await eventsRepo.insert(tx, eventRecord(id, row, input.event, outcome, now));
       emitTracked(out, row, input.event, outcome, now, id);
-      return answer(row);
+      return answer(row, isNew);
     });
   }
 }

@@ -35,6 +35,12 @@ export class Outgoing {
     this.event(contact, name, { ...(reason ? { reason } : {}), ...(via ?? {}) }, at);
   }
 
+  /** `contact.topic.subscribed` / `.unsubscribed` with `{topicId, topicName}` (and the email whose link did it). */
+  topic(contact: ContactRow, topic: { id: string; name: string }, subscribed: boolean, at: Date, via?: SubscriptionVia): void {
+    const name = subscribed ? "contact.topic.subscribed" : "contact.topic.unsubscribed";
+    this.event(contact, name, { topicId: topic.id, topicName: topic.name, ...(via ?? {}) }, at);
+  }
+
   /** A tracked event for the workflow engine and the segment tracker (one-shot values included). */
   custom(contact: ContactRow, name: string, data: Record<string, JsonValue>, at: Date, id: string): void {
     this.event(contact, name, data, at, id);

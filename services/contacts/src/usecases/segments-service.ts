@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import { AppError, type CreateSegmentRequest, type FilterExpression, type UpdateSegmentRequest } from "@mailroom/contracts";
 import { isId, newId, type Q, type Sql } from "@mailroom/kit";
-import { type CompileContext, type CompiledFilter, compileFilter } from "@mailroom/filters";
+import { type CompileContext, type CompiledFilter, type TopicDefaults, compileFilter } from "@mailroom/filters";
+import { topicsRepo } from "../db/topics-repo.js";
 import { dueRepo, locks, membersRepo } from "../db/members-repo.js";
 import { retryTransient } from "../db/retry.js";
 import { segmentsRepo, toSegmentDef, type SegmentRow } from "../db/segments-repo.js";
@@ -21,8 +22,8 @@ export class SegmentsService {
   ) {}
 
   create(projectId: string, body: CreateSegmentRequest): Promise<SegmentRow> {
-    return this.write(projectId, async (tx, rows, now) => {
-      assertNoProblems(segmentReferenceProblems(body.filters, new SegmentGraph(rows.map(toSegmentDef)).map, "filters"));
+    return this.write(projectId, async (tx, rows, now, topics) => {
+      assertNoProblems(segmentReferenceProblems(body.filters, new SegmentGraph(rows.map(toSegmentDef)).map, "filters", undefined, topics));
       const row: SegmentRow = {
         id: newId(),
         project_id: projectId,
@@ -34,7 +35,7 @@ export class SegmentsService {
         updated_at: now,
       };
       await segmentsRepo.insert(tx, row);
-      if (row.track_membership) await record(tx, projectId, new SegmentGraph([...rows, row].map(toSegmentDef)), [toSegmentDef(row)], now);
+      if (row.track_membership) await record(tx, projectId, new SegmentGraph([...rows, row].map(toSegmentDef)), [toSegmentDef(row)], now, topics);
       return row;
     });
   }
@@ -46,7 +47,7 @@ export class SegmentsService {
    */
   update(projectId: string, id: string, body: UpdateSegmentRequest): Promise<SegmentRow | null> {
     if (!isId(id)) return Promise.resolve(null);
-    return this.write(projectId, async (tx, rows, now) => {
+    return this.write(projectId, async (tx, rows, now, topics) => {
       const current = rows.find((r) => r.id === id);
       if (!current) return null;
       const next: SegmentRow = {
@@ -59,11 +60,11 @@ export class SegmentsService {
       };
       const redefined = !isDeepStrictEqual(next.filters, current.filters);
       const graph = new SegmentGraph(rows.map((r) => toSegmentDef(r.id === id ? next : r)));
-      if (redefined) assertNoProblems(segmentReferenceProblems(next.filters, graph.map, "filters", id));
+      if (redefined) assertNoProblems(segmentReferenceProblems(next.filters, graph.map, "filters", id, topics));
       await segmentsRepo.update(tx, next);
       if (current.track_membership && !next.track_membership) await membersRepo.clear(tx, id);
-      if (redefined) await record(tx, projectId, graph, graph.definedThrough(id), now);
-      else if (!current.track_membership && next.track_membership) await record(tx, projectId, graph, [toSegmentDef(next)], now);
+      if (redefined) await record(tx, projectId, graph, graph.definedThrough(id), now, topics);
+      else if (!current.track_membership && next.track_membership) await record(tx, projectId, graph, [toSegmentDef(next)], now, topics);
       return next;
     });
   }
@@ -82,11 +83,11 @@ export class SegmentsService {
     });
   }
 
-  private write<T>(projectId: string, work: (tx: Q, rows: SegmentRow[], now: Date) => Promise<T>): Promise<T> {
+  private write<T>(projectId: string, work: (tx: Q, rows: SegmentRow[], now: Date, topics: TopicDefaults) => Promise<T>): Promise<T> {
     return retryTransient(async () => {
       const result = await this.sql.begin(async (tx) => {
         await locks.projectExclusive(tx, projectId);
-        return work(tx, await segmentsRepo.all(tx, projectId), this.clock());
+        return work(tx, await segmentsRepo.all(tx, projectId), this.clock(), await topicsRepo.defaults(tx, projectId));
       });
       return result as T;
     });
@@ -98,9 +99,9 @@ export class SegmentsService {
  * on another one's membership reads its fresh rows), and gives every contact near a time boundary a
  * due time of now: the scheduler then evaluates each and keeps its real next boundary.
  */
-async function record(tx: Q, projectId: string, graph: SegmentGraph, segments: SegmentDef[], now: Date): Promise<void> {
+async function record(tx: Q, projectId: string, graph: SegmentGraph, segments: SegmentDef[], now: Date, topics: TopicDefaults): Promise<void> {
   for (const s of segments) {
-    const ctx = { segments: graph.map, segmentId: s.id, now, paramOffset: 2 };
+    const ctx = { segments: graph.map, topics, segmentId: s.id, now, paramOffset: 2 };
     await membersRepo.record(tx, s.id, projectId, compileFilter(s.filters, ctx), now);
     await dueRepo.seed(tx, s.id, projectId, compileSensitivity(timeSensitivity(s.filters, graph.map), ctx));
   }

@@ -1,10 +1,11 @@
 import type { ContactChange } from "@mailroom/contracts";
 import { Batcher, isId, type Logger, type Q } from "@mailroom/kit";
-import { evaluateFilter, nextBoundary } from "@mailroom/filters";
+import { evaluateFilter, nextBoundary, type TopicDefaults } from "@mailroom/filters";
 import { audienceRepo } from "../db/audience-repo.js";
 import { contactsRepo } from "../db/contacts-repo.js";
 import { dueRepo, locks, membersRepo } from "../db/members-repo.js";
 import { segmentsRepo, toSegmentDef } from "../db/segments-repo.js";
+import { topicsRepo } from "../db/topics-repo.js";
 import { SegmentGraph, type SegmentDef } from "../domain/segment-graph.js";
 import type { Outgoing } from "./outgoing.js";
 import type { Writer } from "./writer.js";
@@ -48,17 +49,17 @@ export class MembershipTracker {
     await this.writer.run(async (tx, out) => {
       // Pipelined on the transaction's connection: the read runs after the locks are held (so it
       // sees every segment write committed before them) without a round trip of its own.
-      const [, rows] = await Promise.all([locks.evaluation(tx, projectId, contactId), segmentsRepo.all(tx, projectId)]);
+      const [, rows, topics] = await Promise.all([locks.evaluation(tx, projectId, contactId), segmentsRepo.all(tx, projectId), topicsRepo.defaults(tx, projectId)]);
       if (!rows.some((r) => r.track_membership)) return;
       const graph = new SegmentGraph(rows.map(toSegmentDef), (s, err) =>
         this.log.error({ segmentId: s.id, err: String(err) }, "stored segment definition no longer checks; not tracked"),
       );
       const targets = pick(graph);
-      if (targets.length > 0) await this.apply(tx, out, graph, targets, projectId, contactId);
+      if (targets.length > 0) await this.apply(tx, out, graph, targets, projectId, contactId, topics);
     });
   }
 
-  private async apply(tx: Q, out: Outgoing, graph: SegmentGraph, targets: SegmentDef[], projectId: string, contactId: string) {
+  private async apply(tx: Q, out: Outgoing, graph: SegmentGraph, targets: SegmentDef[], projectId: string, contactId: string, topics: TopicDefaults) {
     const contact = await contactsRepo.byId(tx, projectId, contactId);
     if (!contact) return; // deleted: its exits went out with the deletion
     const events = new Set<string>();
@@ -78,7 +79,7 @@ export class MembershipTracker {
     // In dependency order, updating the membership set as we go, so a segment defined by another
     // one's membership sees the new answer in the same transaction.
     for (const s of targets) {
-      const ctx = { segments: graph.map, segmentId: s.id };
+      const ctx = { segments: graph.map, topics, segmentId: s.id };
       const member = evaluateFilter(s.filters, { ...facts, segments }, { ...ctx, now });
       if (member && !segments.has(s.id)) {
         segments.add(s.id);

@@ -3,12 +3,18 @@ import { newId, type Q } from "@mailroom/kit";
 import { contactsRepo, type ContactRow } from "../db/contacts-repo.js";
 import { applyContactData, type DataOutcome, type EntryPoint } from "../domain/data-rules.js";
 import { initialSubscription, transition, type Caller, type SubscriptionTransition, type SubscriptionVia, type UnsubscribeReason } from "../domain/subscription.js";
+import { applyTopics, type TopicCatalog } from "../domain/topics.js";
 import type { Outgoing } from "./outgoing.js";
+
+const NO_TOPICS: TopicCatalog = new Map();
 
 export interface ContactPatch {
   email?: string;
   subscribed?: boolean;
   data?: ContactDataInput;
+  /** Topic choices to merge; `catalog` (the project's topics) must come with them. */
+  topics?: Record<string, boolean>;
+  catalog?: TopicCatalog;
   /** Omitted: a secret key's call (or the service's own). */
   caller?: Caller;
 }
@@ -27,13 +33,15 @@ const dataFields = (keys: string[]) => keys.map((k) => `data.${k}`);
 export function contactChanges(current: ContactRow, patch: ContactPatch, entry: EntryPoint) {
   const outcome = applyContactData(current.data, patch.data, entry);
   const sub: SubscriptionTransition = transition(current.subscribed, patch.subscribed, patch.caller);
+  const topics = applyTopics(current.topics, patch.topics, patch.catalog ?? NO_TOPICS);
   const email = patch.email ?? current.email;
   const changed = [
     ...(email !== current.email ? ["email"] : []),
     ...(sub.event ? ["subscribed"] : []),
     ...dataFields(outcome.changedKeys),
+    ...topics.changed,
   ];
-  return { outcome, sub, email, changed };
+  return { outcome, sub, email, changed, topics };
 }
 
 /** Applies a patch to an existing (locked) contact and emits what changed, and only that. */
@@ -45,14 +53,15 @@ export async function changeContact(
   entry: EntryPoint,
   now: Date,
 ): Promise<WriteResult> {
-  const { outcome, sub, email, changed } = contactChanges(current, patch, entry);
+  const { outcome, sub, email, changed, topics } = contactChanges(current, patch, entry);
   if (changed.length === 0) return { row: current, isNew: false, changed, outcome };
   if (email.toLowerCase() !== current.email.toLowerCase()) {
     const other = await contactsRepo.byEmail(tx, current.project_id, email);
     if (other) throw emailTaken();
   }
-  const row = await contactsRepo.update(tx, { ...current, email, subscribed: sub.subscribed, data: outcome.stored, updated_at: now });
+  const row = await contactsRepo.update(tx, { ...current, email, subscribed: sub.subscribed, data: outcome.stored, topics: topics.stored, updated_at: now });
   if (sub.event) out.subscription(row, sub.event, now);
+  for (const flip of topics.flips) out.topic(row, flip, flip.subscribed, now);
   out.change(row, "updated", changed, now);
   return { row, isNew: false, changed, outcome };
 }
@@ -66,18 +75,31 @@ export function emailTaken(): AppError {
  * filter field it sets. Not written yet: `upsertContact` inserts it in its transaction, and
  * `ContactsService` first tries it as one statement (the common case of /v1/send and /v1/track).
  */
-export function freshContact(projectId: string, input: { email: string; subscribed?: boolean; data?: ContactDataInput }, entry: EntryPoint, now: Date): WriteResult {
+export function freshContact(projectId: string, input: FreshInput, entry: EntryPoint, now: Date): WriteResult {
   const outcome = applyContactData({}, input.data, entry);
+  const topics = applyTopics({}, input.topics, input.catalog ?? NO_TOPICS);
   const row: ContactRow = {
     id: newId(),
     project_id: projectId,
     email: input.email,
-    subscribed: initialSubscription(entry, input.subscribed),
+    // double opt-in: the contact is subscribed by its confirmation click, not by this call
+    subscribed: input.confirmFirst ? false : initialSubscription(entry, input.subscribed),
     data: outcome.stored,
+    topics: topics.stored,
     created_at: now,
     updated_at: now,
   };
-  return { row, isNew: true, changed: ["email", "subscribed", ...dataFields(Object.keys(outcome.stored))], outcome };
+  return { row, isNew: true, changed: ["email", "subscribed", ...dataFields(Object.keys(outcome.stored)), ...topics.changed], outcome };
+}
+
+export interface FreshInput {
+  email: string;
+  subscribed?: boolean;
+  data?: ContactDataInput;
+  topics?: Record<string, boolean>;
+  catalog?: TopicCatalog;
+  /** Double opt-in is on and a public key asks: a new contact starts unsubscribed until it confirms. */
+  confirmFirst?: boolean;
 }
 
 /**
@@ -89,7 +111,7 @@ export async function upsertContact(
   tx: Q,
   out: Outgoing,
   projectId: string,
-  input: { email: string; subscribed?: boolean; data?: ContactDataInput; caller?: Caller },
+  input: FreshInput & { caller?: Caller },
   entry: EntryPoint,
   now: Date,
 ): Promise<WriteResult> {
@@ -105,7 +127,25 @@ export async function upsertContact(
     current = await contactsRepo.byEmail(tx, projectId, input.email, true);
     if (!current) throw new Error("contact disappeared during upsert");
   }
-  return changeContact(tx, out, current, { subscribed: input.subscribed, data: input.data, caller: input.caller }, entry, now);
+  return changeContact(tx, out, current, { subscribed: input.subscribed, data: input.data, topics: input.topics, catalog: input.catalog, caller: input.caller }, entry, now);
+}
+
+/** Merges topic choices (links, the manage page); emits an event per effective flip, and the change. */
+export async function setTopics(
+  tx: Q,
+  out: Outgoing,
+  current: ContactRow,
+  given: Record<string, boolean>,
+  catalog: TopicCatalog,
+  now: Date,
+  via?: SubscriptionVia,
+): Promise<{ row: ContactRow; changed: string[] }> {
+  const topics = applyTopics(current.topics, given, catalog);
+  if (topics.changed.length === 0) return { row: current, changed: [] };
+  const row = await contactsRepo.update(tx, { ...current, topics: topics.stored, updated_at: now });
+  for (const flip of topics.flips) out.topic(row, flip, flip.subscribed, now, via);
+  out.change(row, "updated", topics.changed, now);
+  return { row, changed: topics.flips.map((f) => f.id) };
 }
 
 /** Sets the flag (unsubscribe links, automatic unsubscription); emits only on a change. */

@@ -12,6 +12,8 @@ export interface NewEmail extends OutgoingEmail {
   attachmentIds: string[];
   templateId: string | null;
   campaignId: string | null;
+  /** A topic campaign's email (omitted: none). */
+  topicId?: string | null;
   workflowId: string | null;
   executionId: string | null;
   sourceType: EmailSourceType;
@@ -111,7 +113,7 @@ export const emailsRepo = traced("EmailsRepo", {
       emails.map((e) => ({
         id: e.id, project_id: e.projectId, contact_id: e.contactId, to_email: e.to, to_name: e.toName, from_email: e.from,
         from_name: e.fromName, reply_to: e.replyTo, subject: e.subject, html: e.html, headers: e.headers,
-        attachment_ids: e.attachmentIds, template_id: e.templateId, campaign_id: e.campaignId, workflow_id: e.workflowId,
+        attachment_ids: e.attachmentIds, template_id: e.templateId, campaign_id: e.campaignId, topic_id: e.topicId ?? null, workflow_id: e.workflowId,
         execution_id: e.executionId, source_type: e.sourceType, marketing: e.marketing, idempotency_key: e.idempotencyKey,
         status: e.failure ? "FAILED" : "QUEUED", message_id: e.messageId, links: e.links, last_error: e.failure ?? null,
       })),
@@ -119,14 +121,14 @@ export const emailsRepo = traced("EmailsRepo", {
     const inserted = await q<Pick<EmailRow, "id">[]>`
       with e as (
         insert into emails (id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html,
-          headers, attachment_ids, template_id, campaign_id, workflow_id, execution_id, source_type, marketing,
+          headers, attachment_ids, template_id, campaign_id, topic_id, workflow_id, execution_id, source_type, marketing,
           idempotency_key, status, message_id, links, last_error)
         select id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html,
-          headers, attachment_ids, template_id, campaign_id, workflow_id, execution_id, source_type, marketing,
+          headers, attachment_ids, template_id, campaign_id, topic_id, workflow_id, execution_id, source_type, marketing,
           idempotency_key, status, message_id, links, last_error
         from rows from (jsonb_to_recordset(${given}::jsonb) as (id uuid, project_id uuid, contact_id uuid, to_email text,
           to_name text, from_email text, from_name text, reply_to text, subject text, html text, headers jsonb,
-          attachment_ids uuid[], template_id uuid, campaign_id uuid, workflow_id uuid, execution_id uuid, source_type text,
+          attachment_ids uuid[], template_id uuid, campaign_id uuid, topic_id uuid, workflow_id uuid, execution_id uuid, source_type text,
           marketing boolean, idempotency_key text, status text, message_id text, links text[], last_error text)) with ordinality as v
         -- in the order given: of two records with one idempotency key, the first is written
         order by v.ordinality
@@ -154,11 +156,17 @@ export const emailsRepo = traced("EmailsRepo", {
   },
 
   /** The recipient side of an email, for its subscription pages; `projectId` (when known) must own it. */
-  async recipient(q: Q, id: string, projectId: string | null): Promise<{ id: string; projectId: string; contactId: string | null; campaignId: string | null; to: string } | null> {
-    const [row] = await q<Pick<EmailRow, "id" | "project_id" | "contact_id" | "campaign_id" | "to_email">[]>`
-      select id, project_id, contact_id, campaign_id, to_email from emails
+  async recipient(
+    q: Q,
+    id: string,
+    projectId: string | null,
+  ): Promise<{ id: string; projectId: string; contactId: string | null; campaignId: string | null; topicId: string | null; to: string } | null> {
+    const [row] = await q<Pick<EmailRow, "id" | "project_id" | "contact_id" | "campaign_id" | "topic_id" | "to_email">[]>`
+      select id, project_id, contact_id, campaign_id, topic_id, to_email from emails
       where id = ${id} and (${projectId}::uuid is null or project_id = ${projectId}::uuid)`;
-    return row ? { id: row.id, projectId: row.project_id, contactId: row.contact_id, campaignId: row.campaign_id, to: row.to_email } : null;
+    return row
+      ? { id: row.id, projectId: row.project_id, contactId: row.contact_id, campaignId: row.campaign_id, topicId: row.topic_id, to: row.to_email }
+      : null;
   },
 
   async get(q: Q, projectId: string, id: string): Promise<Email | null> {

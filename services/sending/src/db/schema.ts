@@ -77,6 +77,8 @@ export const emails = pgTable(
     attachmentIds: uuid("attachment_ids").array().notNull().default([]),
     templateId: uuid("template_id"),
     campaignId: uuid("campaign_id"),
+    /** A topic campaign's topic: this email's unsubscribe links leave that topic only. */
+    topicId: uuid("topic_id"),
     workflowId: uuid("workflow_id"),
     executionId: uuid("execution_id"),
     sourceType: text("source_type", { enum: ["TRANSACTIONAL", "CAMPAIGN", "WORKFLOW"] }).notNull(),
@@ -123,6 +125,10 @@ export const projectSettings = pgTable("project_settings", {
   projectId: uuid("project_id").primaryKey(),
   /** Open pixel and click rewriting (a send's `tracking: false` turns it off for that send only). */
   tracking: boolean("tracking").notNull().default(true),
+  /** Double opt-in (decisions.md §14): public subscriptions wait for a confirmation click. */
+  doubleOptIn: boolean("double_opt_in").notNull().default(false),
+  /** The confirmation email's template; null: Mailroom's default. */
+  doubleOptInTemplateId: uuid("double_opt_in_template_id"),
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 

@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 /**
- * Signed tokens of the links in a message: o(pen pixel), c(lick), u(nsubscribe), s(ubscribe), m(anage).
+ * Signed tokens of the links in a message: o(pen pixel), c(lick), u(nsubscribe), s(ubscribe), m(anage),
+ * and k, the double opt-in confirmation (served at `/c/`: the path was free, the letter was not).
  *
  * Version 1 (current): base64url of `1 | kind | emailId (16 bytes) | projectId (16) | link index (u16)`
  * followed by the first 16 bytes of HMAC-SHA256 over that payload with MAILROOM_SECRET. The project
@@ -13,7 +14,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  *
  * Compatibility: tokens live in mail for years. Never change a version's layout; add a version.
  */
-export type LinkKind = "o" | "c" | "u" | "s" | "m";
+export type LinkKind = "o" | "c" | "u" | "s" | "m" | "k";
 
 export interface LinkToken {
   kind: LinkKind;
@@ -93,7 +94,8 @@ export class LinkSigner {
    * campaign builds several links per email and parsing each with `new URL` showed in its profile.
    */
   url(kind: LinkKind, emailId: string, projectId: string, index = 0): string {
-    return `${this.base}${kind === "o" || kind === "c" ? `t/${kind}` : kind}/${signToken(this.secret, { kind, emailId, projectId, index })}`;
+    const path = kind === "o" || kind === "c" ? `t/${kind}` : kind === "k" ? "c" : kind;
+    return `${this.base}${path}/${signToken(this.secret, { kind, emailId, projectId, index })}`;
   }
 
   /**
@@ -113,7 +115,7 @@ export class LinkSigner {
 
   /** Mailroom's own links (subscription pages, tracking): never rewritten into click links. */
   isOwn(url: string): boolean {
-    return ["u/", "s/", "m/", "t/"].some((p) => url.startsWith(this.base + p));
+    return ["u/", "s/", "m/", "t/", "c/"].some((p) => url.startsWith(this.base + p));
   }
 
   verify(kind: LinkKind, token: string): LinkToken | null {

@@ -20,7 +20,21 @@ export interface Page {
   action?: PageAction;
   /** A second, less prominent form (e.g. "resubscribe" after unsubscribing). */
   secondary?: PageAction;
+  /** The manage page's topics: one checkbox each, in a form that POSTs `topic=<id>` per checked box. */
+  topics?: { url: string; items: Array<{ id: string; name: string; description: string | null; checked: boolean }> };
 }
+
+const topicForm = (t: NonNullable<Page["topics"]>) =>
+  `<form method="post" action="${escapeHtml(t.url)}"><fieldset><legend>Topics</legend>
+<input type="hidden" name="topics" value="1">
+${t.items
+  .map(
+    (i) =>
+      `<div class="topic"><label><input type="checkbox" name="topic" value="${escapeHtml(i.id)}"${i.checked ? " checked" : ""}> ${escapeHtml(i.name)}</label>` +
+      `${i.description ? `<div class="hint">${escapeHtml(i.description)}</div>` : ""}</div>`,
+  )
+  .join("\n")}
+</fieldset><button type="submit">Save my topics</button></form>`;
 
 const STYLE = `
   :root { color-scheme: light dark; }
@@ -30,6 +44,8 @@ const STYLE = `
   p { margin: 0 0 1.25rem; }
   .address { font-weight: 600; overflow-wrap: anywhere; }
   form { margin: 0 0 .75rem; }
+  fieldset { border: 1px solid #d6d3d1; border-radius: 8px; margin: 0 0 1rem; padding: .5rem 1rem 1rem; }
+  .topic { margin: .5rem 0; } .hint { font-size: .9rem; opacity: .8; margin-left: 1.6rem; }
   button { font: inherit; padding: .65rem 1.2rem; border-radius: 8px; border: 0; background: #1d4ed8; color: #fff; cursor: pointer; }
   button.secondary { background: transparent; color: #1d4ed8; padding: .3rem 0; text-decoration: underline; }
   button:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
@@ -56,6 +72,7 @@ export function renderPage(p: Page): string {
 <h1>${escapeHtml(p.title)}</h1>
 ${p.address ? `<p>Address: <span class="address">${escapeHtml(p.address)}</span></p>` : ""}
 <p role="status">${escapeHtml(p.message)}</p>
+${p.topics && p.topics.items.length > 0 ? topicForm(p.topics) : ""}
 ${p.action ? form(p.action) : ""}
 ${p.secondary ? form(p.secondary, "secondary") : ""}
 </main>

@@ -3,7 +3,7 @@ import type { RpcServer } from "@mailroom/kit";
 import { PAGE_HEADERS, renderPage, type Page } from "../domain/pages.js";
 import type { Ctx } from "../usecases/context.js";
 import type { EngagementRecorder } from "../usecases/engagement.js";
-import { managePage, subscribe, subscribePage, unsubscribe, unsubscribePage } from "../usecases/subscriptions.js";
+import { confirm, confirmPage, managePage, saveTopics, subscribe, subscribePage, unsubscribe, unsubscribePage } from "../usecases/subscriptions.js";
 
 /** A 1x1 transparent GIF. */
 const PIXEL = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
@@ -36,5 +36,8 @@ export function registerLinks(server: RpcServer, ctx: Ctx, engagement: Engagemen
     .route(routeOf(linkRoutes, "sending.links.unsubscribe"), async ({ params }) => html(await unsubscribe(ctx, params.token)))
     .route(routeOf(linkRoutes, "sending.links.subscribePage"), async ({ params }) => html(await subscribePage(ctx, params.token)))
     .route(routeOf(linkRoutes, "sending.links.subscribe"), async ({ params }) => html(await subscribe(ctx, params.token)))
-    .route(routeOf(linkRoutes, "sending.links.manage"), async ({ params }) => html(await managePage(ctx, params.token)));
+    .route(routeOf(linkRoutes, "sending.links.manage"), async ({ params }) => html(await managePage(ctx, params.token)))
+    .route(routeOf(linkRoutes, "sending.links.manageSave"), async ({ params, body }) => html(await saveTopics(ctx, params.token, body)))
+    .route(routeOf(linkRoutes, "sending.links.confirmPage"), async ({ params }) => html(await confirmPage(ctx, params.token)))
+    .route(routeOf(linkRoutes, "sending.links.confirm"), async ({ params }) => html(await confirm(ctx, params.token)));
 }

@@ -104,6 +104,7 @@ async function enqueueMany(ctx: Ctx, req: EnqueueBatchRpcRequest): Promise<Map<s
         attachmentIds: [],
         templateId: template?.id ?? null,
         campaignId: req.source.campaignId ?? null,
+        topicId: req.topicId ?? null,
         workflowId: req.source.workflowId ?? null,
         executionId: req.source.executionId ?? null,
         sourceType: req.source.type,

@@ -1,4 +1,4 @@
-import type { SendingSettings } from "@mailroom/contracts";
+import type { SendingSettings, UpdateSendingSettingsRequest } from "@mailroom/contracts";
 import { Batcher, ExpiringMap, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
 import { type DomainOfProject, domainsRepo } from "../db/domains-repo.js";
 import { settingsRepo } from "../db/settings-repo.js";
@@ -55,8 +55,16 @@ export class ProjectSettings {
     return settings;
   }
 
-  async update(projectId: string, patch: Partial<SendingSettings>): Promise<SendingSettings> {
-    const next = { ...(await this.turn.add(projectId)), ...patch };
+  async update(projectId: string, patch: UpdateSendingSettingsRequest): Promise<SendingSettings> {
+    const current = await this.turn.add(projectId);
+    const { doubleOptIn, ...rest } = patch;
+    const next: SendingSettings = {
+      ...current,
+      ...rest,
+      ...(doubleOptIn
+        ? { doubleOptIn: { enabled: doubleOptIn.enabled, templateId: doubleOptIn.templateId !== undefined ? doubleOptIn.templateId : current.doubleOptIn.templateId } }
+        : {}),
+    };
     const saved = await settingsRepo.save(this.sql, projectId, next);
     this.recent.set(projectId, saved);
     return saved;

@@ -5,7 +5,7 @@ import type { LinkKind } from "../domain/links.js";
 import type { Page } from "../domain/pages.js";
 import type { Ctx } from "./context.js";
 
-type Recipient = { id: string; projectId: string; contactId: string | null; campaignId: string | null; to: string };
+type Recipient = { id: string; projectId: string; contactId: string | null; campaignId: string | null; topicId: string | null; to: string };
 
 /** The email a subscription link names; a tampered or foreign token (or an unknown email) is 404. */
 async function recipientOf(ctx: Ctx, kind: LinkKind, token: string): Promise<Recipient> {
@@ -13,13 +13,6 @@ async function recipientOf(ctx: Ctx, kind: LinkKind, token: string): Promise<Rec
   const r = t ? await emailsRepo.recipient(ctx.sql, t.emailId, t.projectId) : null;
   if (!r) throw AppError.notFound("Link");
   return r;
-}
-
-/** The contact's current flag, or null when the email has no contact (deleted, or a test copy). */
-async function subscribed(ctx: Ctx, r: Recipient): Promise<boolean | null> {
-  if (!r.contactId) return null;
-  const { contact } = await ctx.rpc.call(contactsRpc.get, { projectId: r.projectId, id: r.contactId });
-  return contact ? contact.subscribed : null;
 }
 
 const NOT_ON_FILE: Page = { title: "Nothing to change", message: "This address is no longer on the mailing list." };
@@ -53,8 +46,30 @@ export async function unsubscribePage(ctx: Ctx, token: string): Promise<Page> {
   };
 }
 
+/** A topic campaign's unsubscribe leaves that topic only; the contact stays on every other list. */
+async function leaveTopic(ctx: Ctx, r: Recipient & { topicId: string }): Promise<Page> {
+  if (!r.contactId) return NOT_ON_FILE;
+  const { topics } = await ctx.rpc.call(contactsRpc.topics, { projectId: r.projectId });
+  const topic = topics.find((t) => t.id === r.topicId);
+  if (!topic) return { title: "Nothing to change", address: r.to, message: "This topic no longer exists." };
+  try {
+    const via = { emailId: r.id, campaignId: r.campaignId };
+    await ctx.rpc.call(contactsRpc.setTopics, { projectId: r.projectId, contactId: r.contactId, topics: { [r.topicId]: false }, via });
+  } catch (err) {
+    if (err instanceof AppError && err.code === "NOT_FOUND") return NOT_ON_FILE;
+    throw err;
+  }
+  return {
+    title: "You are unsubscribed",
+    address: r.to,
+    message: `You will not receive "${topic.name}" emails any more.`,
+    secondary: action(ctx, "m", r, "Choose your topics"),
+  };
+}
+
 export async function unsubscribe(ctx: Ctx, token: string): Promise<Page> {
   const r = await recipientOf(ctx, "u", token);
+  if (r.topicId) return leaveTopic(ctx, { ...r, topicId: r.topicId });
   if (!(await setSubscribed(ctx, r, false))) return NOT_ON_FILE;
   return {
     title: "You are unsubscribed",
@@ -80,11 +95,61 @@ export async function subscribe(ctx: Ctx, token: string): Promise<Page> {
   };
 }
 
+/** The contact and the project's topics, each checked by the contact's choice or else its default. */
+async function contactWithTopics(ctx: Ctx, r: Recipient) {
+  if (!r.contactId) return null;
+  const [{ contact }, { topics }] = await Promise.all([
+    ctx.rpc.call(contactsRpc.get, { projectId: r.projectId, id: r.contactId }),
+    ctx.rpc.call(contactsRpc.topics, { projectId: r.projectId }),
+  ]);
+  if (!contact) return null;
+  const items = topics.map((t) => ({ id: t.id, name: t.name, description: t.description, checked: contact.topics[t.id] ?? t.defaultSubscribed }));
+  return { contact, items };
+}
+
+function manageView(ctx: Ctx, r: Recipient, subscribedNow: boolean, items: NonNullable<Page["topics"]>["items"], saved = false): Page {
+  const topics = { url: ctx.links.url("m", r.id, r.projectId), items };
+  const status = subscribedNow ? "You are subscribed to these emails." : "You are not subscribed to these emails.";
+  return {
+    title: "Your subscription",
+    address: r.to,
+    message: saved ? `Your topics are saved. ${status}` : status,
+    topics,
+    action: subscribedNow ? action(ctx, "u", r, "Unsubscribe from everything") : action(ctx, "s", r, "Subscribe"),
+  };
+}
+
 export async function managePage(ctx: Ctx, token: string): Promise<Page> {
   const r = await recipientOf(ctx, "m", token);
-  const state = await subscribed(ctx, r);
-  if (state === null) return NOT_ON_FILE;
-  return state
-    ? { title: "Your subscription", address: r.to, message: "You are subscribed to these emails.", action: action(ctx, "u", r, "Unsubscribe") }
-    : { title: "Your subscription", address: r.to, message: "You are not subscribed to these emails.", action: action(ctx, "s", r, "Subscribe") };
+  const found = await contactWithTopics(ctx, r);
+  if (!found) return NOT_ON_FILE;
+  return manageView(ctx, r, found.contact.subscribed, found.items);
+}
+
+/**
+ * The manage page's form: `topic=<id>` for each checked box (an unchecked box sends nothing, so
+ * every topic shown and not sent is a "no"). Only the project's current topics are set.
+ */
+export async function saveTopics(ctx: Ctx, token: string, body: unknown): Promise<Page> {
+  const r = await recipientOf(ctx, "m", token);
+  const found = await contactWithTopics(ctx, r);
+  if (!found || !r.contactId) return NOT_ON_FILE;
+  const checked = new Set(new URLSearchParams(typeof body === "string" ? body : "").getAll("topic"));
+  const choices = Object.fromEntries(found.items.map((i) => [i.id, checked.has(i.id)]));
+  const via = { emailId: r.id, campaignId: r.campaignId };
+  await ctx.rpc.call(contactsRpc.setTopics, { projectId: r.projectId, contactId: r.contactId, topics: choices, via });
+  return manageView(ctx, r, found.contact.subscribed, found.items.map((i) => ({ ...i, checked: choices[i.id]! })), true);
+}
+
+/** Double opt-in: a GET only shows the button (mail scanners fetch links). */
+export async function confirmPage(ctx: Ctx, token: string): Promise<Page> {
+  const r = await recipientOf(ctx, "k", token);
+  return { title: "Confirm your subscription", address: r.to, message: "Do you want to receive these emails?", action: action(ctx, "k", r, "Confirm") };
+}
+
+/** The click that subscribes: contact.subscribed is emitted by the contacts service (naming this email). */
+export async function confirm(ctx: Ctx, token: string): Promise<Page> {
+  const r = await recipientOf(ctx, "k", token);
+  if (!(await setSubscribed(ctx, r, true))) return NOT_ON_FILE;
+  return { title: "You are subscribed", address: r.to, message: "Thank you: your subscription is confirmed.", secondary: action(ctx, "u", r, "Unsubscribe") };
 }

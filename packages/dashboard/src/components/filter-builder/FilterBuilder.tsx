@@ -2,6 +2,7 @@ import type { FilterDialect, FilterExpression } from "@mailroom/contracts";
 import { useCallback, useMemo, useState } from "react";
 import { useDataKeys, useEventNames } from "../../api/contacts";
 import { useSegments } from "../../api/segments";
+import { useTopics } from "../../api/topics";
 import { Builder, type BuilderContext } from "./context";
 import { ExpressionEditor } from "./ExpressionEditor";
 import { type ExpressionState, type FieldErrors, expressionToState } from "./form-state";
@@ -43,6 +44,7 @@ export function FilterBuilder({ value, onChange, readOnly = false, dialect = "au
   const dataKeys = useDataKeys().data?.data;
   const eventNames = useEventNames().data?.data;
   const segmentList = useSegments().data;
+  const topicList = useTopics().data;
   const touch = useCallback((id: string) => setTouched((t) => (t.has(id) ? t : new Set(t).add(id))), []);
 
   const ctx: BuilderContext = {
@@ -58,6 +60,7 @@ export function FilterBuilder({ value, onChange, readOnly = false, dialect = "au
     dataKeys: dataKeys ?? [],
     eventNames: eventNames ?? [],
     segments: (segmentList ?? []).filter((s) => s.id !== excludeSegmentId).map((s) => ({ value: s.id, label: s.name })),
+    topics: (topicList ?? []).map((t) => ({ value: t.id, label: t.name })),
   };
 
   const change = (next: ExpressionState) => {

@@ -105,6 +105,11 @@ function KeyInput({ row, set, error }: { row: FilterRowState; set: (r: FilterRow
       const data = known || !row.key ? ctx.segments : [...ctx.segments, { value: row.key, label: row.key }];
       return <Select label="Segment" data={data} value={row.key || null} onChange={(id) => id && setKey(id)} searchable nothingFoundMessage="No other segment" {...common} />;
     }
+    case "topic": {
+      const known = ctx.topics.some((t) => t.value === row.key);
+      const data = known || !row.key ? ctx.topics : [...ctx.topics, { value: row.key, label: row.key }];
+      return <Select label="Topic" data={data} value={row.key || null} onChange={(id) => id && setKey(id)} searchable nothingFoundMessage="No topic yet" {...common} />;
+    }
     default:
       return null;
   }

@@ -14,6 +14,7 @@ export interface BuilderContext {
   dataKeys: string[];
   eventNames: string[];
   segments: { value: string; label: string }[];
+  topics: { value: string; label: string }[];
 }
 
 export const Builder = createContext<BuilderContext | null>(null);

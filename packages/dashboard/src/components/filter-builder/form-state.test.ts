@@ -23,6 +23,7 @@ const FIELD: Record<FieldFamilyName, string> = {
   event: "event.signup",
   eventData: "event.plan",
   segment: "segment.seg_123",
+  topic: "topic.top_123",
 };
 
 /** A valid value (and unit) for each operator on a field of this family; several where the form reads them differently. */

@@ -215,6 +215,7 @@ const MISSING_KEY: Partial<Record<FieldFamilyName, string>> = {
   event: "Enter an event name",
   eventData: "Enter a key of the event's data",
   segment: "Choose a segment",
+  topic: "Choose a topic",
 };
 
 export function rowToFilter(row: FilterRowState, path: string, errors: FieldErrors): Filter {

@@ -65,6 +65,7 @@ const CHOICE_LABEL: Record<FieldChoice, string> = {
   eventData: "Event data",
   emailActivity: "Email activity",
   segment: "Segment",
+  topic: "Topic",
 };
 
 export function fieldChoices(dialect: FilterDialect): { value: FieldChoice; label: string }[] {

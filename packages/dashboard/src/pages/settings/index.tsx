@@ -1,6 +1,8 @@
-import { Card, Stack, Switch, Text, Title } from "@mantine/core";
+import { Card, Select, Stack, Switch, Text, Title } from "@mantine/core";
+import type { UpdateSendingSettingsRequest } from "@mailroom/contracts";
 import { notifications } from "@mantine/notifications";
 import { useSendingSettings, useUpdateSendingSettingsMutation } from "../../api/settings";
+import { useTemplates } from "../../api/templates";
 import { useCan } from "../../components/Can";
 import { notifyError } from "../../components/errors";
 import { QueryStatus } from "../../components/QueryStatus";
@@ -9,11 +11,11 @@ export default function SettingsPage() {
   const owner = useCan("owner");
   const settings = useSendingSettings();
   const update = useUpdateSendingSettingsMutation();
-  const toggle = (tracking: boolean) =>
-    update.mutate(
-      { body: { tracking } },
-      { onSuccess: () => notifications.show({ color: "green", message: `Tracking is ${tracking ? "on" : "off"}` }), onError: notifyError },
-    );
+  const templates = useTemplates({ page: 1 });
+  const save = (body: UpdateSendingSettingsRequest, message: string) =>
+    update.mutate({ body }, { onSuccess: () => notifications.show({ color: "green", message }), onError: notifyError });
+  const toggle = (tracking: boolean) => save({ tracking }, `Tracking is ${tracking ? "on" : "off"}`);
+  const templateOptions = (templates.data?.templates ?? []).map((t) => ({ value: t.id, label: t.name }));
 
   return (
     <Stack>
@@ -31,6 +33,29 @@ export default function SettingsPage() {
               checked={settings.data!.tracking}
               disabled={!owner || update.isPending}
               onChange={(e) => toggle(e.currentTarget.checked)}
+            />
+            <Switch
+              label="Double opt-in"
+              description="A subscription made with a public key (a signup form) starts unsubscribed and is confirmed by a link emailed to the address. Secret keys still subscribe directly."
+              checked={settings.data!.doubleOptIn.enabled}
+              disabled={!owner || update.isPending}
+              onChange={(e) => {
+                const enabled = e.currentTarget.checked;
+                save({ doubleOptIn: { enabled } }, `Double opt-in is ${enabled ? "on" : "off"}`);
+              }}
+            />
+            <Select
+              label="Confirmation email"
+              description="A template of yours (it gets {{ confirmUrl }}), or Mailroom's default"
+              placeholder="Mailroom's default"
+              data={templateOptions}
+              value={settings.data!.doubleOptIn.templateId}
+              clearable
+              disabled={!owner || update.isPending || !settings.data!.doubleOptIn.enabled}
+              onChange={(templateId) =>
+                save({ doubleOptIn: { enabled: settings.data!.doubleOptIn.enabled, templateId } }, "Confirmation email saved")
+              }
+              maw={420}
             />
             {!owner && (
               <Text size="sm" c="dimmed">

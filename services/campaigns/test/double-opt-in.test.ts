@@ -1,0 +1,71 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { newProject, sharedPlatform, waitFor } from "@mailroom/testkit/shared";
+import { campaignBody, expectError, sinkMessagesTo, uniqueAddress, verifiedSender, waitForStatus } from "./helpers.js";
+
+type Project = Awaited<ReturnType<typeof newProject>>;
+const mailbox = () => sharedPlatform().mailboxUrl;
+const at = (url: string) => `${sharedPlatform().url}${new URL(url).pathname}`;
+
+/**
+ * Double opt-in (decisions.md §14): with the setting on, a public key's subscription creates the
+ * contact unsubscribed and mails a confirmation link; nothing else reaches the contact until the
+ * click (a GET only shows the button); the POST subscribes. A secret key subscribes directly.
+ */
+describe("double opt-in", () => {
+  let p: Project;
+  let from: string;
+
+  beforeAll(async () => {
+    p = await newProject("double-opt-in");
+    from = await verifiedSender(p.id, sharedPlatform().env);
+    expectError(await p.api.patch("/settings/sending", { doubleOptIn: { enabled: true, templateId: "018f0000-0000-7000-8000-00000000dead" } }), 400, "VALIDATION_ERROR");
+    const set = await p.api.patch("/settings/sending", { doubleOptIn: { enabled: true } });
+    expect(set.body).toEqual({ tracking: true, doubleOptIn: { enabled: true, templateId: null } });
+  });
+
+  it("confirms a public key's subscription by email before anything else is sent", async () => {
+    const email = uniqueAddress("doi");
+    const tracked = await p.publicApi.post("/v1/track", { email, event: "signup", subscribed: true });
+    expect(tracked.status, JSON.stringify(tracked.body)).toBe(200);
+    const contactId = tracked.body.data.contact as string;
+    expect((await p.api.get(`/contacts/${contactId}`)).body.subscribed).toBe(false);
+
+    const [confirmation] = await waitFor(async () => {
+      const m = await sinkMessagesTo(mailbox(), [email]);
+      return m.length > 0 ? m : null;
+    }, { timeoutMs: 15_000, what: "the confirmation email" });
+    expect(confirmation!.subject).toBe("Please confirm your subscription");
+    const link = /href="([^"]*\/c\/[A-Za-z0-9_-]+)"/.exec(confirmation!.html!)![1]!;
+
+    // a campaign sent before the click does not reach the contact
+    const c = await p.api.post("/campaigns", campaignBody(from));
+    await p.api.post(`/campaigns/${c.body.data.id}/send`);
+    await waitForStatus(p.api, c.body.data.id, "SENT");
+    expect((await sinkMessagesTo(mailbox(), [email])).length).toBe(1);
+
+    // a tampered token changes nothing; a GET (a mail scanner) only shows the button
+    expect((await fetch(`${at(link)}x`, { method: "POST" })).status).toBe(404);
+    const page = await fetch(at(link));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Confirm");
+    expect((await p.api.get(`/contacts/${contactId}`)).body.subscribed).toBe(false);
+
+    const confirmed = await fetch(at(link), { method: "POST" });
+    expect(confirmed.status).toBe(200);
+    expect((await p.api.get(`/contacts/${contactId}`)).body.subscribed).toBe(true);
+  });
+
+  it("lets a secret key subscribe directly, without a confirmation email", async () => {
+    const email = uniqueAddress("doi-sk");
+    const created = await p.api.post("/contacts", { email, subscribed: true });
+    expect(created.body.subscribed).toBe(true);
+    const tracked = await p.api.post("/v1/track", { email: uniqueAddress("doi-sk-track"), event: "signup" });
+    expect((await p.api.get(`/contacts/${tracked.body.data.contact}`)).body.subscribed).toBe(true);
+    // give a confirmation that should not exist the time one would take to arrive
+    const c = await p.api.post("/campaigns", campaignBody(from, { name: "After sk" }));
+    await p.api.post(`/campaigns/${c.body.data.id}/send`);
+    await waitForStatus(p.api, c.body.data.id, "SENT");
+    const msgs = await sinkMessagesTo(mailbox(), [email]);
+    expect(msgs.map((m) => m.subject)).toEqual(["Hello friend"]);
+  });
+});

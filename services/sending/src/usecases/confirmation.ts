@@ -1,0 +1,62 @@
+import { AppError, type ConfirmationEmailRpcReply, type ConfirmationEmailRpcRequest } from "@mailroom/contracts";
+import { newId } from "@mailroom/kit";
+import { emailsRepo } from "../db/emails-repo.js";
+import { templatesRepo } from "../db/templates-repo.js";
+import { messageIdFor } from "../domain/compose.js";
+import { parseTemplate, renderTemplate } from "../domain/render.js";
+import type { Ctx } from "./context.js";
+import { queueEmails } from "./queue-email.js";
+
+/** Mailroom's confirmation email when the project names no template of its own. */
+const DEFAULT = {
+  subject: "Please confirm your subscription",
+  body:
+    '<p>Hello,</p><p>Someone, hopefully you, asked to receive emails at {{ email }}. Please confirm:</p>' +
+    '<p><a href="{{ confirmUrl }}">Yes, subscribe me</a></p><p>If it was not you, ignore this email: nothing will be sent.</p>',
+};
+
+/**
+ * sending.confirmationEmail (double opt-in): one transactional email to the contact with its signed
+ * `/c/{token}` link, the token naming this email (and through it the contact and project). Rendered
+ * with the project's template when the setting names one (`confirmUrl` and `email` are its
+ * variables), sent from the template's sender when that domain is verified in the project, else
+ * from SYSTEM_FROM. Never tracked: the only link is the confirmation. Idempotent by key.
+ */
+export async function sendConfirmation(ctx: Ctx, req: ConfirmationEmailRpcRequest): Promise<ConfirmationEmailRpcReply> {
+  const existing = (await emailsRepo.idsByIdempotencyKeys(ctx.sql, req.projectId, [req.idempotencyKey])).get(req.idempotencyKey);
+  if (existing) return { emailId: existing };
+  const { doubleOptIn } = await ctx.settings.get(req.projectId);
+  const template = doubleOptIn.templateId ? await templatesRepo.get(ctx.sql, req.projectId, doubleOptIn.templateId) : null;
+  const id = newId();
+  const rendered = await renderTemplate(parseTemplate(template ?? DEFAULT), { email: req.to, confirmUrl: ctx.links.url("k", id, req.projectId) });
+  const ownSender = template?.from && (await ctx.verifiedDomains.isVerified(req.projectId, template.from.split("@")[1]!));
+  const queued = await queueEmails(ctx, [
+    {
+      id,
+      projectId: req.projectId,
+      contactId: req.contactId,
+      to: req.to,
+      toName: null,
+      from: ownSender ? template!.from! : ctx.systemFrom,
+      fromName: ownSender ? (template?.fromName ?? null) : "Mailroom",
+      replyTo: template?.replyTo ?? null,
+      subject: rendered.subject,
+      html: rendered.html,
+      links: [],
+      headers: {},
+      attachmentIds: [],
+      templateId: template?.id ?? null,
+      campaignId: null,
+      workflowId: null,
+      executionId: null,
+      sourceType: "TRANSACTIONAL",
+      marketing: false,
+      idempotencyKey: req.idempotencyKey,
+      messageId: messageIdFor(id, ctx.returnPathDomain),
+    },
+  ]);
+  if (queued.has(id)) return { emailId: id };
+  const first = (await emailsRepo.idsByIdempotencyKeys(ctx.sql, req.projectId, [req.idempotencyKey])).get(req.idempotencyKey);
+  if (!first) throw new AppError("INTERNAL_ERROR", "The email could not be queued");
+  return { emailId: first };
+}
