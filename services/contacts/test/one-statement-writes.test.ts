@@ -18,7 +18,7 @@ afterAll(() => db.end());
 const projectId = randomUUID();
 const contact = (email: string): ContactRow => {
   const now = new Date();
-  return { id: randomUUID(), project_id: projectId, email, subscribed: true, data: { plan: "pro" }, created_at: now, updated_at: now };
+  return { id: randomUUID(), project_id: projectId, email, subscribed: true, data: { plan: "pro" }, topics: {}, created_at: now, updated_at: now };
 };
 const messages = (n: number) => Array.from({ length: n }, (_, i) => ({ id: randomUUID(), subject: `test.create-with.${i}`, payload: { i, text: "it's \"quoted\" \\ ünïcode" } }));
 
