@@ -23,6 +23,7 @@ export const AREAS: readonly Area[] = [
   area("contacts", "Contacts", () => import("./pages/contacts/index"), async (client) => (await import("./api/contacts")).prefetchContacts(client)),
   area("templates", "Templates", () => import("./pages/templates/index")),
   area("emails", "Emails", () => import("./pages/emails/index")),
+  area("workflows", "Workflows", () => import("./pages/workflows/index")),
   area("domains", "Domains", () => import("./pages/domains/index")),
   area("api-keys", "API keys", () => import("./pages/api-keys/index")),
   area("members", "Members", () => import("./pages/members/index")),

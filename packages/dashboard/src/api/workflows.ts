@@ -1,4 +1,4 @@
-import { contactRoutes, type ExecutionStatus, routeOf, workflowsRoutes } from "@mailroom/contracts";
+import { contactRoutes, type ExecutionStatus, routeOf, segmentRoutes, workflowsRoutes } from "@mailroom/contracts";
 import { keepPreviousData } from "@tanstack/react-query";
 import { useRouteMutation, useRouteQuery } from "./query";
 
@@ -15,6 +15,7 @@ const executions = routeOf(workflowsRoutes, "workflows.executions.list");
 const execution = routeOf(workflowsRoutes, "workflows.executions.get");
 const cancelAll = routeOf(workflowsRoutes, "workflows.executions.cancelAll");
 const eventNames = routeOf(contactRoutes, "contacts.eventNames");
+const segments = routeOf(segmentRoutes, "contacts.segments.list");
 
 export const WORKFLOWS_PAGE_SIZE = 20;
 export const EXECUTIONS_PAGE_SIZE = 25;
@@ -76,4 +77,9 @@ export function useCancelAllMutation() {
 
 export function useEventNames() {
   return useRouteQuery(eventNames, {});
+}
+
+/** For a SCHEDULE trigger's audience. */
+export function useSegmentOptions() {
+  return useRouteQuery(segments, {});
 }
