@@ -11,6 +11,7 @@ export interface DemoData {
   contactId: string;
   templateId: string;
   emailId: string;
+  workflowId: string;
 }
 export interface DashboardPage {
   /** Also the screenshot's file name. */
@@ -25,6 +26,9 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   { name: "template-editor", path: (d) => `/app/templates/${d.templateId}` },
   { name: "emails", path: () => "/app/emails" },
   { name: "email", path: (d) => `/app/emails/${d.emailId}` },
+  { name: "workflows", path: () => "/app/workflows" },
+  { name: "workflow", path: (d) => `/app/workflows/${d.workflowId}` },
+  { name: "workflow-executions", path: (d) => `/app/workflows/${d.workflowId}/executions` },
   { name: "domains", path: () => "/app/domains" },
   { name: "api-keys", path: () => "/app/api-keys" },
   { name: "members", path: () => "/app/members" },
@@ -39,7 +43,7 @@ const DEMO_CONTACTS = [
 ];
 
 /**
- * A contact, a template and an email of the project, for the pages that show one: the first of
+ * A contact, a template, an email and a workflow of the project, for the pages that show one: the first of
  * each when the project has some, made through the API (with the project's secret key) when it has
  * none. Sending needs `from` on a domain the project has verified. Waits until the email has been
  * handed to SMTP, so its timeline shows more than QUEUED.
@@ -74,7 +78,14 @@ export async function demoData(baseUrl: string, secretKey: string, opts: { from:
     timeoutMs: 20_000,
     what: "the demo email to be sent",
   });
-  return { contactId: contacts[0].id, templateId: template.id, emailId: email.id };
+  let [workflow] = ok(await api.get("/workflows?limit=1"), "GET /workflows").workflows;
+  if (!workflow) {
+    workflow = ok(await api.post("/workflows", { name: "Welcome series", eventName: "signup" }), "POST /workflows");
+    const trigger = workflow.steps[0].id;
+    const delay = ok(await api.post(`/workflows/${workflow.id}/steps`, { type: "DELAY", name: "Wait a day", config: { amount: 1, unit: "days" }, after: trigger, position: { x: 0, y: 140 } }), "POST /workflows/:id/steps");
+    ok(await api.post(`/workflows/${workflow.id}/steps`, { type: "SEND_EMAIL", name: "Welcome", config: { templateId: template.id }, after: delay.id, position: { x: 0, y: 280 } }), "POST /workflows/:id/steps");
+  }
+  return { contactId: contacts[0].id, templateId: template.id, emailId: email.id, workflowId: workflow.id };
 }
 
 /**
