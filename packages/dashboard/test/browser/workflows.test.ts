@@ -40,7 +40,8 @@ async function addStep(page: Page, type: string, name: string, fill: (panel: Loc
 
 async function connect(page: Page, from: string, output: string, to: string, edgeName: string) {
   await dragBetween(page, node(graph(page), from).getByTestId(`output-${output}`), node(graph(page), to).getByTestId("input"));
-  await graph(page).getByRole("group", { name: edgeName }).waitFor();
+  // attached, not visible: a straight vertical edge has a zero-width box, which Playwright calls hidden
+  await graph(page).getByRole("group", { name: edgeName }).waitFor({ state: "attached" });
 }
 
 describe("the Workflows area", () => {
@@ -55,7 +56,7 @@ describe("the Workflows area", () => {
     await page.getByRole("button", { name: "New workflow" }).click();
     const dialog = page.getByRole("dialog", { name: "New workflow" });
     await dialog.getByRole("textbox", { name: /^Name/ }).fill("Onboarding");
-    await dialog.getByRole("textbox", { name: /^Trigger event/ }).fill(event);
+    await dialog.getByRole("combobox", { name: /^Trigger event/ }).fill(event);
     await dialog.getByRole("button", { name: "Create workflow" }).click();
     await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/app\/workflows\/[^/]+$/);
     workflowId = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
@@ -69,10 +70,10 @@ describe("the Workflows area", () => {
     await page.getByRole("toolbar", { name: "Add a step" }).getByRole("button", { name: "Wait for event", exact: true }).click();
     const waitForm = page.getByRole("form", { name: "New Wait for event step" });
     await waitForm.getByRole("button", { name: "Add step" }).click();
-    await expect.poll(() => waitForm.getByRole("textbox", { name: /^Event/ }).getAttribute("aria-invalid")).toBe("true");
+    await expect.poll(() => waitForm.getByRole("combobox", { name: /^Event/ }).getAttribute("aria-invalid")).toBe("true");
     await waitForm.getByRole("button", { name: "Cancel" }).click();
     await addStep(page, "Wait for event", "Wait for reply", async (panel) => {
-      await panel.getByRole("textbox", { name: /^Event/ }).fill(reply);
+      await panel.getByRole("combobox", { name: /^Event/ }).fill(reply);
       await panel.getByRole("textbox", { name: /^Timeout/ }).fill("3600");
     });
     await addStep(page, "Webhook", "Notify CRM", async (panel) => {
@@ -107,8 +108,10 @@ describe("the Workflows area", () => {
     expect(saved.steps.find((s: { name: string }) => s.name === "Is pro").config).toEqual({ field: "event.plan", operator: "equals", value: "pro" });
     expect(saved.steps.find((s: { name: string }) => s.name === "Wait for reply").config).toEqual({ eventName: reply, timeout: 3600 });
 
-    await page.getByRole("switch", { name: /^Disabled/ }).click();
-    await page.getByRole("switch", { name: /^Enabled/ }).waitFor();
+    const enabled = page.getByRole("switch", { name: "Enabled" });
+    expect(await enabled.isChecked()).toBe(false);
+    await enabled.click();
+    await expect.poll(() => enabled.isChecked()).toBe(true);
     expect((await api.get(`/workflows/${workflowId}`)).body.enabled).toBe(true);
 
     for (const [email, plan] of [[pro, "pro"], [free, "free"]]) {
@@ -131,14 +134,14 @@ describe("the Workflows area", () => {
     await table.getByRole("row").filter({ hasText: "WAITING" }).getByRole("link").first().click();
     const path = page.getByRole("application", { name: "The execution's path on the workflow" });
     await node(path, "Wait for reply").and(page.getByRole("group", { name: /, WAITING\)$/ })).waitFor();
-    await path.getByRole("group", { name: "Is pro to Wait for reply (yes), taken" }).waitFor();
+    await path.getByRole("group", { name: "Is pro to Wait for reply (yes), taken" }).waitFor({ state: "attached" });
     expect(await path.getByRole("group", { name: "Is pro to Not pro (no)" }).count()).toBe(1);
     expect(await node(path, "Not pro").getAttribute("aria-label")).toBe("Not pro (Exit)");
     expect(await a11yViolations(page)).toEqual([]);
 
     const exited = executions.find((e) => e.status === "EXITED")!;
     await page.goto(`${fx.platform.url}/app/workflows/${workflowId}/executions/${exited.id}`);
-    await path.getByRole("group", { name: "Is pro to Not pro (no), taken" }).waitFor();
+    await path.getByRole("group", { name: "Is pro to Not pro (no), taken" }).waitFor({ state: "attached" });
     expect(await node(path, "Not pro").getAttribute("aria-label")).toMatch(/^Not pro \(Exit, COMPLETED\)$/);
     expect(await node(path, "Wait for reply").getAttribute("aria-label")).toBe("Wait for reply (Wait for event)");
     await page.getByRole("table", { name: "Step runs" }).getByRole("cell", { name: "Not pro" }).waitFor();

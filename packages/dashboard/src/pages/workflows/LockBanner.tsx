@@ -37,7 +37,8 @@ export function LockBanner({ workflowId, lock, canEdit }: { workflowId: string; 
       },
     );
   return (
-    <Alert color="yellow" title="The graph is locked while executions are active" role="status">
+    // Mantine's yellow title is 2.7:1 on its light background: the title takes the text colour instead
+    <Alert color="yellow" title="The graph is locked while executions are active" role="status" styles={{ title: { color: "var(--mantine-color-text)" } }}>
       <Group justify="space-between" align="flex-end">
         <Text size="sm" maw={640}>
           {lock.running} running, {lock.waiting} waiting. Adding or deleting steps and connections, or changing the trigger, is refused until

@@ -42,7 +42,7 @@ const TIME_ZONES = (() => {
   }
 })();
 
-/** Name, description, re-entry and the trigger (what starts an execution); enabling is a switch of its own. */
+/** Name, description, re-entry and the trigger (what starts an execution); enabling is the page header's switch. */
 export function SettingsPanel({ workflow, canEdit }: { workflow: Workflow; canEdit: boolean }) {
   const update = useUpdateWorkflowMutation();
   const segments = useSegmentOptions();
@@ -68,19 +68,12 @@ export function SettingsPanel({ workflow, canEdit }: { workflow: Workflow; canEd
       { onSuccess: () => (notifications.show({ color: "teal.9", message: "Workflow saved" }), form.resetDirty()), onError: (err) => showFormError(form, err) },
     ),
   );
-  const toggle = (enabled: boolean) => update.mutate({ params: { id: workflow.id }, body: { enabled } }, { onError: notifyError });
   const cron = form.values.triggerConfig.cron;
   const cronWords = useMemo(() => (cron.trim() ? cronText(cron) : null), [cron]);
   const segmentData = (segments.data ?? []).map((s) => ({ value: s.id, label: s.name }));
 
   return (
     <Stack gap="md">
-      <Switch
-        label={workflow.enabled ? "Enabled: executions start" : "Disabled: nothing starts"}
-        checked={workflow.enabled}
-        disabled={!canEdit || update.isPending}
-        onChange={(e) => toggle(e.currentTarget.checked)}
-      />
       <form onSubmit={submit} noValidate aria-label="Workflow settings">
         <Stack gap="sm">
           <Title order={3} size="h4">
@@ -135,5 +128,19 @@ export function SettingsPanel({ workflow, canEdit }: { workflow: Workflow; canEd
         </Stack>
       </form>
     </Stack>
+  );
+}
+
+/** Enabled or not, at once (no Save): always in view above the canvas. */
+export function EnableSwitch({ workflow, canEdit }: { workflow: Workflow; canEdit: boolean }) {
+  const update = useUpdateWorkflowMutation();
+  return (
+    <Switch
+      label="Enabled"
+      description={workflow.enabled ? "Its trigger starts executions" : "Nothing starts until enabled"}
+      checked={workflow.enabled}
+      disabled={!canEdit || update.isPending}
+      onChange={(e) => update.mutate({ params: { id: workflow.id }, body: { enabled: e.currentTarget.checked } }, { onError: notifyError })}
+    />
   );
 }

@@ -1,16 +1,19 @@
 import { Anchor, Badge, Group, Stack, Tabs, Title } from "@mantine/core";
 import { Link, Route, Routes, useLocation, useNavigate, useParams } from "react-router";
 import { useWorkflow } from "../../api/workflows";
+import { useCan } from "../../components/Can";
 import { QueryStatus } from "../../components/QueryStatus";
 import { Editor } from "./Editor";
 import { ExecutionList } from "./Executions";
 import { ExecutionView } from "./ExecutionView";
+import { EnableSwitch } from "./SettingsPanel";
 import { triggerText } from "./trigger";
 
 /** `/workflows/:id` (the canvas), `/workflows/:id/executions[/:executionId]`. Loaded with React Flow, apart from the list. */
 export default function WorkflowPage() {
   const { id = "" } = useParams();
   const workflow = useWorkflow(id);
+  const canEdit = useCan("editor");
   const location = useLocation();
   const navigate = useNavigate();
   const base = `/workflows/${encodeURIComponent(id)}`;
@@ -25,16 +28,16 @@ export default function WorkflowPage() {
             <Group justify="space-between">
               <Group gap="sm">
                 <Title order={2}>{w.name}</Title>
-                <Badge color={w.enabled ? "teal.9" : "gray.7"} variant="filled">
-                  {w.enabled ? "Enabled" : "Disabled"}
-                </Badge>
                 <Badge variant="outline" color="dark">
                   {triggerText(w)}
                 </Badge>
               </Group>
-              <Anchor component={Link} to="/workflows">
-                All workflows
-              </Anchor>
+              <Group gap="lg">
+                <EnableSwitch workflow={w} canEdit={canEdit} />
+                <Anchor component={Link} to="/workflows">
+                  All workflows
+                </Anchor>
+              </Group>
             </Group>
             <Tabs value={tab} onChange={(v) => navigate(v === "executions" ? `${base}/executions` : base)}>
               <Tabs.List>

@@ -14,7 +14,7 @@ export const STEP_LABEL: Record<StepType, string> = {
 /** Filled badge colours dark enough for white text (WCAG AA). */
 export const STATUS_COLOR: Record<ExecutionStatus | StepRunStatus, string> = {
   RUNNING: "blue.8",
-  WAITING: "yellow.9",
+  WAITING: "violet.9",
   COMPLETED: "teal.9",
   EXITED: "gray.7",
   FAILED: "red.9",
