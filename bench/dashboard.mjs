@@ -10,6 +10,7 @@
 import { gzipSync } from "node:zlib";
 import { Platform } from "@mailroom/testkit";
 import { createDashboardUser, launchBrowser, PROJECT_STORAGE_KEY, signedInContext } from "@mailroom/testkit/browser";
+import { canvasBench } from "./dashboard-canvas.mjs";
 import { BENCH_ENV, seedContacts, writeResult } from "./lib.mjs";
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
@@ -56,7 +57,7 @@ async function contactsRendered(page) {
   return rows.isVisible();
 }
 
-const platform = new Platform({ services: ["gateway", "contacts"], env: { ...BENCH_ENV } });
+const platform = new Platform({ services: ["gateway", "contacts", "workflows"], env: { ...BENCH_ENV } });
 await platform.start();
 const browser = await launchBrowser();
 try {
@@ -145,7 +146,9 @@ try {
         ].join("\n")
       : `The contacts page shows no table yet (a placeholder): first rows not measured. \`GET ${apiPath}\` alone p50 ${apiP50Ms} ms.`,
   ].join("\n");
-  writeResult("dashboard", result, md);
+  const canvas = await canvasBench({ browser, baseUrl: platform.url, user });
+  result.canvas = canvas.result;
+  writeResult("dashboard", result, `${md}\n\n${canvas.md}`);
 } finally {
   await browser.close();
   await platform.destroy();
