@@ -3,6 +3,7 @@ import type { StepRun, Workflow } from "@mailroom/contracts";
 import { useComputedColorScheme } from "@mantine/core";
 import { applyNodeChanges, Background, type Connection, Controls, type Edge, MarkerType, type NodeChange, ReactFlow, useReactFlow } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { nodeGeometry } from "./geometry";
 import { type GraphEdge, edgeFields, type Output, outputOf } from "./graph";
 import { STEP_LABEL } from "./labels";
 import { StepNode, type StepNodeType } from "./StepNode";
@@ -38,6 +39,7 @@ export function Canvas({ workflow, editable, selection, onSelect, path, onConnec
       id: step.id,
       type: "step",
       position: step.position,
+      ...nodeGeometry(step.type, path?.steps.has(step.id) ?? false),
       data: { step, run: path?.steps.get(step.id), dimmed: path ? !path.steps.has(step.id) : false },
       selected: selected.current === step.id,
       deletable: editable && step.type !== "TRIGGER",

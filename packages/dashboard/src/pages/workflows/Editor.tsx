@@ -2,7 +2,7 @@ import { STEP_TYPES, type Workflow } from "@mailroom/contracts";
 import { Box, Button, Grid, Group, Paper, ScrollArea, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { ReactFlowProvider } from "@xyflow/react";
-import { useCallback, useState } from "react";
+import { useCallback, useDeferredValue, useState } from "react";
 import type { ApiError } from "../../api/errors";
 import {
   useCreateTransitionMutation,
@@ -32,6 +32,8 @@ export function Editor({ workflow }: { workflow: Workflow }) {
   const deleteTransition = useDeleteTransitionMutation();
   const deleteStep = useDeleteStepMutation();
   const updateStep = useUpdateStepMutation();
+  // The side panel (forms, selects) renders just after the canvas, not before its first frame.
+  const panelReady = useDeferredValue(true, false);
 
   // A 409 WORKFLOW_LOCKED says why (lib/errors.ts); the banner is brought up to date at once.
   const structuralError = useCallback(
@@ -164,7 +166,7 @@ export function Editor({ workflow }: { workflow: Workflow }) {
         <Grid.Col span={{ base: 12, md: 4 }}>
           <ScrollArea.Autosize mah={660} type="auto">
             <Box pr="sm" component="section" aria-label="Side panel">
-              {panel}
+              {panelReady && panel}
             </Box>
           </ScrollArea.Autosize>
         </Grid.Col>

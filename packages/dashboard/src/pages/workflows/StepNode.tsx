@@ -1,55 +1,47 @@
+import "./StepNode.css";
 import type { Step, StepRun } from "@mailroom/contracts";
-import { Badge, Group, Paper, Text } from "@mantine/core";
 import { Handle, type Node, type NodeProps, Position } from "@xyflow/react";
 import { memo } from "react";
 import { formatTime } from "../../lib/format";
+import { outputLeft } from "./geometry";
 import { outputsOf } from "./graph";
 import { STATUS_COLOR, STEP_LABEL, stepSummary } from "./labels";
 
-export type StepNodeData = { step: Step; run?: StepRun; dimmed?: boolean; templateName?: string };
+export type StepNodeData = { step: Step; run?: StepRun; dimmed?: boolean };
 export type StepNodeType = Node<StepNodeData, "step">;
 
-export const NODE_WIDTH = 220;
-// Larger than React Flow's 6 px default: a handle is a target for a mouse drag.
-const HANDLE_STYLE = { width: 14, height: 14 };
+/** Mantine's `blue.8` as its CSS variable. */
+const colorVar = (c: string) => `var(--mantine-color-${c.replace(".", "-")})`;
 
 /** One step on the canvas: its type, name and settings, an input on top and one handle per output below. */
 export const StepNode = memo(function StepNode({ data, selected }: NodeProps<StepNodeType>) {
   const { step, run } = data;
   const outputs = outputsOf(step.type);
-  const border = run ? `var(--mantine-color-${STATUS_COLOR[run.status].replace(".", "-")})` : selected ? "var(--mantine-color-blue-8)" : undefined;
+  const runColor = run ? colorVar(STATUS_COLOR[run.status]) : undefined;
   return (
-    <Paper withBorder shadow={selected ? "md" : "xs"} p="xs" w={NODE_WIDTH} style={{ borderColor: border, borderWidth: run || selected ? 2 : 1, opacity: data.dimmed ? 0.55 : 1 }}>
-      {step.type !== "TRIGGER" && <Handle type="target" position={Position.Top} style={HANDLE_STYLE} data-testid="input" />}
-      <Text size="xs" c="dimmed">
-        {STEP_LABEL[step.type]}
-      </Text>
-      <Text size="sm" fw={600} truncate>
-        {step.name}
-      </Text>
-      <Text size="xs" truncate>
-        {data.templateName ?? stepSummary(step)}
-      </Text>
+    <div className="wf-node" data-selected={selected || undefined} data-dimmed={data.dimmed || undefined} style={runColor ? { border: `2px solid ${runColor}` } : undefined}>
+      {step.type !== "TRIGGER" && <Handle type="target" position={Position.Top} data-testid="input" />}
+      <div className="wf-node-type">{STEP_LABEL[step.type]}</div>
+      <div className="wf-node-name">{step.name}</div>
+      <div className="wf-node-summary">{stepSummary(step)}</div>
       {run && (
-        <Group gap={4} mt={4} wrap="nowrap">
-          <Badge size="xs" variant="filled" color={STATUS_COLOR[run.status]}>
+        <div className="wf-node-run">
+          <span className="wf-node-status" style={{ background: runColor }}>
             {run.status}
-          </Badge>
-          <Text size="xs">{formatTime(run.startedAt)}</Text>
-        </Group>
+          </span>
+          {formatTime(run.startedAt)}
+        </div>
       )}
       {outputs.length > 1 && (
-        <Group justify="space-around" mt={4}>
+        <div className="wf-node-outputs">
           {outputs.map((o) => (
-            <Text key={o} size="xs" c="dimmed">
-              {o}
-            </Text>
+            <span key={o}>{o}</span>
           ))}
-        </Group>
+        </div>
       )}
       {outputs.map((o, i) => (
-        <Handle key={o} id={o} type="source" position={Position.Bottom} style={{ ...HANDLE_STYLE, left: `${((i * 2 + 1) * 100) / (outputs.length * 2)}%` }} data-testid={`output-${o}`} />
+        <Handle key={o} id={o} type="source" position={Position.Bottom} style={{ left: `${outputLeft(i, outputs.length)}%` }} data-testid={`output-${o}`} />
       ))}
-    </Paper>
+    </div>
   );
 });
