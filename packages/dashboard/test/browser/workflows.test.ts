@@ -39,6 +39,8 @@ async function addStep(page: Page, type: string, name: string, fill: (panel: Loc
 }
 
 async function connect(page: Page, from: string, output: string, to: string, edgeName: string) {
+  // the side panel's buttons may have scrolled the page: the whole canvas in view first
+  await graph(page).evaluate((el) => el.scrollIntoView({ block: "center" }));
   await dragBetween(page, node(graph(page), from).getByTestId(`output-${output}`), node(graph(page), to).getByTestId("input"));
   // attached, not visible: a straight vertical edge has a zero-width box, which Playwright calls hidden
   await graph(page).getByRole("group", { name: edgeName }).waitFor({ state: "attached" });

@@ -1,7 +1,7 @@
 import "@xyflow/react/dist/style.css";
 import type { StepRun, Workflow } from "@mailroom/contracts";
 import { useComputedColorScheme } from "@mantine/core";
-import { applyNodeChanges, Background, type Connection, Controls, type Edge, MarkerType, type NodeChange, ReactFlow, useReactFlow } from "@xyflow/react";
+import { applyNodeChanges, Background, type Connection, Controls, type Edge, MarkerType, type NodeChange, ReactFlow, useReactFlow, useStore } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { nodeGeometry } from "./geometry";
 import { type GraphEdge, edgeFields, type Output, outputOf } from "./graph";
@@ -114,14 +114,16 @@ export function Canvas({ workflow, editable, selection, onSelect, path, onConnec
     >
       <Background />
       <Controls showInteractive={false} />
-      <FitOnGrowth count={workflow.steps.length} />
+      <FitOnGrowth />
     </ReactFlow>
   );
 }
 
 /** Refits the view when a step is added or removed, so a new step is never off screen. */
-function FitOnGrowth({ count }: { count: number }) {
+function FitOnGrowth() {
   const flow = useReactFlow();
+  // the canvas's own count, so the fit sees the new node (not the server's, which is ahead of it)
+  const count = useStore((s) => s.nodes.length);
   const [seen, setSeen] = useState(count);
   useEffect(() => {
     if (count === seen) return;

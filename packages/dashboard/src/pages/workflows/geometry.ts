@@ -30,5 +30,6 @@ export function nodeGeometry(type: StepType, hasRun: boolean) {
     height: HANDLE,
   }));
   if (type !== "TRIGGER") handles.push({ id: null, type: "target", position: Position.Top, x: NODE_WIDTH / 2 - HANDLE / 2, y: -HANDLE / 2, width: HANDLE, height: HANDLE });
-  return { width: NODE_WIDTH, height, handles };
+  // `measured` too: React Flow counts a node as initialized (and runs a queued fitView) only once it has one
+  return { width: NODE_WIDTH, height, measured: { width: NODE_WIDTH, height }, handles };
 }
