@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
 import { apiClient, waitFor } from "@mailroom/testkit";
-import { a11yViolations, signedInContext } from "@mailroom/testkit/browser";
+import { a11yViolations, createDashboardUser, signedInContext } from "@mailroom/testkit/browser";
 import { browserAndOwner } from "./fixture";
 
 const fx = browserAndOwner();
@@ -186,6 +186,45 @@ describe("the Workflows area", () => {
     expect(saved.steps.find((s: { name: string }) => s.name === "Not pro").config).toEqual({ reason: "not on the pro plan" });
     const active = (await api.get(`/workflows/${workflowId}/executions?status=WAITING`)).body.data;
     expect(active).toEqual([]);
+    await context.close();
+  });
+
+  it("shows a viewer the graph, the settings and the executions read-only", async () => {
+    const viewer = await createDashboardUser(fx.platform.env, {
+      role: "viewer",
+      project: { id: fx.owner.projectId, name: fx.owner.projectName, secretKey: fx.owner.secretKey },
+    });
+    const context = await signedInContext(fx.browser, fx.platform.url, viewer);
+    const page = await context.newPage();
+    await page.goto(`${fx.platform.url}/app/workflows`);
+    await page.getByRole("table", { name: "Workflows" }).getByRole("link", { name: "Onboarding" }).click();
+    await node(graph(page), "Is pro").waitFor();
+    expect(await page.getByRole("button", { name: "New workflow" }).count()).toBe(0);
+    expect(await page.getByRole("toolbar", { name: "Add a step" }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Save settings" }).count()).toBe(0);
+    expect(await page.getByRole("switch", { name: "Enabled" }).isDisabled()).toBe(true);
+    expect(await page.getByRole("textbox", { name: /^Name/ }).getAttribute("readonly")).not.toBeNull();
+
+    // a step's panel without Save or Delete, and the node stays where it is when dragged
+    await node(graph(page), "Is pro").getByText("Is pro").click();
+    await page.getByRole("textbox", { name: /^Field/ }).waitFor();
+    expect(await page.getByRole("button", { name: "Save step" }).count()).toBe(0);
+    // (a drag may pan the view, which moves every node alike: the distance between two nodes is what must hold)
+    const gap = async () => {
+      const [a, b] = await Promise.all([node(graph(page), "Is pro").boundingBox(), node(graph(page), "Not pro").boundingBox()]);
+      return [Math.round(b!.x - a!.x), Math.round(b!.y - a!.y)];
+    };
+    const before = await gap();
+    const box = (await node(graph(page), "Is pro").boundingBox())!;
+    await page.mouse.move(box.x + 30, box.y + 30);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 130, box.y + 80, { steps: 5 });
+    await page.mouse.up();
+    expect(await gap()).toEqual(before);
+
+    await page.getByRole("tab", { name: "Executions" }).click();
+    await page.getByRole("table", { name: "Executions" }).waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
     await context.close();
   });
 });
