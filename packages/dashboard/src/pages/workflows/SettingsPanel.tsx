@@ -1,4 +1,4 @@
-import { TRIGGER_TYPES, type TriggerType, UpdateWorkflowRequest, type Workflow } from "@mailroom/contracts";
+import { TRIGGER_TYPES, UpdateWorkflowRequest, type Workflow } from "@mailroom/contracts";
 import { Button, Group, SegmentedControl, Select, Stack, Switch, Text, Textarea, TextInput, Title } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
@@ -6,33 +6,7 @@ import { useMemo } from "react";
 import { useSegmentOptions, useUpdateWorkflowMutation } from "../../api/workflows";
 import { notifyError, showFormError } from "../../components/errors";
 import { EventNameInput } from "./EventNameInput";
-import { cronText } from "./trigger";
-
-type Values = {
-  name: string;
-  description: string;
-  allowReentry: boolean;
-  triggerType: TriggerType;
-  triggerConfig: { eventName: string; cron: string; timezone: string; segmentId: string };
-};
-
-/** The PATCH body for the form: the trigger only when it changed (changing it is a structural edit, locked while executions run). */
-export function settingsBody(w: Workflow, v: Values): UpdateWorkflowRequest {
-  const c = v.triggerConfig;
-  const triggerConfig =
-    v.triggerType === "EVENT"
-      ? { eventName: c.eventName.trim() }
-      : v.triggerType === "SCHEDULE"
-        ? { cron: c.cron.trim(), ...(c.timezone ? { timezone: c.timezone } : {}), ...(c.segmentId ? { segmentId: c.segmentId } : {}) }
-        : {};
-  const triggerChanged = v.triggerType !== w.triggerType || JSON.stringify(triggerConfig) !== JSON.stringify(w.triggerConfig);
-  return {
-    name: v.name,
-    description: v.description.trim() ? v.description : null,
-    allowReentry: v.allowReentry,
-    ...(triggerChanged ? { triggerType: v.triggerType, triggerConfig } : {}),
-  };
-}
+import { cronText, type SettingsValues as Values, settingsBody } from "./trigger";
 
 const TIME_ZONES = (() => {
   try {

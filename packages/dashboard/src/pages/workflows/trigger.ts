@@ -1,4 +1,4 @@
-import type { Workflow } from "@mailroom/contracts";
+import type { TriggerType, UpdateWorkflowRequest, Workflow } from "@mailroom/contracts";
 import cronstrue from "cronstrue";
 
 /** A cron expression as words ("At 09:00 AM, only on Monday"), or null when it does not parse. */
@@ -24,3 +24,33 @@ export function triggerText(w: Pick<Workflow, "triggerType" | "triggerConfig">):
     }
   }
 }
+
+/** The settings form's values (SettingsPanel). */
+export type SettingsValues = {
+  name: string;
+  description: string;
+  allowReentry: boolean;
+  triggerType: TriggerType;
+  triggerConfig: { eventName: string; cron: string; timezone: string; segmentId: string };
+};
+
+/** The PATCH body for the form: the trigger only when it changed (changing it is a structural edit, locked while executions run). */
+export function settingsBody(w: Workflow, v: SettingsValues): UpdateWorkflowRequest {
+  const c = v.triggerConfig;
+  const triggerConfig =
+    v.triggerType === "EVENT"
+      ? { eventName: c.eventName.trim() }
+      : v.triggerType === "SCHEDULE"
+        ? { cron: c.cron.trim(), ...(c.timezone ? { timezone: c.timezone } : {}), ...(c.segmentId ? { segmentId: c.segmentId } : {}) }
+        : {};
+  // key order is not meaning: sending an unchanged trigger would be refused while executions run
+  const sorted = (o: object) => JSON.stringify(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+  const triggerChanged = v.triggerType !== w.triggerType || sorted(triggerConfig) !== sorted(w.triggerConfig);
+  return {
+    name: v.name,
+    description: v.description.trim() ? v.description : null,
+    allowReentry: v.allowReentry,
+    ...(triggerChanged ? { triggerType: v.triggerType, triggerConfig } : {}),
+  };
+}
+
