@@ -1,5 +1,5 @@
 import type { StepRun, Workflow } from "@mailroom/contracts";
-import { Anchor, Badge, Grid, Group, Paper, Stack, Table, Text, Title } from "@mantine/core";
+import { Anchor, Badge, Group, Paper, Stack, Table, Text, Title } from "@mantine/core";
 import { ReactFlowProvider } from "@xyflow/react";
 import { useMemo, useState } from "react";
 import { Link, useParams } from "react-router";
@@ -53,44 +53,38 @@ export function ExecutionView({ workflow }: { workflow: Workflow }) {
             {data!.finishedAt && `, finished ${formatTime(data!.finishedAt)}`}
             {data!.exitReason && ` (${data!.exitReason})`}
           </Text>
-          <Grid>
-            <Grid.Col span={{ base: 12, md: 7 }}>
-              <Paper withBorder h={520}>
-                <ReactFlowProvider>
-                  <Canvas workflow={workflow} editable={false} selection={selection} onSelect={setSelection} path={path} />
-                </ReactFlowProvider>
-              </Paper>
-            </Grid.Col>
-            <Grid.Col span={{ base: 12, md: 5 }}>
-              <Table aria-label="Step runs">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Step</Table.Th>
-                    <Table.Th>Status</Table.Th>
-                    <Table.Th>Started</Table.Th>
-                    <Table.Th>Finished</Table.Th>
-                    <Table.Th>Error</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {data!.steps.map((r) => (
-                    // a step runs at most once per execution (the graph has no cycles), so its id is the key
-                    <Table.Tr key={`${r.stepId}-${r.startedAt}`}>
-                      <Table.Td>{name(r.stepId)}</Table.Td>
-                      <Table.Td>
-                        <Badge variant="filled" color={STATUS_COLOR[r.status]}>
-                          {r.status}
-                        </Badge>
-                      </Table.Td>
-                      <Table.Td>{formatTime(r.startedAt)}</Table.Td>
-                      <Table.Td>{formatTime(r.finishedAt)}</Table.Td>
-                      <Table.Td>{r.error ?? "—"}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Grid.Col>
-          </Grid>
+          <Paper withBorder h={520}>
+            <ReactFlowProvider>
+              <Canvas workflow={workflow} editable={false} selection={selection} onSelect={setSelection} path={path} />
+            </ReactFlowProvider>
+          </Paper>
+          <Table aria-label="Step runs">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Step</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th>Started</Table.Th>
+                <Table.Th>Finished</Table.Th>
+                <Table.Th>Error</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {data!.steps.map((r) => (
+                // a step runs at most once per execution (the graph has no cycles), so its id is the key
+                <Table.Tr key={`${r.stepId}-${r.startedAt}`}>
+                  <Table.Td>{name(r.stepId)}</Table.Td>
+                  <Table.Td>
+                    <Badge variant="filled" color={STATUS_COLOR[r.status]}>
+                      {r.status}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>{formatTime(r.startedAt)}</Table.Td>
+                  <Table.Td>{formatTime(r.finishedAt)}</Table.Td>
+                  <Table.Td>{r.error ?? "—"}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
         </Stack>
       )}
     </QueryStatus>

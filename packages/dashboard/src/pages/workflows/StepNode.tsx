@@ -2,7 +2,6 @@ import "./StepNode.css";
 import type { Step, StepRun } from "@mailroom/contracts";
 import { Handle, type Node, type NodeProps, Position } from "@xyflow/react";
 import { memo } from "react";
-import { formatTime } from "../../lib/format";
 import { outputLeft } from "./geometry";
 import { outputsOf } from "./graph";
 import { STATUS_COLOR, STEP_LABEL, stepSummary } from "./labels";
@@ -29,7 +28,8 @@ export const StepNode = memo(function StepNode({ data, selected }: NodeProps<Ste
           <span className="wf-node-status" style={{ background: runColor }}>
             {run.status}
           </span>
-          {formatTime(run.startedAt)}
+          {/* the time of day only: the node is one fixed line high here (geometry.ts); the table has the dates */}
+          {new Date(run.startedAt).toLocaleTimeString()}
         </div>
       )}
       {outputs.length > 1 && (
