@@ -109,11 +109,12 @@ export async function canvasBench({ browser, baseUrl, user }) {
     const y = box.y + box.height / 2;
     await page.mouse.move(x, y);
     await page.mouse.down();
-    await page.mouse.move(x + 4, y + 4); // past the drag threshold: the drag has started
+    // back and forth, so the node stays in view however many runs
+    const sign = i % 2 ? -1 : 1;
+    await page.mouse.move(x + 4 * sign, y + 4 * sign); // past the drag threshold: the drag has started
     await page.evaluate((id) => { window.__moved = window.__nodeMoved(id); }, stepId);
-    const dx = i % 2 ? -60 : 60;
     const before = await busy();
-    await page.mouse.move(x + dx, y + 30);
+    await page.mouse.move(x + 60 * sign, y + 30 * sign);
     const [movedAt, moveAt] = await page.evaluate(async () => [await window.__moved, window.__inputAt]);
     moveBusy.push(since(before, await busy()));
     move.push(movedAt - moveAt);
@@ -143,7 +144,7 @@ export async function canvasBench({ browser, baseUrl, user }) {
   const md = [
     `### The workflow canvas with ${STEPS} steps (headless Chromium, 1440×900, ${RUNS} runs, load average ${result.loadAverage} on ${cpus().length} cores)`,
     "",
-    "| interaction | p50 ms (wall) | p50 ms main thread (script / style / layout) | target |",
+    "| interaction | p50 ms (wall) | p50 ms renderer main thread busy in the window, driver calls included (script / style / layout) | target |",
     "|---|---|---|---|",
     `| render: Graph tab clicked → every node and edge drawn | ${result.renderP50Ms} | ${busyText(result.renderMainThreadP50Ms)} | < ${TARGET_MS}: ${verdict(result.renderP50Ms)} |`,
     `| move: one drag move → the node drawn at its new place | ${result.moveP50Ms} | ${busyText(result.moveMainThreadP50Ms)} | < ${TARGET_MS}: ${verdict(result.moveP50Ms)} |`,

@@ -7,6 +7,7 @@
 //    navigation to the first table rows on /app/contacts, beside the GET /contacts call the page
 //    makes, fetched alone from the same browser context, alternated run by run; p50 of each.
 //    Target: first rows within 300 ms of the API's own time.
+// 3. The workflow canvas with 100 steps: render and node move (bench/dashboard-canvas.mjs).
 import { gzipSync } from "node:zlib";
 import { Platform } from "@mailroom/testkit";
 import { createDashboardUser, launchBrowser, PROJECT_STORAGE_KEY, signedInContext } from "@mailroom/testkit/browser";
