@@ -9,9 +9,11 @@
 //    Target: first rows within 300 ms of the API's own time.
 // 3. GET /stats for a year of daily points over a project with 10,000,000 email events, beside
 //    GET /settings/sending (bench/dashboard-stats.mjs). Target: p99 < 100 ms.
+// 4. The workflow canvas with 100 steps: render and node move (bench/dashboard-canvas.mjs).
 import { gzipSync } from "node:zlib";
 import { apiClient, Platform } from "@mailroom/testkit";
 import { createDashboardUser, launchBrowser, PROJECT_STORAGE_KEY, signedInContext } from "@mailroom/testkit/browser";
+import { canvasBench } from "./dashboard-canvas.mjs";
 import { measureStats, seedEmailEvents } from "./dashboard-stats.mjs";
 import { BENCH_ENV, seedContacts, writeResult } from "./lib.mjs";
 
@@ -62,7 +64,7 @@ async function contactsRendered(page) {
 }
 
 // Sending answers /stats here and sends nothing: its relay is an address no one listens on.
-const platform = new Platform({ services: ["gateway", "contacts", "sending"], env: { ...BENCH_ENV, SMTP_URL: "smtp://127.0.0.1:9" } });
+const platform = new Platform({ services: ["gateway", "contacts", "sending", "workflows"], env: { ...BENCH_ENV, SMTP_URL: "smtp://127.0.0.1:9" } });
 await platform.start();
 const browser = await launchBrowser();
 try {
@@ -167,7 +169,9 @@ try {
     "",
     `p99 ${stats.stats.p99Ms} ms (target < ${STATS_TARGET_P99_MS} ms): ${verdict(stats.stats.p99Ms < STATS_TARGET_P99_MS)}; ${+(stats.stats.p50Ms / stats.baseline.p50Ms).toFixed(2)}× the baseline's p50.`,
   ].join("\n");
-  writeResult("dashboard", result, md);
+  const canvas = await canvasBench({ browser, baseUrl: platform.url, user });
+  result.canvas = canvas.result;
+  writeResult("dashboard", result, `${md}\n\n${canvas.md}`);
 } finally {
   await browser.close();
   await platform.destroy();

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 /** Modules of bench/ that other benchmarks run or import: not benchmarks themselves (hop and baseline serve until stopped). */
-const HELPERS = ["lib.mjs", "responder.mjs", "hop.mjs", "sink.mjs", "baseline.mjs"];
+const HELPERS = ["lib.mjs", "responder.mjs", "hop.mjs", "sink.mjs", "baseline.mjs", "dashboard-canvas.mjs"];
 const all = readdirSync("bench").filter((f) => f.endsWith(".mjs") && !HELPERS.includes(f)).map((f) => f.slice(0, -4));
 const names = process.argv.slice(2).length ? process.argv.slice(2) : all;
 for (const name of names) {

@@ -28,6 +28,7 @@ export const AREAS: readonly Area[] = [
   area("segments", "Segments", () => import("./pages/segments/index")),
   area("topics", "Topics", () => import("./pages/topics/index")),
   area("campaigns", "Campaigns", () => import("./pages/campaigns/index")),
+  area("workflows", "Workflows", () => import("./pages/workflows/index")),
   area("templates", "Templates", () => import("./pages/templates/index")),
   area("emails", "Emails", () => import("./pages/emails/index")),
   area("domains", "Domains", () => import("./pages/domains/index")),

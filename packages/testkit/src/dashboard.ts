@@ -14,6 +14,7 @@ export interface DemoData {
   segmentId: string;
   /** A SENT campaign, for the page of a campaign's results. */
   campaignId: string;
+  workflowId: string;
 }
 export interface DashboardPage {
   /** Also the screenshot's file name. */
@@ -34,6 +35,9 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   { name: "campaign", path: (d) => `/app/campaigns/${d.campaignId}` },
   { name: "emails", path: () => "/app/emails" },
   { name: "email", path: (d) => `/app/emails/${d.emailId}` },
+  { name: "workflows", path: () => "/app/workflows" },
+  { name: "workflow", path: (d) => `/app/workflows/${d.workflowId}` },
+  { name: "workflow-executions", path: (d) => `/app/workflows/${d.workflowId}/executions` },
   { name: "domains", path: () => "/app/domains" },
   { name: "api-keys", path: () => "/app/api-keys" },
   { name: "members", path: () => "/app/members" },
@@ -48,7 +52,7 @@ const DEMO_CONTACTS = [
 ];
 
 /**
- * A contact, a template, a segment, an email and a sent campaign of the project, for the pages that show one: the first of
+ * A contact, a template, a segment, an email, a sent campaign and a workflow of the project, for the pages that show one: the first of
  * each when the project has some, made through the API (with the project's secret key) when it has
  * none. Sending needs `from` on a domain the project has verified. Waits until the email has been
  * handed to SMTP, so its timeline shows more than QUEUED.
@@ -124,7 +128,14 @@ export async function demoData(baseUrl: string, secretKey: string, opts: { from:
       what: "the demo campaign to be sent",
     });
   }
-  return { contactId: contacts[0].id, templateId: template.id, emailId: email.id, segmentId: segment.id, campaignId: campaign.id };
+  let [workflow] = ok(await api.get("/workflows?limit=1"), "GET /workflows").workflows;
+  if (!workflow) {
+    workflow = ok(await api.post("/workflows", { name: "Welcome series", eventName: "signup" }), "POST /workflows");
+    const trigger = workflow.steps[0].id;
+    const delay = ok(await api.post(`/workflows/${workflow.id}/steps`, { type: "DELAY", name: "Wait a day", config: { amount: 1, unit: "days" }, after: trigger, position: { x: 0, y: 140 } }), "POST /workflows/:id/steps");
+    ok(await api.post(`/workflows/${workflow.id}/steps`, { type: "SEND_EMAIL", name: "Welcome", config: { templateId: template.id }, after: delay.id, position: { x: 0, y: 280 } }), "POST /workflows/:id/steps");
+  }
+  return { contactId: contacts[0].id, templateId: template.id, emailId: email.id, segmentId: segment.id, campaignId: campaign.id, workflowId: workflow.id };
 }
 
 /**

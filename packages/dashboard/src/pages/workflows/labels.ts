@@ -1,0 +1,45 @@
+import type { ExecutionStatus, Step, StepRunStatus, StepType } from "@mailroom/contracts";
+
+export const STEP_LABEL: Record<StepType, string> = {
+  TRIGGER: "Trigger",
+  SEND_EMAIL: "Send email",
+  DELAY: "Delay",
+  WAIT_FOR_EVENT: "Wait for event",
+  CONDITION: "Condition",
+  WEBHOOK: "Webhook",
+  UPDATE_CONTACT: "Update contact",
+  EXIT: "Exit",
+};
+
+/** Filled badge colours dark enough for white text (WCAG AA). */
+export const STATUS_COLOR: Record<ExecutionStatus | StepRunStatus, string> = {
+  RUNNING: "blue.8",
+  WAITING: "violet.9",
+  COMPLETED: "teal.9",
+  EXITED: "gray.7",
+  FAILED: "red.9",
+  CANCELLED: "gray.7",
+};
+
+/** One line under a step's name on the canvas: what it is set to do. */
+export function stepSummary(step: Pick<Step, "type" | "config">): string {
+  const c = step.config as Record<string, unknown>;
+  switch (step.type) {
+    case "TRIGGER":
+      return c.eventName ? `on “${String(c.eventName)}”` : c.cron ? `cron ${String(c.cron)}` : "started by hand";
+    case "DELAY":
+      return `${String(c.amount)} ${String(c.unit)}`;
+    case "WAIT_FOR_EVENT":
+      return `“${String(c.eventName)}”${Number(c.timeout) > 0 ? `, ${String(c.timeout)} s timeout` : ""}`;
+    case "CONDITION":
+      return "logic" in c && c.logic ? `${String(c.logic)} of ${(c.groups as unknown[]).length} groups` : `${String(c.field)} ${String(c.operator)} ${c.value === undefined ? "" : JSON.stringify(c.value)}`;
+    case "WEBHOOK":
+      return `${String(c.method ?? "POST")} ${String(c.url)}`;
+    case "SEND_EMAIL":
+      return "template";
+    case "UPDATE_CONTACT":
+      return Object.keys((c.data as object) ?? {}).join(", ");
+    case "EXIT":
+      return c.reason ? String(c.reason) : "";
+  }
+}

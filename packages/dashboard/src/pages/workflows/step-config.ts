@@ -1,0 +1,95 @@
+import { NO_VALUE_OPERATORS, STEP_CONFIGS, type StepType, TIME_OPERATORS } from "@mailroom/contracts";
+import { formatValue, parseValue } from "../../lib/format";
+
+/**
+ * A step's config as its side-panel form holds it, and back. The form edits strings where a person
+ * types JSON (webhook headers and body, contact data, a full filter expression) and a CONDITION's
+ * one-filter short form as field/operator/value; `toConfig` turns that back into the config the API
+ * takes and checks it with the contract's own step schema, so an error lands at its field
+ * (`config.url`) before the request, as the API's 400 would. Pure: unit-tested beside.
+ */
+
+export type EditableType = Exclude<StepType, "TRIGGER">;
+export type Editing = Record<string, unknown>;
+
+/** Keys typed as JSON text, per type. */
+const JSON_KEYS: Partial<Record<EditableType, readonly string[]>> = {
+  WEBHOOK: ["headers", "body"],
+  UPDATE_CONTACT: ["data"],
+  CONDITION: ["expression"],
+};
+/** Optional text keys left out when empty. */
+const OPTIONAL_TEXT: Partial<Record<EditableType, readonly string[]>> = {
+  SEND_EMAIL: ["from", "fromName"],
+  EXIT: ["reason"],
+};
+
+export const DEFAULT_EDITING: Record<EditableType, Editing> = {
+  SEND_EMAIL: { templateId: "", from: "", fromName: "" },
+  DELAY: { amount: 1, unit: "hours" },
+  WAIT_FOR_EVENT: { eventName: "", timeout: 0 },
+  CONDITION: { field: "", operator: "equals", value: "", unit: "days" },
+  WEBHOOK: { url: "", method: "POST", headers: "", body: "" },
+  UPDATE_CONTACT: { data: "{}" },
+  EXIT: { reason: "" },
+};
+
+const json = (v: unknown) => (v === undefined ? "" : JSON.stringify(v, null, 2));
+
+/** A stored config as the form edits it. */
+export function toEditing(type: EditableType, config: Record<string, unknown>): Editing {
+  const editing: Editing = { ...DEFAULT_EDITING[type] };
+  if (type === "CONDITION") {
+    // a full expression (groups) is edited as JSON; the one-filter short form by its fields
+    if ("logic" in config && config.logic != null) return { expression: json(config) };
+    return { ...editing, ...config, value: config.value === undefined ? "" : formatValue(config.value), unit: config.unit ?? "days" };
+  }
+  for (const [k, v] of Object.entries(config)) editing[k] = JSON_KEYS[type]?.includes(k) ? json(v) : v;
+  return editing;
+}
+
+/** The config the API takes, or the form's errors by field (`config.<key>`). */
+export function toConfig(type: EditableType, editing: Editing): { config: Record<string, unknown> } | { errors: Record<string, string> } {
+  const errors: Record<string, string> = {};
+  let config: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(editing)) {
+    if (JSON_KEYS[type]?.includes(k)) {
+      const text = String(v ?? "").trim();
+      if (!text) continue;
+      try {
+        config[k] = JSON.parse(text);
+      } catch {
+        errors[`config.${k}`] = "Not valid JSON";
+      }
+    } else if (OPTIONAL_TEXT[type]?.includes(k) && (v === "" || v == null)) {
+      continue;
+    } else {
+      config[k] = v;
+    }
+  }
+  if (type === "CONDITION") config = conditionConfig(config);
+  if (Object.keys(errors).length) return { errors };
+
+  const parsed = STEP_CONFIGS[type].safeParse(config);
+  if (parsed.success) return { config: parsed.data as Record<string, unknown> };
+  for (const issue of parsed.error.issues) {
+    // an issue inside a JSON field is shown on that field; one on the config as a whole on its first field
+    const key = issue.path.length ? String(issue.path[0]) : Object.keys(editing)[0]!;
+    const field = key in editing ? `config.${key}` : `config.${Object.keys(editing)[0]}`;
+    const where = issue.path.length > 1 ? `${issue.path.slice(1).join(".")}: ` : "";
+    errors[field] ??= `${where}${issue.message}`;
+  }
+  return { errors };
+}
+
+/** The short form: `value` parsed as JSON where it can be, dropped or `unit` dropped as the operator needs. */
+function conditionConfig(config: Record<string, unknown>): Record<string, unknown> {
+  if ("expression" in config) return config.expression as Record<string, unknown>;
+  const { field, operator, value, unit } = config as { field: string; operator: string; value: string; unit: string };
+  const out: Record<string, unknown> = { field, operator };
+  const text = String(value ?? "").trim();
+  // an empty box is no value (the schema then says the operator needs one), not the empty string
+  if (!NO_VALUE_OPERATORS.includes(operator as never) && text !== "") out.value = TIME_OPERATORS.includes(operator as never) ? Number(text) : parseValue(text);
+  if (TIME_OPERATORS.includes(operator as never)) out.unit = unit;
+  return out;
+}
