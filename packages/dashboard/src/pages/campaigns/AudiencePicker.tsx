@@ -75,7 +75,8 @@ function TopicPicker({ value, onChange, error, readOnly }: { value: string | nul
         list.length === 0 && !topics.isPending ? (
           <>
             None yet: create topics on the{" "}
-            <Anchor component={Link} to="/topics" size="xs">
+            {/* Underlined: a link inside text must not be told apart by its colour alone (axe). */}
+            <Anchor component={Link} to="/topics" size="xs" underline="always">
               Topics
             </Anchor>{" "}
             page.
