@@ -52,7 +52,7 @@ const DEMO_CONTACTS = [
 ];
 
 /**
- * A contact, a template, a segment, an email, a sent campaign and a workflow of the project, for the pages that show one: the first of
+ * A topic, a contact, a template, a segment, an email, a sent campaign and a workflow of the project, for the pages that show one: the first of
  * each when the project has some, made through the API (with the project's secret key) when it has
  * none. Sending needs `from` on a domain the project has verified. Waits until the email has been
  * handed to SMTP, so its timeline shows more than QUEUED.
@@ -63,6 +63,10 @@ export async function demoData(baseUrl: string, secretKey: string, opts: { from:
     if (res.status >= 300) throw new Error(`${what} answered ${res.status}: ${JSON.stringify(res.body)}`);
     return res.body;
   };
+  // A topic, so the Topics page shows its table and the contact page its switches.
+  if (ok(await api.get("/topics"), "GET /topics").length === 0) {
+    ok(await api.post("/topics", { name: "Product news", description: "What we ship", defaultSubscribed: true }), "POST /topics");
+  }
   let contacts = ok(await api.get("/contacts?limit=1"), "GET /contacts").data;
   if (!contacts.length) {
     for (const c of DEMO_CONTACTS) ok(await api.post("/contacts", c), "POST /contacts");

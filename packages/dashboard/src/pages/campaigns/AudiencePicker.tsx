@@ -4,6 +4,7 @@ import { useDebouncedValue } from "@mantine/hooks";
 import { useMemo, useState } from "react";
 import { Link } from "react-router";
 import { useFilterCount, useSegments } from "../../api/segments";
+import { useTopics } from "../../api/topics";
 import { FilterBuilder } from "../../components/filter-builder";
 import { type Audience, recipientFilter } from "./audience";
 
@@ -13,7 +14,7 @@ const LABELS: Record<AudienceType, string> = { ALL: "All subscribed contacts", S
 export function AudiencePicker({ value, onChange, errors, readOnly }: {
   value: Audience;
   onChange: (next: Partial<Audience>) => void;
-  errors: { segmentId?: string; audienceFilter?: string };
+  errors: { segmentId?: string; audienceFilter?: string; topicId?: string };
   readOnly: boolean;
 }) {
   const segments = useSegments();
@@ -51,8 +52,46 @@ export function AudiencePicker({ value, onChange, errors, readOnly }: {
         />
       )}
       {value.audienceType === "FILTERED" && <FilterInput value={value.audienceFilter} onChange={(f) => onChange({ audienceFilter: f })} error={errors.audienceFilter} readOnly={readOnly} />}
+      <TopicPicker value={value.topicId} onChange={(topicId) => onChange({ topicId })} error={errors.topicId} readOnly={readOnly} />
       <RecipientCount audience={value} />
     </Stack>
+  );
+}
+
+/** Select's value for "not a topic campaign" (a Select option needs a string). */
+const NO_TOPIC = "none";
+
+/** A topic campaign (decisions.md §14) or not: its recipients must be opted into the topic. */
+function TopicPicker({ value, onChange, error, readOnly }: { value: string | null; onChange: (topicId: string | null) => void; error?: string; readOnly: boolean }) {
+  const topics = useTopics();
+  const list = topics.data ?? [];
+  const options = [{ value: NO_TOPIC, label: "No topic" }, ...list.map((t) => ({ value: t.id, label: t.name }))];
+  // A topic deleted since the campaign was saved still shows, so saving says what is wrong.
+  if (value && topics.data && !list.some((t) => t.id === value)) options.push({ value, label: "A deleted topic" });
+  return (
+    <Select
+      label="Topic"
+      description={
+        list.length === 0 && !topics.isPending ? (
+          <>
+            None yet: create topics on the{" "}
+            {/* Underlined: a link inside text must not be told apart by its colour alone (axe). */}
+            <Anchor component={Link} to="/topics" size="xs" underline="always">
+              Topics
+            </Anchor>{" "}
+            page.
+          </>
+        ) : (
+          "Only contacts opted into the topic receive it, and its unsubscribe link leaves that topic only."
+        )
+      }
+      data={options}
+      value={value ?? NO_TOPIC}
+      onChange={(v) => onChange(v === null || v === NO_TOPIC ? null : v)}
+      allowDeselect={false}
+      readOnly={readOnly}
+      error={error}
+    />
   );
 }
 
@@ -90,17 +129,19 @@ function FilterInput({ value, onChange, error, readOnly }: { value: FilterExpres
   );
 }
 
-/** "1,234 recipients": the subscribed contacts the audience holds right now. */
+/** "1,234 recipients": the subscribed contacts (opted into the topic, if any) the audience holds right now. */
 function RecipientCount({ audience }: { audience: Audience }) {
   // Debounced as text: a filter object made each render would restart the wait every time.
   const [debounced] = useDebouncedValue(JSON.stringify(recipientFilter(audience)), 300);
   const filter = useMemo(() => JSON.parse(debounced) as FilterExpression | null, [debounced]);
   const count = useFilterCount(filter);
+  const topic = useTopics().data?.find((t) => t.id === audience.topicId);
+  const who = audience.topicId ? `subscribed contacts opted into ${topic?.name ?? "the topic"}` : "subscribed contacts";
   let text: string;
   if (filter === null) text = audience.audienceType === "SEGMENT" ? "Pick a segment to see its recipients." : "Write a filter to see its recipients.";
   else if (count.isError) text = "The recipients could not be counted.";
   else if (count.data === undefined) text = "Counting recipients…";
-  else text = `${count.data.count.toLocaleString()} recipient${count.data.count === 1 ? "" : "s"} (subscribed contacts) right now`;
+  else text = `${count.data.count.toLocaleString()} recipient${count.data.count === 1 ? "" : "s"} (${who}) right now`;
   return (
     <Text size="sm" role="status" aria-live="polite" data-testid="recipient-count">
       {text}

@@ -2,6 +2,7 @@ import type { Campaign, CampaignStatus } from "@mailroom/contracts";
 import { Anchor, Group, Stack, Text, Title } from "@mantine/core";
 import { Link, useParams } from "react-router";
 import { useCampaign } from "../../api/campaigns";
+import { useTopics } from "../../api/topics";
 import { QueryStatus } from "../../components/QueryStatus";
 import { Composer } from "./Composer";
 import { Progress } from "./Progress";
@@ -35,6 +36,7 @@ function ByStatus({ campaign }: { campaign: Campaign }) {
       <Text size="sm" c="dimmed">
         From {campaign.fromName ? `${campaign.fromName} <${campaign.from}>` : campaign.from} · Subject: {campaign.subject}
       </Text>
+      {campaign.topicId && <TopicNote topicId={campaign.topicId} />}
       {campaign.status === "SCHEDULED" && <ScheduledView campaign={campaign} />}
       {(campaign.status === "SENDING" || campaign.status === "SENT") && (
         <>
@@ -43,5 +45,17 @@ function ByStatus({ campaign }: { campaign: Campaign }) {
         </>
       )}
     </Stack>
+  );
+}
+
+/** A topic campaign's topic: who it went to (its opted-in contacts) and what its unsubscribe link leaves. */
+function TopicNote({ topicId }: { topicId: string }) {
+  const topics = useTopics();
+  const topic = topics.data?.find((t) => t.id === topicId);
+  const name = topic ? topic.name : topics.isPending ? "…" : "a deleted topic";
+  return (
+    <Text size="sm" data-testid="campaign-topic">
+      Topic: {name} (only contacts opted into it receive it; its unsubscribe link leaves that topic only)
+    </Text>
   );
 }

@@ -51,7 +51,7 @@ function ComposerForm({ campaign, verified }: { campaign: Campaign | null; verif
 
   const save = form.onSubmit((values) => {
     const onError = (err: unknown) =>
-      showFormError({ getValues: () => ({ name: "", subject: "", body: "", from: "", fromName: "", replyTo: "", segmentId: "", audienceFilter: "" }), setFieldError: (f, m) => form.setFieldError(fieldOf(String(f)), m) }, err);
+      showFormError({ getValues: () => ({ name: "", subject: "", body: "", from: "", fromName: "", replyTo: "", segmentId: "", audienceFilter: "", topicId: "" }), setFieldError: (f, m) => form.setFieldError(fieldOf(String(f)), m) }, err);
     const done = (c: Campaign) => {
       notifications.show({ color: "teal.9", message: `Saved ${c.name}` });
       form.resetDirty();
@@ -100,7 +100,11 @@ function ComposerForm({ campaign, verified }: { campaign: Campaign | null; verif
               <AudiencePicker
                 value={form.values}
                 onChange={(next) => form.setValues(next)}
-                errors={{ segmentId: form.errors.segmentId as string | undefined, audienceFilter: form.errors.audienceFilter as string | undefined }}
+                errors={{
+                  segmentId: form.errors.segmentId as string | undefined,
+                  audienceFilter: form.errors.audienceFilter as string | undefined,
+                  topicId: form.errors.topicId as string | undefined,
+                }}
                 readOnly={readOnly}
               />
               {canEdit && (

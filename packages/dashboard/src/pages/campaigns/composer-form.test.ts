@@ -14,6 +14,7 @@ const campaign = {
   type: "SEGMENT",
   segmentId: "s1",
   audienceFilter: null,
+  topicId: null,
 } as unknown as Campaign;
 
 describe("composer form", () => {
@@ -30,7 +31,15 @@ describe("composer form", () => {
       audienceType: "SEGMENT",
       segmentId: "s1",
       audienceFilter: null,
+      topicId: null,
     });
+  });
+
+  it("keeps a campaign's topic and sends null to clear it", () => {
+    const v = initialValues({ ...campaign, topicId: "t1" }, "");
+    expect(v.topicId).toBe("t1");
+    expect(toRequest(v).topicId).toBe("t1");
+    expect(toRequest({ ...v, topicId: null })).toHaveProperty("topicId", null);
   });
 
   it("sends only the chosen audience's field", () => {

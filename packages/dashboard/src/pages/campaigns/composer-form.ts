@@ -27,6 +27,7 @@ export function initialValues(c: Campaign | null, firstDomain: string): Composer
     audienceType: c?.type ?? "ALL",
     segmentId: c?.segmentId ?? null,
     audienceFilter: (c?.audienceFilter as FilterExpression | null) ?? null,
+    topicId: c?.topicId ?? null,
   };
 }
 
@@ -47,6 +48,8 @@ export function toRequest(v: ComposerValues): CreateCampaignRequest {
     audienceType: v.audienceType,
     segmentId: v.audienceType === "SEGMENT" ? v.segmentId : null,
     audienceFilter: v.audienceType === "FILTERED" ? v.audienceFilter : null,
+    // null, not omitted: choosing "No topic" on a saved topic campaign must clear it.
+    topicId: v.topicId,
   };
 }
 

@@ -10,6 +10,7 @@ import { notifyError } from "../../components/errors";
 import { Empty, LoadError, Loading } from "../../components/QueryState";
 import { formatTime } from "../../lib/format";
 import { ContactEvents } from "./ContactEvents";
+import { ContactTopics } from "./ContactTopics";
 import { DataEditor } from "./DataEditor";
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
@@ -84,6 +85,7 @@ export default function ContactPage() {
           </Badge>
         </Group>
       )}
+      <ContactTopics contact={c} canEdit={canEdit} />
       <DataEditor key={c.updatedAt} contact={c} canEdit={canEdit} />
       <ContactEvents id={c.id} />
       <Stack gap="xs">
