@@ -75,6 +75,8 @@ export class Platform {
       AUTH_FAILURES_BURST: "200000",
       // every platform's sending service would otherwise bind 2525; tests that deliver to it set a port
       INBOUND_SMTP_PORT: "0",
+      // an A/B test's wait in seconds rather than minutes (the API's least is 5 minutes), test only
+      CAMPAIGNS_AB_MINUTE_MS: "1000",
       ...opts.env,
     };
   }

@@ -22,6 +22,7 @@ export function buildApp(deps: CampaignsDeps): ServiceApp {
     leaseMs: config.CAMPAIGNS_LEASE_MS,
     window: { seconds: config.CAMPAIGNS_WINDOW_SECONDS, min: config.CAMPAIGNS_WINDOW_MIN, max: Math.max(config.CAMPAIGNS_WINDOW_MIN, config.CAMPAIGNS_WINDOW_MAX) },
     maxEnqueueAttempts: config.CAMPAIGNS_ENQUEUE_ATTEMPTS,
+    abMinuteMs: config.CAMPAIGNS_AB_MINUTE_MS,
     onProgress: (status, count) => deps.metrics.campaignRecipients.inc({ status }, count),
   });
   const campaigns = new CampaignsService(sql, deps.rpc, audience, () => fanout.kick());

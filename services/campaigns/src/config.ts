@@ -40,5 +40,10 @@ export const CampaignsEnv = z.object({
    * from 0.5 s to 30 s, so the default gives up after about two minutes.
    */
   CAMPAIGNS_ENQUEUE_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
+  /**
+   * Test only: how long one minute of an A/B test's `waitMinutes` lasts, so tests can wait seconds
+   * (the API keeps 5 minutes as its least wait). Never set in production.
+   */
+  CAMPAIGNS_AB_MINUTE_MS: Ms.max(60_000).default(60_000),
 });
 export type CampaignsEnv = z.infer<typeof CampaignsEnv>;

@@ -67,3 +67,14 @@ export async function sinkMessagesTo(mailboxUrl: string, addresses: Iterable<str
 }
 
 export const header = (m: SinkMessage, name: string) => m.headers.find((h) => h.name === name.toLowerCase())?.value;
+
+/** The open pixel and tracked links of a message's HTML, as paths for the gateway. */
+export const pixelOf = (m: SinkMessage) => new URL(/src="([^"]+\/t\/o\/[^"]+)"/.exec(m.html ?? "")![1]!).pathname;
+export const trackedLinksOf = (m: SinkMessage) => [...(m.html ?? "").matchAll(/href="([^"]+\/t\/c\/[^"]+)"/g)].map((x) => new URL(x[1]!).pathname);
+
+/** How many messages went to each address, by the envelope. */
+export function countPerRecipient(msgs: SinkMessage[]): Map<string, number> {
+  const n = new Map<string, number>();
+  for (const m of msgs) for (const to of m.envelope.rcptTo) n.set(to.toLowerCase(), (n.get(to.toLowerCase()) ?? 0) + 1);
+  return n;
+}

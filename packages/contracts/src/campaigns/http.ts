@@ -13,6 +13,7 @@ import {
 } from "../common.js";
 import { FilterExpression } from "../filters.js";
 import { LiquidSource } from "../liquid-source.js";
+import { AbTest, CampaignVariant, CampaignVariants, VariantStats, checkAbPair } from "./ab-test.js";
 
 export const CAMPAIGN_STATUSES = ["DRAFT", "SCHEDULED", "SENDING", "SENT"] as const;
 export const CampaignStatus = z.enum(CAMPAIGN_STATUSES);
@@ -32,6 +33,8 @@ export const CampaignStats = z.object({
   complained: z.number().int(),
   unsubscribed: z.number().int(),
   failed: z.number().int(),
+  /** One entry per variant of an A/B campaign, in variant order; empty otherwise. */
+  variants: z.array(VariantStats),
 });
 export type CampaignStats = z.infer<typeof CampaignStats>;
 
@@ -56,6 +59,13 @@ export const Campaign = z.object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   stats: CampaignStats,
+  /** A/B test: null for a plain campaign. */
+  variants: z.array(CampaignVariant).nullable(),
+  abTest: AbTest.nullable(),
+  /** The index of the variant sent to the rest of the audience, once the test's wait is over. */
+  winnerVariant: z.number().int().nullable(),
+  /** When the test's wait ends and the winner is picked: null until the whole sample is handed over. */
+  winnerDueAt: Timestamp.nullable(),
 });
 export type Campaign = z.infer<typeof Campaign>;
 
@@ -71,6 +81,8 @@ const campaignFields = {
   segmentId: Id.nullable().optional(),
   audienceFilter: FilterExpression.nullable().optional(),
   topicId: Id.nullable().optional(),
+  variants: CampaignVariants.nullable().optional(),
+  abTest: AbTest.nullable().optional(),
 };
 
 export const CreateCampaignRequest = z.object(campaignFields).superRefine((c, ctx) => {
@@ -80,11 +92,12 @@ export const CreateCampaignRequest = z.object(campaignFields).superRefine((c, ct
   if (c.audienceType === "FILTERED" && !c.audienceFilter) {
     ctx.addIssue({ code: "custom", path: ["audienceFilter"], message: "required when audienceType is FILTERED" });
   }
+  checkAbPair(c, ctx);
 });
 export type CreateCampaignRequest = z.infer<typeof CreateCampaignRequest>;
 
-/** Whether the merged campaign still has the audience its type needs is checked by the service,
- * which knows the stored values. */
+/** Whether the merged campaign still has the audience its type needs, and both or neither of
+ * `variants` and `abTest`, is checked by the service, which knows the stored values. */
 export const UpdateCampaignRequest = z.object(campaignFields).partial();
 export type UpdateCampaignRequest = z.infer<typeof UpdateCampaignRequest>;
 
@@ -98,7 +111,11 @@ export type CampaignList = z.infer<typeof CampaignList>;
 export const SendCampaignRequest = z.object({ scheduledFor: Timestamp.nullable().optional() }).default({});
 export type SendCampaignRequest = z.infer<typeof SendCampaignRequest>;
 
-export const TestCampaignRequest = z.object({ email: EmailAddress });
+export const TestCampaignRequest = z.object({
+  email: EmailAddress,
+  /** An A/B campaign's variant whose subject and body the copy carries (the campaign's own when omitted). */
+  variant: z.number().int().min(0).max(4).optional(),
+});
 export type TestCampaignRequest = z.infer<typeof TestCampaignRequest>;
 
 export const CampaignResponse = SuccessEnvelope(Campaign);

@@ -1,11 +1,13 @@
-import type { Campaign, CampaignStatus } from "@mailroom/contracts";
+import type { Campaign, CampaignStatus, VariantStats } from "@mailroom/contracts";
 import { iso, isoOrNull, json, traced, type Q, type Row } from "@mailroom/kit";
+import type { AbSetup } from "../domain/ab-test.js";
 import type { Audience } from "../domain/campaign.js";
 import type { campaigns } from "./schema.js";
 
 export type CampaignRow = Row<typeof campaigns>;
 
-export function toCampaign(r: CampaignRow): Campaign {
+/** `variants`: the A/B sample's stats per variant (abRepo.variantStats), empty for a plain campaign. */
+export function toCampaign(r: CampaignRow, variants: VariantStats[] = []): Campaign {
   return {
     id: r.id,
     name: r.name,
@@ -34,7 +36,12 @@ export function toCampaign(r: CampaignRow): Campaign {
       complained: r.complained,
       unsubscribed: r.unsubscribed,
       failed: r.failed,
+      variants,
     },
+    variants: r.variants,
+    abTest: r.ab_test,
+    winnerVariant: r.winner_variant,
+    winnerDueAt: isoOrNull(r.winner_due_at),
   };
 }
 
@@ -48,10 +55,12 @@ export interface CampaignContent {
   fromName: string | null;
   replyTo: string | null;
   audience: Audience;
+  ab: AbSetup;
 }
 
 /** The stored audience filter: SQL NULL, not JSON null, when there is none. */
 const filterParam = (a: Audience) => (a.filter === null ? null : json(a.filter));
+const jsonOrNull = (v: unknown) => (v === null ? null : json(v));
 
 /**
  * Every query is scoped by project, so another project's id is simply not found. Every state change
@@ -61,9 +70,10 @@ export const campaignsRepo = traced("CampaignsRepo", {
   async insert(q: Q, id: string, projectId: string, c: CampaignContent): Promise<CampaignRow> {
     const [row] = await q<CampaignRow[]>`
       insert into campaigns (id, project_id, name, description, subject, body, from_email, from_name, reply_to,
-        audience_type, segment_id, audience_filter, topic_id, status, created_at, updated_at)
+        audience_type, segment_id, audience_filter, topic_id, status, created_at, updated_at, variants, ab_test)
       values (${id}, ${projectId}, ${c.name}, ${c.description}, ${c.subject}, ${c.body}, ${c.from}, ${c.fromName},
-        ${c.replyTo}, ${c.audience.type}, ${c.audience.segmentId}, ${filterParam(c.audience)}::jsonb, ${c.audience.topicId}, 'DRAFT', now(), now())
+        ${c.replyTo}, ${c.audience.type}, ${c.audience.segmentId}, ${filterParam(c.audience)}::jsonb, ${c.audience.topicId}, 'DRAFT', now(), now(),
+        ${jsonOrNull(c.ab.variants)}::jsonb, ${jsonOrNull(c.ab.abTest)}::jsonb)
       returning *`;
     return row!;
   },
@@ -89,7 +99,7 @@ export const campaignsRepo = traced("CampaignsRepo", {
       update campaigns set name = ${c.name}, description = ${c.description}, subject = ${c.subject}, body = ${c.body},
         from_email = ${c.from}, from_name = ${c.fromName}, reply_to = ${c.replyTo}, audience_type = ${c.audience.type},
         segment_id = ${c.audience.segmentId}, audience_filter = ${filterParam(c.audience)}::jsonb, topic_id = ${c.audience.topicId},
-        updated_at = now()
+        updated_at = now(), variants = ${jsonOrNull(c.ab.variants)}::jsonb, ab_test = ${jsonOrNull(c.ab.abTest)}::jsonb
       where project_id = ${projectId} and id = ${id} and status = 'DRAFT'
       returning *`;
     return row ?? null;

@@ -11,7 +11,8 @@ export type LaneRow = Pick<CampaignRow, "ended"> & {
   projectCampaigns: number;
 };
 
-export type PendingRow = Pick<Row<typeof campaignPending>, "contact_id" | "email" | "data">;
+/** `variant`: the A/B variant of a sampled recipient, null for the rest (and for a plain campaign). */
+export type PendingRow = Pick<Row<typeof campaignPending>, "contact_id" | "email" | "data"> & { variant: number | null };
 
 /**
  * The fan-out's state: a lease (one running fan-out per campaign across replicas), the keyset
@@ -29,6 +30,8 @@ export const fanoutRepo = traced("FanoutRepo", {
       where id = (
         select c.id from campaigns c
         where c.status = 'SENDING' and c.fanout_done_at is null and (c.lease_until is null or c.lease_until < now())
+          -- an A/B test in its wait: nothing to hand over until the winner is picked
+          and (c.winner_due_at is null or c.winner_variant is not null)
         order by (select count(*) from campaigns r
                   where r.project_id = c.project_id and r.status = 'SENDING' and r.fanout_done_at is null and r.lease_until >= now()),
                  c.started_at
@@ -97,8 +100,16 @@ export const fanoutRepo = traced("FanoutRepo", {
     return row ?? null;
   },
 
-  async pending(q: Q, id: string, limit: number): Promise<PendingRow[]> {
-    return q<PendingRow[]>`select contact_id, email, data from campaign_pending where campaign_id = ${id} order by contact_id limit ${limit}`;
+  /**
+   * `sampleOnly`: an A/B test before its winner is known hands over its sampled recipients only
+   * (none before the sample is drawn); the rest wait in campaign_pending for the winner.
+   */
+  async pending(q: Q, id: string, limit: number, sampleOnly = false): Promise<PendingRow[]> {
+    const only = sampleOnly ? q`and r.variant is not null` : q``;
+    return q<PendingRow[]>`
+      select p.contact_id, p.email, p.data, r.variant from campaign_pending p
+      left join campaign_variant_recipients r on r.campaign_id = p.campaign_id and r.contact_id = p.contact_id
+      where p.campaign_id = ${id} ${only} order by p.contact_id limit ${limit}`;
   },
 
   /**
@@ -110,8 +121,14 @@ export const fanoutRepo = traced("FanoutRepo", {
     await sql.begin(async (tx) => {
       if (queued.length) await tx`delete from campaign_pending where campaign_id = ${id} and contact_id = any(${queued}::text[])`;
       if (failed.length) {
+        // a sampled recipient's failure is its variant's too
         await tx`
-          with gone as (delete from campaign_pending where campaign_id = ${id} and contact_id = any(${failed}::text[]) returning 1)
+          with gone as (delete from campaign_pending where campaign_id = ${id} and contact_id = any(${failed}::text[]) returning contact_id),
+          per_variant as (
+            update campaign_variants v set failed = v.failed + g.n
+            from (select r.variant, count(*)::int as n from gone join campaign_variant_recipients r
+                  on r.campaign_id = ${id} and r.contact_id = gone.contact_id group by r.variant) g
+            where v.campaign_id = ${id} and v.variant = g.variant)
           update campaigns set failed = failed + (select count(*) from gone)::int, ended = ended + (select count(*) from gone)::int
           where id = ${id}`;
       }

@@ -1,4 +1,4 @@
-import type { FilterExpression } from "@mailroom/contracts";
+import type { AbTest, CampaignVariant, FilterExpression } from "@mailroom/contracts";
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uuid } from "drizzle-orm/pg-core";
 export { outbox } from "@mailroom/kit";
@@ -52,6 +52,16 @@ export const campaigns = pgTable(
      */
     sendRate: real("send_rate").notNull().default(0),
 
+    /** A/B test (both or neither): the versions and the rules. */
+    variants: jsonb("variants").$type<CampaignVariant[]>(),
+    abTest: jsonb("ab_test").$type<AbTest>(),
+    /** Recipients drawn into the test's sample, once drawn (the whole audience read first). */
+    abSampleSize: integer("ab_sample_size"),
+    /** The durable deadline of the test's wait, set once the whole sample is handed to sending. */
+    winnerDueAt: at("winner_due_at"),
+    /** The variant sent to the rest of the audience; the rest's fan-out waits for it. */
+    winnerVariant: integer("winner_variant"),
+
     recipients: counter("recipients"),
     sent: counter("sent"),
     delivered: counter("delivered"),
@@ -68,6 +78,7 @@ export const campaigns = pgTable(
     index("campaigns_project_created_idx").on(t.projectId, t.createdAt),
     index("campaigns_due_idx").on(t.scheduledAt).where(sql`status = 'SCHEDULED'`),
     index("campaigns_sending_idx").on(t.startedAt).where(sql`status = 'SENDING'`),
+    index("campaigns_winner_due_idx").on(t.winnerDueAt).where(sql`status = 'SENDING' and winner_variant is null`),
   ],
 );
 
@@ -101,4 +112,42 @@ export const countedEmailEvents = pgTable(
     countedAt: at("counted_at").notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.emailId, t.kind] }), index("counted_email_events_at_idx").on(t.countedAt)],
+);
+
+/**
+ * The A/B test's sample: which variant each sampled recipient was given, drawn once in one
+ * transaction. It outlives campaign_pending so that each email event (by its contact) is counted in
+ * its variant's stats.
+ */
+export const campaignVariantRecipients = pgTable(
+  "campaign_variant_recipients",
+  {
+    campaignId: uuid("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    contactId: text("contact_id").notNull(),
+    variant: integer("variant").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.contactId] })],
+);
+
+/** Per-variant stats of the sample, kept by the same consumer (and transaction) as the campaign's. */
+export const campaignVariants = pgTable(
+  "campaign_variants",
+  {
+    campaignId: uuid("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    variant: integer("variant").notNull(),
+    recipients: counter("recipients"),
+    sent: counter("sent"),
+    delivered: counter("delivered"),
+    opened: counter("opened"),
+    clicked: counter("clicked"),
+    bounced: counter("bounced"),
+    complained: counter("complained"),
+    unsubscribed: counter("unsubscribed"),
+    failed: counter("failed"),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.variant] })],
 );

@@ -3,6 +3,32 @@ import { zeroDeltas, type StatDeltas, type StatHit } from "../domain/stats.js";
 import { campaignsRepo } from "./campaigns-repo.js";
 import type { countedEmailEvents } from "./schema.js";
 
+/**
+ * The same new hits, counted in their variant's stats when the recipient is in an A/B test's sample
+ * (found by campaign and contact; a recipient of the winner's send to the rest is in none). The
+ * campaign's project must match, as above.
+ */
+async function addVariantHits(tx: Q, hits: Array<{ projectId: string; campaignId: string; contactId: string | null; kind: string }>) {
+  const mine = hits.filter((h) => h.contactId !== null && h.kind !== "ended");
+  if (mine.length === 0) return;
+  const count = (k: string) => tx`count(*) filter (where f.kind = ${k})::int`;
+  await tx`
+    update campaign_variants v set
+      sent = v.sent + d.sent, delivered = v.delivered + d.delivered, opened = v.opened + d.opened, clicked = v.clicked + d.clicked,
+      bounced = v.bounced + d.bounced, complained = v.complained + d.complained, unsubscribed = v.unsubscribed + d.unsubscribed,
+      failed = v.failed + d.failed
+    from (
+      select r.campaign_id, r.variant, ${count("sent")} as sent, ${count("delivered")} as delivered, ${count("opened")} as opened,
+        ${count("clicked")} as clicked, ${count("bounced")} as bounced, ${count("complained")} as complained,
+        ${count("unsubscribed")} as unsubscribed, ${count("failed")} as failed
+      from unnest(${mine.map((h) => h.campaignId)}::uuid[], ${mine.map((h) => h.projectId)}::uuid[],
+                  ${mine.map((h) => h.contactId!)}::text[], ${mine.map((h) => h.kind)}::text[]) as f(campaign_id, project_id, contact_id, kind)
+      join campaigns c on c.id = f.campaign_id and c.project_id = f.project_id and c.variants is not null
+      join campaign_variant_recipients r on r.campaign_id = f.campaign_id and r.contact_id = f.contact_id
+      group by r.campaign_id, r.variant) d
+    where v.campaign_id = d.campaign_id and v.variant = d.variant`;
+}
+
 export const statsRepo = traced("StatsRepo", {
   /**
    * Applies a batch of stat hits in one transaction: each (email, stat) pair is counted the first time
@@ -50,6 +76,7 @@ export const statsRepo = traced("StatsRepo", {
                     ${column("ended")}::int[])
           as d(id, project_id, sent, delivered, opened, clicked, bounced, complained, unsubscribed, failed, ended)
         where c.id = d.id and c.project_id = d.project_id`;
+      await addVariantHits(tx, fresh.map((row) => ({ ...owner.get(row.email_id)!, kind: row.kind })));
       return campaignsRepo.completeFinished(tx, ids);
     })) as string[];
   },

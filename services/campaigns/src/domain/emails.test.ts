@@ -1,6 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { AppError, TEMPLATE_INVALID_REASON } from "@mailroom/contracts";
-import { isPermanentEnqueueError, refusesEveryRecipient, sendingAway } from "./emails.js";
+import { isPermanentEnqueueError, recipientBatch, refusesEveryRecipient, sendingAway } from "./emails.js";
+
+describe("recipientBatch", () => {
+  const c = {
+    id: "c1",
+    project_id: "p1",
+    subject: "Main",
+    body: "<p>main</p>",
+    from_email: "a@b.test",
+    from_name: null,
+    reply_to: null,
+    variants: [{ subject: "A" }, { subject: "B", body: "<p>B</p>" }],
+  };
+  const r = { contactId: "k1", email: "k@x.test", data: {} };
+  it("carries the variant's content under the same idempotency key as any other version", () => {
+    const plain = recipientBatch(c, [r]);
+    const b = recipientBatch(c, [r], 1);
+    expect([plain.subject, plain.body]).toEqual(["Main", "<p>main</p>"]);
+    expect([b.subject, b.body]).toEqual(["B", "<p>B</p>"]);
+    expect(recipientBatch(c, [r], 0).body).toBe("<p>main</p>");
+    expect(b.recipients[0]!.idempotencyKey).toBe(plain.recipients[0]!.idempotencyKey);
+  });
+});
 
 describe("what an enqueue refusal means for a campaign's recipients", () => {
   it("fails a whole batch at once only for what its recipients share", () => {

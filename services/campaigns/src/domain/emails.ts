@@ -1,4 +1,5 @@
-import { AppError, TEMPLATE_INVALID_REASON, type EnqueueBatchRpcRequest, type EnqueueEmailRpcRequest } from "@mailroom/contracts";
+import { AppError, TEMPLATE_INVALID_REASON, type CampaignVariant, type EnqueueBatchRpcRequest, type EnqueueEmailRpcRequest } from "@mailroom/contracts";
+import { variantContent } from "./ab-test.js";
 
 export interface CampaignContentLike {
   id: string;
@@ -10,6 +11,7 @@ export interface CampaignContentLike {
   reply_to: string | null;
   /** Absent on rows of releases before topics. */
   topic_id?: string | null;
+  variants?: CampaignVariant[] | null;
 }
 
 export interface Recipient {
@@ -24,20 +26,24 @@ export interface Recipient {
  */
 export const recipientKey = (campaignId: string, contactId: string) => `campaign:${campaignId}:${contactId}`;
 
-const sender = (c: CampaignContentLike) => ({
+/** `variant`: an A/B variant's subject and body (domain/ab-test.ts) instead of the campaign's. */
+const sender = (c: CampaignContentLike, variant: number | null = null) => ({
   from: c.from_email,
   ...(c.from_name ? { fromName: c.from_name } : {}),
   ...(c.reply_to ? { replyTo: c.reply_to } : {}),
-  subject: c.subject,
-  body: c.body,
+  ...variantContent({ subject: c.subject, body: c.body, variants: c.variants ?? null }, variant),
 });
 
-/** Recipients of one campaign as one sending.enqueueBatch request, each with its own idempotency key. */
-export function recipientBatch(c: CampaignContentLike, recipients: Recipient[]): EnqueueBatchRpcRequest {
+/**
+ * Recipients of one campaign as one sending.enqueueBatch request, each with its own idempotency key.
+ * The key names campaign and contact only, never the variant: whichever version a recipient is
+ * given, a repeated enqueue still returns their one email.
+ */
+export function recipientBatch(c: CampaignContentLike, recipients: Recipient[], variant: number | null = null): EnqueueBatchRpcRequest {
   return {
     projectId: c.project_id,
     source: { type: "CAMPAIGN", campaignId: c.id },
-    ...sender(c),
+    ...sender(c, variant),
     marketing: true,
     // a topic campaign's unsubscribe links leave the topic only
     ...(c.topic_id ? { topicId: c.topic_id } : {}),
@@ -49,14 +55,14 @@ export function recipientBatch(c: CampaignContentLike, recipients: Recipient[]):
  * A test copy. It names no campaignId on purpose: its events must not reach the campaign's stats
  * (an extra `sent` would let the campaign look finished one recipient early). Each call is a new copy.
  */
-export function testEmail(c: CampaignContentLike, to: string, contact: Recipient | null, copyId: string): EnqueueEmailRpcRequest {
+export function testEmail(c: CampaignContentLike, to: string, contact: Recipient | null, copyId: string, variant: number | null = null): EnqueueEmailRpcRequest {
   return {
     projectId: c.project_id,
     source: { type: "CAMPAIGN" },
     idempotencyKey: `campaign-test:${c.id}:${copyId}`,
     to,
     contactId: null,
-    ...sender(c),
+    ...sender(c, variant),
     data: contact?.data ?? {},
     marketing: true,
   };

@@ -21,6 +21,11 @@ describe("statHit", () => {
     expect(statHit(event("contact.unsubscribed"))?.kinds).toEqual(["unsubscribed"]);
   });
 
+  it("carries the envelope's contact (the A/B sample is counted by it)", () => {
+    expect(statHit({ ...event("email.open"), contactId: "c1" })?.contactId).toBe("c1");
+    expect(statHit(event("email.open"))?.contactId).toBeNull();
+  });
+
   it("ignores transient bounces, other events, test copies and malformed ids", () => {
     expect(statHit(event("email.bounce", { bounceType: "Transient" }))).toBeNull();
     expect(statHit(event("signup"))).toBeNull();

@@ -9,11 +9,14 @@ export interface StatHit {
   projectId: string;
   campaignId: string;
   emailId: string;
+  /** The recipient (the event envelope's), by which an A/B test's sample is counted per variant. */
+  contactId: string | null;
   kinds: StatKind[];
 }
 
 interface EventLike {
   projectId: string;
+  contactId?: string | null;
   name: string;
   data: Record<string, unknown>;
 }
@@ -31,7 +34,8 @@ export function statHit(event: EventLike): StatHit | null {
   const campaignId = event.data.campaignId;
   if (!isId(emailId) || !isId(campaignId) || !isId(event.projectId)) return null;
   const kinds = kindsOf(event);
-  return kinds.length ? { projectId: event.projectId, campaignId, emailId, kinds } : null;
+  const contactId = typeof event.contactId === "string" ? event.contactId : null;
+  return kinds.length ? { projectId: event.projectId, campaignId, emailId, contactId, kinds } : null;
 }
 
 function kindsOf(event: EventLike): StatKind[] {

@@ -37,7 +37,7 @@ function hitOf(msg: JsMsg): StatHit | null {
   // `<prefix>.events.<family>.<projectId>`: the prefix has no dots.
   if (!FAMILIES.has(msg.subject.split(".")[2] ?? "")) return null;
   try {
-    const event = msg.json<{ projectId: string; name: string; data: Record<string, unknown> }>();
+    const event = msg.json<{ projectId: string; contactId?: string | null; name: string; data: Record<string, unknown> }>();
     if (typeof event?.name !== "string" || typeof event.data !== "object" || event.data === null) return null;
     return statHit(event);
   } catch {

@@ -12,6 +12,8 @@ import {
 } from "@mailroom/contracts";
 import { isId, newId, type RpcClient, type Sql } from "@mailroom/kit";
 import { campaignsRepo, toCampaign, type CampaignContent, type CampaignRow } from "../db/campaigns-repo.js";
+import { abRepo } from "../db/ab-repo.js";
+import { mergeAbTest } from "../domain/ab-test.js";
 import { assertEditable, assertSendable, mergeAudience, scheduleTime } from "../domain/campaign.js";
 import { testEmail } from "../domain/emails.js";
 import type { AudienceSource } from "./audience.js";
@@ -29,31 +31,32 @@ export class CampaignsService {
   ) {}
 
   async create(projectId: string, req: CreateCampaignRequest): Promise<Campaign> {
-    assertSourceSize({ body: req.body });
+    assertSourceSize({ body: req.body, ...variantBodies(req) });
     const content = contentOf(null, req);
     await this.checkContent(projectId, content);
-    return toCampaign(await campaignsRepo.insert(this.sql, newId(), projectId, content));
+    return this.campaign(await campaignsRepo.insert(this.sql, newId(), projectId, content));
   }
 
   async get(projectId: string, id: string): Promise<Campaign> {
-    return toCampaign(await this.row(projectId, id));
+    return this.campaign(await this.row(projectId, id));
   }
 
   async list(projectId: string, q: ListCampaignsQuery): Promise<CampaignList> {
     const page = q.cursor ?? q.page ?? 1;
     const { rows, total } = await campaignsRepo.list(this.sql, projectId, { status: q.status, limit: q.limit, offset: (page - 1) * q.limit });
-    return { campaigns: rows.map(toCampaign), total, page, pageSize: q.limit, totalPages: Math.ceil(total / q.limit) };
+    const variants = await abRepo.variantStats(this.sql, rows.filter((r) => r.variants).map((r) => r.id));
+    return { campaigns: rows.map((r) => toCampaign(r, variants.get(r.id))), total, page, pageSize: q.limit, totalPages: Math.ceil(total / q.limit) };
   }
 
   async update(projectId: string, id: string, req: UpdateCampaignRequest): Promise<Campaign> {
     const stored = await this.row(projectId, id);
     assertEditable(stored.status);
-    assertSourceSize({ body: req.body });
+    assertSourceSize({ body: req.body, ...variantBodies(req) });
     const content = contentOf(stored, req);
     await this.checkContent(projectId, content, stored);
     const row = await campaignsRepo.updateDraft(this.sql, projectId, id, content);
     if (!row) throw await this.stateError(projectId, id);
-    return toCampaign(row);
+    return this.campaign(row);
   }
 
   async remove(projectId: string, id: string): Promise<void> {
@@ -71,7 +74,7 @@ export class CampaignsService {
     const row = await campaignsRepo.startOrSchedule(this.sql, projectId, id, at);
     if (!row) throw await this.stateError(projectId, id);
     if (row.status === "SENDING") this.onSending();
-    return toCampaign(row);
+    return this.campaign(row);
   }
 
   async cancel(projectId: string, id: string): Promise<Campaign> {
@@ -79,21 +82,33 @@ export class CampaignsService {
     if (stored.status !== "SCHEDULED") throw new AppError("INVALID_STATE", `Only a SCHEDULED campaign can be cancelled; this one is ${stored.status}`);
     const row = await campaignsRepo.cancelScheduled(this.sql, projectId, id);
     if (!row) throw await this.stateError(projectId, id);
-    return toCampaign(row);
+    return this.campaign(row);
   }
 
-  /** One copy to `email`, rendered with that contact's data when the address is a contact here. */
-  async test(projectId: string, id: string, email: string): Promise<{ emailId: string }> {
+  /**
+   * One copy to `email`, rendered with that contact's data when the address is a contact here, of
+   * one A/B variant when `variant` names one.
+   */
+  async test(projectId: string, id: string, email: string, variant?: number): Promise<{ emailId: string }> {
     const c = await this.row(projectId, id);
+    if (variant !== undefined && variant >= (c.variants?.length ?? 0)) {
+      throw AppError.validation("Request validation failed", [{ path: "variant", message: "the campaign has no such variant" }]);
+    }
     const { contact } = await this.rpc.call(contactsRpc.get, { projectId, email });
     const recipient = contact ? { contactId: contact.id, email: contact.email, data: contact.data } : null;
-    return this.rpc.call(sendingRpc.enqueue, testEmail(c, email, recipient, newId()));
+    return this.rpc.call(sendingRpc.enqueue, testEmail(c, email, recipient, newId(), variant ?? null));
   }
 
   /** Clicks per link, from the sending service's counters; a campaign of any status, the project's only. */
   async links(projectId: string, id: string): Promise<CampaignLinks> {
     await this.row(projectId, id);
     return this.rpc.call(sendingRpc.campaignLinks, { projectId, campaignId: id, limit: 200 });
+  }
+
+  /** The API record: the row, with its A/B sample's stats per variant when it has a test. */
+  private async campaign(row: CampaignRow): Promise<Campaign> {
+    const variants = row.variants ? (await abRepo.variantStats(this.sql, [row.id])).get(row.id) : undefined;
+    return toCampaign(row, variants);
   }
 
   private async row(projectId: string, id: string): Promise<CampaignRow> {
@@ -143,5 +158,10 @@ function contentOf(stored: CampaignRow | null, edit: UpdateCampaignRequest): Cam
       stored ? { type: stored.audience_type, segmentId: stored.segment_id, filter: stored.audience_filter, topicId: stored.topic_id } : null,
       edit,
     ),
+    ab: mergeAbTest(stored ? { variants: stored.variants, abTest: stored.ab_test } : null, edit),
   };
 }
+
+/** Each variant's own body, under the path that names it (413 details). */
+const variantBodies = (req: UpdateCampaignRequest) =>
+  Object.fromEntries((req.variants ?? []).map((v, i) => [`variants.${i}.body`, v.body]));

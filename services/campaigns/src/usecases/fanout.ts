@@ -3,8 +3,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pMap from "p-map";
 import { AppError, type EnqueueBatchResult, sendingRpc } from "@mailroom/contracts";
 import { newId, type Logger, Periodic, type RpcClient, type Sql } from "@mailroom/kit";
+import { abRepo } from "../db/ab-repo.js";
 import { campaignsRepo, type CampaignRow } from "../db/campaigns-repo.js";
-import { fanoutRepo } from "../db/fanout-repo.js";
+import { fanoutRepo, type PendingRow } from "../db/fanout-repo.js";
 import { isPermanentEnqueueError, recipientBatch, refusesEveryRecipient, sendingAway, type Recipient } from "../domain/emails.js";
 import { RateMeter, sendWindow, type WindowSettings } from "../domain/window.js";
 import type { AudienceSource } from "./audience.js";
@@ -21,6 +22,8 @@ export interface FanoutOptions {
   leaseMs: number;
   /** The share of the bulk delivery queue each campaign may hold (domain/window.ts). */
   window: WindowSettings;
+  /** How long one minute of an A/B test's wait lasts (one minute, except in tests). */
+  abMinuteMs: number;
   /**
    * Calls in a row that moved no recipient on and failed for a reason other than sending being
    * away (see `sendingAway`) before the recipients they carried are counted failed.
@@ -38,6 +41,25 @@ interface Outcome {
 
 /** How often a fan-out whose window is full looks again. */
 const CREDIT_POLL_MS = 200;
+
+/**
+ * Pending rows as enqueue batches of one content each: a sampled recipient gets its variant, the
+ * rest the winner (`restVariant`, null for a plain campaign: the campaign's own content).
+ */
+function batchesOf(rows: PendingRow[], size: number, restVariant: number | null): Array<{ variant: number | null; recipients: Recipient[] }> {
+  const byVariant = new Map<number | null, Recipient[]>();
+  for (const r of rows) {
+    const variant = r.variant ?? restVariant;
+    const list = byVariant.get(variant) ?? [];
+    list.push({ contactId: r.contact_id, email: r.email, data: r.data });
+    byVariant.set(variant, list);
+  }
+  const batches: Array<{ variant: number | null; recipients: Recipient[] }> = [];
+  for (const [variant, recipients] of byVariant) {
+    for (let i = 0; i < recipients.length; i += size) batches.push({ variant, recipients: recipients.slice(i, i + size) });
+  }
+  return batches;
+}
 
 /** Another replica took the campaign over (our lease expired): stop without touching it. */
 class LeaseLost extends Error {}
@@ -128,6 +150,8 @@ export class Fanout {
       try {
         await this.drain(c, check, meter, attempts);
         if (audienceDone) {
+          if (await this.abTestStep(c)) continue;
+          if (c.winner_due_at && c.winner_variant === null) return;
           if (await fanoutRepo.finish(this.sql, c.id, this.owner)) await campaignsRepo.completeFinished(this.sql, [c.id]);
           return;
         }
@@ -143,6 +167,28 @@ export class Fanout {
         await sleep(backoff, undefined, { signal: this.abort.signal }).catch(() => undefined);
       }
     }
+  }
+
+  /**
+   * An A/B test, once the whole audience is in campaign_pending: draws the sample (then the loop
+   * hands it over: true), and once the sample is handed over starts the wait and lets the campaign
+   * go (the scheduler picks the winner at the deadline, and a fan-out then sends it to the rest).
+   * An empty audience has no sample and no wait. `c` is updated as the steps are recorded.
+   */
+  private async abTestStep(c: CampaignRow): Promise<boolean> {
+    if (!c.variants || !c.ab_test || c.winner_variant !== null || c.winner_due_at) return false;
+    if (c.ab_sample_size === null) {
+      const size = await abRepo.drawSample(this.sql, c, this.owner);
+      if (size === null) throw new LeaseLost();
+      this.log.info({ campaignId: c.id, sample: size }, "A/B test sample drawn");
+      c.ab_sample_size = size;
+      return size > 0;
+    }
+    if (c.ab_sample_size === 0) return false;
+    if (!(await abRepo.awaitWinner(this.sql, c.id, this.owner, c.ab_test.waitMinutes * this.opts.abMinuteMs))) throw new LeaseLost();
+    this.log.info({ campaignId: c.id, waitMinutes: c.ab_test.waitMinutes }, "A/B test sample handed over; waiting for the winner");
+    c.winner_due_at = new Date();
+    return false;
   }
 
   /**
@@ -171,18 +217,17 @@ export class Fanout {
    */
   private async drain(c: CampaignRow, check: () => void, meter: RateMeter, attempts: { fruitless: number }): Promise<void> {
     for (;;) {
-      const rows = await fanoutRepo.pending(this.sql, c.id, this.opts.pageSize);
+      const sampleOnly = c.variants !== null && c.winner_variant === null;
+      const rows = await fanoutRepo.pending(this.sql, c.id, this.opts.pageSize, sampleOnly);
       if (rows.length === 0) return;
       const room = await this.room(c, check, meter, rows.length);
-      const recipients = rows.slice(0, room).map((r) => ({ contactId: r.contact_id, email: r.email, data: r.data }));
-      const batches: Recipient[][] = [];
-      for (let i = 0; i < recipients.length; i += this.opts.batchSize) batches.push(recipients.slice(i, i + this.opts.batchSize));
+      const batches = batchesOf(rows.slice(0, room), this.opts.batchSize, c.winner_variant);
       const round: Outcome = { queued: [], failed: [], retry: [] };
       await pMap(
         batches,
-        async (batch) => {
+        async ({ variant, recipients: batch }) => {
           if (round.error !== undefined) return;
-          const outcome = await this.enqueue(c, batch);
+          const outcome = await this.enqueue(c, batch, variant);
           round.queued.push(...outcome.queued);
           round.failed.push(...outcome.failed);
           round.retry.push(...outcome.retry);
@@ -232,16 +277,16 @@ export class Fanout {
    * the sender) they all are; when it may be one recipient's doing (its data broke the request, say),
    * each is tried alone so that only the bad one fails. Anything else is to be tried again.
    */
-  private async enqueue(c: CampaignRow, batch: Recipient[]): Promise<Outcome> {
+  private async enqueue(c: CampaignRow, batch: Recipient[], variant: number | null): Promise<Outcome> {
     let results: EnqueueBatchResult[];
     try {
-      ({ results } = await this.rpc.call(sendingRpc.enqueueBatch, recipientBatch(c, batch)));
+      ({ results } = await this.rpc.call(sendingRpc.enqueueBatch, recipientBatch(c, batch, variant)));
     } catch (err) {
       if (!isPermanentEnqueueError(err)) return { queued: [], failed: [], retry: batch.map((r) => r.contactId), error: err };
       if (batch.length === 1 || refusesEveryRecipient(err)) return { queued: [], failed: this.refusedAll(c, batch, err), retry: [] };
       const alone: Outcome = { queued: [], failed: [], retry: [] };
       for (const r of batch) {
-        const o = await this.enqueue(c, [r]);
+        const o = await this.enqueue(c, [r], variant);
         alone.queued.push(...o.queued);
         alone.failed.push(...o.failed);
         alone.retry.push(...o.retry);

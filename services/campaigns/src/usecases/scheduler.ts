@@ -1,10 +1,13 @@
 import { type Logger, Periodic, type Sql } from "@mailroom/kit";
+import { abRepo } from "../db/ab-repo.js";
 import { campaignsRepo } from "../db/campaigns-repo.js";
 
 /**
  * Every replica ticks; the database decides. Each tick starts the SCHEDULED campaigns whose time has
  * come (a conditional UPDATE, so one start per campaign however many replicas tick at once, and a
- * replica that was down at that time starts it on its first tick back), then marks SENT the SENDING
+ * replica that was down at that time starts it on its first tick back), picks the winner of each
+ * A/B test whose wait is over (the same way: once, by whichever replica gets there; a wait that
+ * ended while every replica was down is decided on the first tick back), then marks SENT the SENDING
  * campaigns that have finished, a safety net for the stats consumer's own check.
  */
 export class Scheduler {
@@ -14,6 +17,7 @@ export class Scheduler {
     private readonly sql: Sql,
     private readonly log: Logger,
     intervalMs: number,
+    /** Campaigns have work for a fan-out: started, or their A/B test's winner is known. */
     private readonly onStarted: (ids: string[]) => void,
   ) {
     this.loop = new Periodic({ name: "campaign scheduler tick", everyMs: intervalMs, runAtStart: true, log, run: () => this.tick() });
@@ -28,6 +32,11 @@ export class Scheduler {
     if (started.length) {
       this.log.info({ campaignIds: started }, "scheduled campaigns started");
       this.onStarted(started);
+    }
+    const decided = await abRepo.decideDue(this.sql);
+    if (decided.length) {
+      for (const d of decided) this.log.info({ campaignId: d.id, winnerVariant: d.winner }, "A/B test decided; sending the winner to the rest");
+      this.onStarted(decided.map((d) => d.id));
     }
     const finished = await campaignsRepo.completeFinished(this.sql);
     if (finished.length) this.log.info({ campaignIds: finished }, "campaigns sent");

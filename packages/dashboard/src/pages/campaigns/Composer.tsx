@@ -16,6 +16,7 @@ import { AudiencePicker } from "./AudiencePicker";
 import { type ComposerValues, fieldOf, initialValues, toRequest, validateComposer } from "./composer-form";
 import { DeleteDraft } from "./DeleteDraft";
 import { SendPanel } from "./SendPanel";
+import { VariantEditor } from "./VariantEditor";
 
 // The template editor's CodeMirror and liquidjs preview, loaded with the composer only.
 const CodeEditor = lazy(() => import("../templates/CodeEditor"));
@@ -51,7 +52,7 @@ function ComposerForm({ campaign, verified }: { campaign: Campaign | null; verif
 
   const save = form.onSubmit((values) => {
     const onError = (err: unknown) =>
-      showFormError({ getValues: () => ({ name: "", subject: "", body: "", from: "", fromName: "", replyTo: "", segmentId: "", audienceFilter: "", topicId: "" }), setFieldError: (f, m) => form.setFieldError(fieldOf(String(f)), m) }, err);
+      showFormError({ getValues: () => toRequest(form.getValues()), setFieldError: (f, m) => form.setFieldError(fieldOf(String(f)), m) }, err);
     const done = (c: Campaign) => {
       notifications.show({ color: "teal.9", message: `Saved ${c.name}` });
       form.resetDirty();
@@ -97,6 +98,7 @@ function ComposerForm({ campaign, verified }: { campaign: Campaign | null; verif
                   <CodeEditor label="Body" value={form.values.body} onChange={(v) => form.setFieldValue("body", v)} readOnly={readOnly} />
                 </Suspense>
               </Input.Wrapper>
+              <VariantEditor form={form} readOnly={readOnly} />
               <AudiencePicker
                 value={form.values}
                 onChange={(next) => form.setValues(next)}

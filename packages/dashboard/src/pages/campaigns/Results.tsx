@@ -10,8 +10,12 @@ import { QueryStatus } from "../../components/QueryStatus";
 import { useCursorTrail } from "../../lib/cursors";
 import { rate } from "../../lib/format";
 import { STATUS_OPTIONS } from "../emails/filters";
+import { VariantResults } from "./VariantResults";
 
-const RATES: { key: keyof CampaignStats; label: string }[] = [
+/** The counters of `stats` (every key but the per-variant list). */
+export type StatCounter = Exclude<keyof CampaignStats, "variants">;
+
+export const RATES: { key: StatCounter; label: string }[] = [
   { key: "delivered", label: "Delivery rate" },
   { key: "opened", label: "Open rate" },
   { key: "clicked", label: "Click rate" },
@@ -41,6 +45,7 @@ export function Results({ campaign }: { campaign: Campaign }) {
           </Paper>
         ))}
       </SimpleGrid>
+      {campaign.variants && <VariantResults campaign={campaign} />}
       <Links campaignId={campaign.id} />
       <Recipients campaignId={campaign.id} />
     </Stack>

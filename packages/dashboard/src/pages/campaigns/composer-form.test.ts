@@ -32,6 +32,8 @@ describe("composer form", () => {
       segmentId: "s1",
       audienceFilter: null,
       topicId: null,
+      variants: null,
+      abTest: null,
     });
   });
 
@@ -54,5 +56,17 @@ describe("composer form", () => {
     expect(validateComposer({ ...v, name: "n", subject: "s", segmentId: "0197a000-0000-7000-8000-000000000000", senderLocal: "a b" })).toHaveProperty("senderLocal");
     expect(fieldOf("from")).toBe("senderLocal");
     expect(fieldOf("audienceFilter.groups.0.filters.0.field")).toBe("audienceFilter");
+  });
+
+  it("reads an A/B test back, sends it with null bodies for variants without their own, and puts its errors at the variant's fields", () => {
+    const ab = { ...campaign, variants: [{ subject: "A" }, { subject: "B", body: "<p>B</p>" }], abTest: { samplePercent: 10, metric: "clicked", waitMinutes: 60 } } as unknown as Campaign;
+    const v = initialValues(ab, "");
+    expect(v.ab).toMatchObject({ enabled: true, samplePercent: 10, metric: "clicked", variants: [{ subject: "A", ownBody: false }, { subject: "B", ownBody: true, body: "<p>B</p>" }] });
+    expect(toRequest(v)).toMatchObject({ variants: [{ subject: "A", body: null }, { subject: "B", body: "<p>B</p>" }], abTest: { samplePercent: 10, metric: "clicked", waitMinutes: 60 } });
+    expect(toRequest({ ...v, ab: { ...v.ab, enabled: false } })).toMatchObject({ variants: null, abTest: null });
+    const errors = validateComposer({ ...v, ab: { ...v.ab, samplePercent: 80, variants: [{ key: "k", subject: "", ownBody: false, body: "" }, ...v.ab.variants] } });
+    expect(errors).toHaveProperty(["ab.variants.0.subject"]);
+    expect(errors).toHaveProperty(["ab.samplePercent"]);
+    expect(fieldOf("abTest")).toBe("ab.enabled");
   });
 });

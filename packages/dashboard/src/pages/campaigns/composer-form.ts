@@ -1,4 +1,5 @@
 import { type Campaign, CreateCampaignRequest, type FilterExpression } from "@mailroom/contracts";
+import { abFieldOf, abRequest, type AbValues, initialAb } from "./ab-form";
 import type { Audience } from "./audience";
 
 /** The composer's fields: the request's, with the sender split into its part before the @ and its verified domain. */
@@ -10,6 +11,7 @@ export interface ComposerValues extends Audience {
   replyTo: string;
   subject: string;
   body: string;
+  ab: AbValues;
 }
 
 export const DEFAULT_BODY = `<p>Hi {{ firstName | default: "there" }},</p>\n<p>…</p>\n<p><a href="{{ unsubscribeUrl }}">Unsubscribe</a></p>\n`;
@@ -28,6 +30,7 @@ export function initialValues(c: Campaign | null, firstDomain: string): Composer
     segmentId: c?.segmentId ?? null,
     audienceFilter: (c?.audienceFilter as FilterExpression | null) ?? null,
     topicId: c?.topicId ?? null,
+    ab: initialAb(c),
   };
 }
 
@@ -50,11 +53,14 @@ export function toRequest(v: ComposerValues): CreateCampaignRequest {
     audienceFilter: v.audienceType === "FILTERED" ? v.audienceFilter : null,
     // null, not omitted: choosing "No topic" on a saved topic campaign must clear it.
     topicId: v.topicId,
+    ...abRequest(v.ab),
   };
 }
 
 /** Where an error about a request path shows in the form (the sender's two fields show `from`'s). */
 export function fieldOf(path: string): string {
+  const ab = abFieldOf(path);
+  if (ab) return ab;
   const head = path.split(".")[0] ?? "";
   return head === "from" ? "senderLocal" : head;
 }
