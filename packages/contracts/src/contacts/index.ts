@@ -1,4 +1,5 @@
 import { contactRoutes } from "./http.js";
+import { importRoutes } from "./imports.js";
 import { segmentRoutes } from "./segments.js";
 
 export * from "./records.js";
@@ -6,5 +7,6 @@ export * from "./http.js";
 export * from "./segments.js";
 export * from "./rpc.js";
 export * from "./changes.js";
+export * from "./imports.js";
 
-export const contactsRoutes = [...contactRoutes, ...segmentRoutes];
+export const contactsRoutes = [...contactRoutes, ...importRoutes, ...segmentRoutes];
