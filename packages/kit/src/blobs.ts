@@ -98,7 +98,8 @@ export class Blobs {
     return {
       async *[Symbol.asyncIterator]() {
         if (info.chunks === 0) return;
-        const consumer = await jetstream(nc).consumers.get(stream, { filter_subjects: [subject] });
+        // one subject as a string: nats.js then sends `filter_subject`, which servers before 2.10 take
+        const consumer = await jetstream(nc).consumers.get(stream, { filter_subjects: subject });
         const messages = await consumer.consume({ max_messages: READ_AHEAD });
         try {
           let seen = 0;

@@ -7,4 +7,10 @@ export const ContactsEnv = z.object({
    * `triggeredWithin`, `olderThan`, …) flip; it bounds how late such an entry or exit is emitted.
    */
   SEGMENTS_TICK_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /** CSV imports one replica runs at once (decisions.md §12: bounded per service; one per project). */
+  IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
+  /** Rows of the file one import transaction covers. */
+  IMPORT_BATCH_ROWS: z.coerce.number().int().min(1).max(50_000).default(5000),
+  /** How long a dead runner's import waits before another replica (or the restarted one) takes it over. */
+  IMPORT_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
 });

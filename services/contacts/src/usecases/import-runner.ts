@@ -1,0 +1,132 @@
+import type { ImportRowError } from "@mailroom/contracts";
+import { type Blobs, isConnectionError, type Logger, Periodic, type Sql } from "@mailroom/kit";
+import { importsRepo, type ImportRow } from "../db/imports-repo.js";
+import type { ImportApplier } from "./import-applier.js";
+import { loadImport } from "./import-loader.js";
+
+export interface ImportRunnerOptions {
+  /** IMPORT_CONCURRENCY: imports one replica runs at once. */
+  concurrency: number;
+  /** IMPORT_BATCH_ROWS: rows (by number in the file) a batch transaction covers. */
+  batchRows: number;
+  /** IMPORT_LEASE_MS: a runner's heartbeat older than this frees its import for another replica. */
+  leaseMs: number;
+}
+
+/**
+ * Runs CSV imports off the request path (decisions.md §12): POST /contacts/imports only records one
+ * and pokes this runner. Each replica runs at most `concurrency` imports and the claim takes one
+ * import per project at a time, so a tenant's large file never holds more than one slot, and
+ * requests never wait for it.
+ *
+ * Crash safety: a runner holds its import by a heartbeat. When it dies, the lease runs out and any
+ * replica (the restarted one included) takes the import over: an import still `loading` is loaded
+ * again from its upload (deleted only once loaded), one `applying` resumes after its last committed
+ * batch (each batch commits with its progress).
+ */
+export class ImportRunner {
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly loop: Periodic;
+  private readonly stopping = new AbortController();
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly blobs: Blobs,
+    private readonly applier: ImportApplier,
+    private readonly log: Logger,
+    private readonly opts: ImportRunnerOptions,
+  ) {
+    // Also the takeover of imports whose runner died: looked for at this pace.
+    this.loop = new Periodic({ name: "import runner", everyMs: Math.max(1000, Math.floor(opts.leaseMs / 3)), runAtStart: true, log, run: () => this.fill() });
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  /** A new import is waiting: claim it now rather than at the next tick. */
+  poke(): void {
+    void this.loop.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort(new Error("stopping"));
+    await this.loop.stop();
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  private async fill(): Promise<void> {
+    while (this.running.size < this.opts.concurrency && !this.stopping.signal.aborted) {
+      const job = await importsRepo.claim(this.sql, this.opts.leaseMs);
+      if (!job) return;
+      const run = this.run(job).finally(() => {
+        this.running.delete(job.id);
+        this.poke();
+      });
+      this.running.set(job.id, run);
+    }
+  }
+
+  private async run(job: ImportRow): Promise<void> {
+    const beat = setInterval(
+      () => void importsRepo.heartbeat(this.sql, job.id).catch((err) => this.log.warn({ err: String(err), importId: job.id }, "import heartbeat failed")),
+      Math.max(200, Math.floor(this.opts.leaseMs / 3)),
+    );
+    try {
+      let errors: ImportRowError[] = job.errors;
+      if (job.phase !== "applying" || !(await importsRepo.stagingExists(this.sql, job.id))) {
+        const loaded = await this.load(job);
+        if (!loaded) return;
+        errors = loaded;
+      }
+      await this.applyAll(job, errors);
+      await importsRepo.dropStaging(this.sql, job.id);
+      await importsRepo.finish(this.sql, job.id, "COMPLETED");
+      this.log.info({ importId: job.id, projectId: job.project_id }, "import completed");
+    } catch (err) {
+      // Stopping, or the database or the bus away: the lease runs out and a runner takes it over.
+      if (this.stopping.signal.aborted || isConnectionError(err)) {
+        this.log.warn({ err: String(err), importId: job.id }, "import interrupted; it resumes once its lease runs out");
+        return;
+      }
+      this.log.error({ err, importId: job.id }, "import failed");
+      await importsRepo.dropStaging(this.sql, job.id).catch(() => undefined);
+      await importsRepo.finish(this.sql, job.id, "FAILED", [...job.errors, { row: 1, message: "the import stopped on an internal error" }].slice(-100));
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  /** Loads the upload into staging; the row errors so far, or null when the import is over (FAILED). */
+  private async load(job: ImportRow): Promise<ImportRowError[] | null> {
+    await importsRepo.startLoading(this.sql, job.id);
+    const source = await this.blobs.readStream(job.blob);
+    if (!source) {
+      await importsRepo.finish(this.sql, job.id, "FAILED", [{ row: 1, message: "the upload expired before the import could read it; upload the file again" }]);
+      return null;
+    }
+    const result = await loadImport(this.sql, job.id, source, this.stopping.signal);
+    if (!result.ok) {
+      await importsRepo.dropStaging(this.sql, job.id);
+      await importsRepo.finish(this.sql, job.id, "FAILED", [{ row: 1, message: result.error }]);
+      await this.blobs.delete(job.blob).catch(() => undefined);
+      return null;
+    }
+    await importsRepo.loaded(this.sql, job.id, result);
+    job.applied_row = 0;
+    // Loaded: a takeover from here on resumes from the staging table, so the upload can go.
+    await this.blobs.delete(job.blob).catch(() => undefined);
+    return result.errors;
+  }
+
+  private async applyAll(job: ImportRow, loadErrors: ImportRowError[]): Promise<void> {
+    const last = await importsRepo.lastRow(this.sql, job.id);
+    let errors = loadErrors;
+    for (let after = job.applied_row; after < last; after += this.opts.batchRows) {
+      if (this.stopping.signal.aborted) throw this.stopping.signal.reason;
+      const upto = Math.min(last, after + this.opts.batchRows);
+      const result = await this.applier.apply(job, after, upto, errors);
+      errors = [...errors, ...result.failed].slice(0, 100);
+    }
+  }
+}
