@@ -64,6 +64,11 @@ export const importsRepo = traced("ImportsRepo", {
     await q`update contact_imports set heartbeat_at = now() where id = ${id} and status = 'RUNNING'`;
   },
 
+  /** Gives an import back at a clean stop: the next claim (this replica's restart, another) takes it at once. */
+  async release(q: Q, id: string): Promise<void> {
+    await q`update contact_imports set heartbeat_at = null where id = ${id} and status = 'RUNNING'`;
+  },
+
   /** (Re)starts loading: what an earlier attempt counted is forgotten with its staged rows. */
   async startLoading(q: Q, id: string): Promise<void> {
     await q`update contact_imports set phase = 'loading', rows = 0, created = 0, updated = 0, failed = 0, errors = '[]', applied_row = 0 where id = ${id}`;

@@ -35,6 +35,7 @@ describe("CSV import rows", () => {
     expect(stageRow(["a@x.co", "maybe", "", ""], cols)).toMatchObject({ error: expect.stringContaining("subscribed") });
     expect(stageRow(["a@x.co", ""], cols)).toEqual({ error: "the row has 2 fields where the header has 4" });
     expect(stageRow(["a@x.co", "", "x".repeat(70_000), ""], cols)).toMatchObject({ error: expect.stringContaining("data") });
+    expect(stageRow(["a@x.co", "", "a\u0000b", ""], cols)).toMatchObject({ error: expect.stringContaining("NUL") });
   });
 
   it("reads subscribed as spreadsheets write it", () => {

@@ -25,6 +25,7 @@ export interface StagedRow {
 /** The columns of a header, or why the file cannot be imported at all. */
 export function importColumns(header: string[]): ImportColumns | { error: string } {
   const names = header.map((h) => h.trim());
+  if (names.some((n) => UNSTORABLE.test(n))) return { error: "the header contains a NUL character or an unpaired surrogate" };
   const seen = new Set<string>();
   let email = -1;
   let subscribed: number | null = null;
@@ -45,6 +46,9 @@ export function importColumns(header: string[]): ImportColumns | { error: string
   return { email, subscribed, data, count: names.length };
 }
 
+/** U+0000 and unpaired surrogates: PostgreSQL stores neither (text refuses NUL, jsonb both). */
+const UNSTORABLE = /\u0000|\p{Surrogate}/u;
+
 const TRUE = new Set(["true", "yes", "y", "1"]);
 const FALSE = new Set(["false", "no", "n", "0"]);
 
@@ -60,6 +64,7 @@ export function parseSubscribed(cell: string): boolean | null | undefined {
 /** One record of the file as it will be staged, or what is wrong with it. */
 export function stageRow(fields: string[], columns: ImportColumns): StagedRow | { error: string } {
   if (fields.length !== columns.count) return { error: `the row has ${fields.length} fields where the header has ${columns.count}` };
+  if (fields.some((f) => UNSTORABLE.test(f))) return { error: "the row contains a NUL character or an unpaired surrogate" };
   const email = EmailAddress.safeParse(fields[columns.email]);
   if (!email.success) return { error: `email: must be a valid email address` };
   const subscribed = columns.subscribed === null ? null : parseSubscribed(fields[columns.subscribed]!);

@@ -24,7 +24,13 @@ export class Exporter {
   async chunk(projectId: string, segmentId: string | undefined, continuation: string | undefined): Promise<{ csv: string; next?: string }> {
     let state: Continuation | undefined;
     if (continuation !== undefined) {
-      const parsed = Continuation.safeParse(JSON.parse(continuation));
+      let value: unknown;
+      try {
+        value = JSON.parse(continuation);
+      } catch {
+        value = undefined;
+      }
+      const parsed = Continuation.safeParse(value);
       if (!parsed.success) throw AppError.validation("malformed export continuation");
       state = parsed.data;
     }

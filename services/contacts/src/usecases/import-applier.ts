@@ -1,9 +1,9 @@
 import { AppError, type ContactDataInput, type ImportRowError, type WireNames } from "@mailroom/contracts";
-import { json, type Logger, outboxInsert, outboxRows, type Q, type Sql } from "@mailroom/kit";
+import { json, type Logger, outboxCopy, type Q, type Sql } from "@mailroom/kit";
 import { compileFilter } from "@mailroom/filters";
 import { batchMembersRepo } from "../db/batch-members-repo.js";
 import type { ContactRow } from "../db/contacts-repo.js";
-import { importsRepo, type StagedRecord } from "../db/imports-repo.js";
+import { importsRepo } from "../db/imports-repo.js";
 import { locks } from "../db/members-repo.js";
 import { retryTransient } from "../db/retry.js";
 import { segmentsRepo, toSegmentDef, type SegmentRow } from "../db/segments-repo.js";
@@ -18,10 +18,19 @@ export interface BatchResult {
   failed: ImportRowError[];
 }
 
-/** A contact the batch writes: the row as it will be, and what of it changed (filter fields). */
+/** A contact the batch writes: the row as it will be, whether it is new, and what of it changed (filter fields). */
 interface Written {
   row: ContactRow;
+  isNew: boolean;
   changed: string[];
+}
+
+/** A staged row as a batch applies it. */
+export interface StagedRow {
+  row: number;
+  email: string;
+  subscribed: boolean | undefined;
+  data: ContactDataInput;
 }
 
 /** Thrown when a concurrent write created one of the batch's addresses first: the batch runs again. */
@@ -48,28 +57,35 @@ export class ImportApplier {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  apply(job: { id: string; project_id: string }, after: number, upto: number, errors: ImportRowError[]): Promise<BatchResult> {
+  /**
+   * The staged rows of `(after, upto]` the last row of their address (the file's last row wins).
+   * Read outside the batch's transaction (the staging table is the import's own), so the runner
+   * reads the next batch while this one is written.
+   */
+  async read(importId: string, after: number, upto: number): Promise<StagedRow[]> {
+    const rows = await importsRepo.batch(this.sql, importId, after, upto);
+    return rows.map((r) => ({ row: r.row_no, email: r.email, subscribed: r.subscribed ?? undefined, data: JSON.parse(r.data) as ContactDataInput }));
+  }
+
+  /** Applies `staged` and records the import's progress up to `upto`, all in one transaction. */
+  apply(job: { id: string; project_id: string }, upto: number, staged: StagedRow[], errors: ImportRowError[]): Promise<BatchResult> {
     return retryTransient(async () => {
-      const result = await this.sql.begin((tx) => this.batch(tx, job.project_id, job.id, after, upto, errors));
+      const result = await this.sql.begin((tx) => this.batch(tx, job.project_id, job.id, upto, staged, errors));
       return result as BatchResult;
     }, 5);
   }
 
-  private async batch(tx: Q, projectId: string, importId: string, after: number, upto: number, errorsSoFar: ImportRowError[]): Promise<BatchResult> {
+  private async batch(tx: Q, projectId: string, importId: string, upto: number, staged: StagedRow[], errorsSoFar: ImportRowError[]): Promise<BatchResult> {
     // Exclusive for the batch: no per-contact evaluation of this project interleaves with the batch's
     // own (the tracker's evaluations hold the lock shared), and no segment is redefined under it.
-    const [, staged, segmentRows] = await Promise.all([
-      locks.projectExclusive(tx, projectId),
-      importsRepo.batch(tx, importId, after, upto),
-      segmentsRepo.all(tx, projectId),
-    ]);
+    const [, segmentRows] = await Promise.all([locks.projectExclusive(tx, projectId), segmentsRepo.all(tx, projectId)]);
     const result: BatchResult = { created: 0, updated: 0, failed: [] };
     const now = this.clock();
     const out = new Outgoing(this.names);
     if (staged.length > 0) {
       const written = await this.write(tx, projectId, staged, now, out, result);
       await this.settleSegments(tx, projectId, segmentRows, written, now, out);
-      if (out.messages.length > 0) await outboxInsert(tx, outboxRows(out.messages).json);
+      await outboxCopy(tx, out.messages);
     }
     const errors = [...errorsSoFar, ...result.failed].slice(0, 100);
     await importsRepo.applied(tx, importId, { appliedRow: upto, created: result.created, updated: result.updated, failed: result.failed.length, errors });
@@ -77,22 +93,25 @@ export class ImportApplier {
   }
 
   /** The contacts of the batch: read, ruled on, written. Answers those that changed, by id. */
-  private async write(tx: Q, projectId: string, staged: StagedRecord[], now: Date, out: Outgoing, result: BatchResult): Promise<Map<string, Written>> {
+  private async write(tx: Q, projectId: string, staged: StagedRow[], now: Date, out: Outgoing, result: BatchResult): Promise<Map<string, Written>> {
     const keys = staged.map((r) => r.email.toLowerCase());
+    // One probe of the address index per address (LATERAL keeps it so): as a plain join or an
+    // `any(…)` filter it was planned as a scan of the project's contacts, which grows with the import.
     const existing = await tx<ContactRow[]>`
-      select * from contacts where project_id = ${projectId} and lower(email) = any(${keys}::text[]) order by id for update`;
+      select c.* from unnest(${keys}::text[]) as k(key)
+      cross join lateral (select * from contacts c where c.project_id = ${projectId} and lower(c.email) = k.key for update) c`;
     const byKey = new Map(existing.map((c) => [c.email.toLowerCase(), c]));
     const fresh: ContactRow[] = [];
     const changed: ContactRow[] = [];
     const written = new Map<string, Written>();
     for (const r of staged) {
-      const input = { subscribed: r.subscribed ?? undefined, data: JSON.parse(r.data) as ContactDataInput };
+      const input = { subscribed: r.subscribed, data: r.data };
       const current = byKey.get(r.email.toLowerCase());
       try {
         if (!current) {
           const created = freshContact(projectId, { email: r.email, ...input }, "api", now);
           fresh.push(created.row);
-          written.set(created.row.id, { row: created.row, changed: created.changed });
+          written.set(created.row.id, { row: created.row, isNew: true, changed: created.changed });
           out.change(created.row, "created", created.changed, now, undefined, true);
           result.created++;
           continue;
@@ -102,12 +121,12 @@ export class ImportApplier {
         if (fields.length === 0) continue;
         const row: ContactRow = { ...current, subscribed: sub.subscribed, data: outcome.stored, updated_at: now };
         changed.push(row);
-        written.set(row.id, { row, changed: fields });
+        written.set(row.id, { row, isNew: false, changed: fields });
         if (sub.event) out.subscription(row, sub.event, now);
         out.change(row, "updated", fields, now, undefined, true);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        result.failed.push({ row: r.row_no, message: err.message });
+        result.failed.push({ row: r.row, message: err.message });
       }
     }
     if (fresh.length > 0) {
@@ -141,10 +160,12 @@ export class ImportApplier {
       this.log.error({ segmentId: s.id, err: String(err) }, "stored segment definition no longer checks; not tracked"),
     );
     const ids = [...written.keys()];
+    // only a contact that existed can be a member already
+    const existing = [...written.values()].filter((w) => !w.isNew).map((w) => w.row.id);
     for (const s of graph.tracked()) {
       const ctx = { segments: graph.map, segmentId: s.id, now };
       const entered = await batchMembersRepo.enter(tx, s.id, projectId, ids, compileFilter(s.filters, { ...ctx, paramOffset: 4 }), now);
-      const exited = await batchMembersRepo.exit(tx, s.id, projectId, ids, compileFilter(s.filters, { ...ctx, paramOffset: 3 }));
+      const exited = existing.length === 0 ? [] : await batchMembersRepo.exit(tx, s.id, projectId, existing, compileFilter(s.filters, { ...ctx, paramOffset: 3 }));
       for (const id of entered) out.segment(written.get(id)!.row, s, "entry", now);
       for (const id of exited) out.segment(written.get(id)!.row, s, "exit", now);
       if (graph.reads(s.id)?.timeRelative) {

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { Readable, type Writable } from "node:stream";
 import { parse, type CsvError } from "csv-parse";
 import { MAX_IMPORT_ERRORS, type ImportRowError } from "@mailroom/contracts";
-import type { Q } from "@mailroom/kit";
+import { copyEscape, type Q } from "@mailroom/kit";
 import { importsRepo } from "../db/imports-repo.js";
 import { importColumns, stageRow, type ImportColumns } from "../domain/csv-import.js";
 
@@ -14,9 +14,6 @@ const COPY_PIECE = 256 * 1024;
 const PROGRESS_EVERY = 20_000;
 
 export type LoadResult = { ok: true; rows: number; failed: number; errors: ImportRowError[] } | { ok: false; error: string };
-
-/** COPY text format: backslash, tab, newline and carriage return are escaped. */
-const copyText = (s: string) => s.replace(/[\\\t\n\r]/g, (c) => (c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r"));
 
 function csvErrorMessage(err: CsvError): string {
   if (err.code === "CSV_QUOTE_NOT_CLOSED") return "a quoted field is not closed before the end of the file";
@@ -98,7 +95,7 @@ export async function loadImport(
       if ("error" in staged) fail(row, staged.error);
       else {
         const sub = staged.subscribed === null ? "\\N" : staged.subscribed ? "t" : "f";
-        piece += `${row}\t${copyText(staged.email.toLowerCase())}\t${copyText(staged.email)}\t${sub}\t${copyText(JSON.stringify(staged.data))}\n`;
+        piece += `${row}\t${copyEscape(staged.email.toLowerCase())}\t${copyEscape(staged.email)}\t${sub}\t${copyEscape(JSON.stringify(staged.data))}\n`;
         await send(false);
       }
       if (row % PROGRESS_EVERY === 0) await importsRepo.loadProgress(sql, id, { rows: row - 1, failed, errors });

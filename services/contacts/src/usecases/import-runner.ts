@@ -84,8 +84,15 @@ export class ImportRunner {
       await importsRepo.finish(this.sql, job.id, "COMPLETED");
       this.log.info({ importId: job.id, projectId: job.project_id }, "import completed");
     } catch (err) {
-      // Stopping, or the database or the bus away: the lease runs out and a runner takes it over.
-      if (this.stopping.signal.aborted || isConnectionError(err)) {
+      // Stopping: given back for the next claim. The database or the bus away: the lease runs out
+      // and a runner takes it over.
+      if (this.stopping.signal.aborted) {
+        clearInterval(beat);
+        await importsRepo.release(this.sql, job.id).catch(() => undefined);
+        this.log.info({ importId: job.id }, "import given back at stop; it resumes at the next claim");
+        return;
+      }
+      if (isConnectionError(err)) {
         this.log.warn({ err: String(err), importId: job.id }, "import interrupted; it resumes once its lease runs out");
         return;
       }
@@ -122,10 +129,19 @@ export class ImportRunner {
   private async applyAll(job: ImportRow, loadErrors: ImportRowError[]): Promise<void> {
     const last = await importsRepo.lastRow(this.sql, job.id);
     let errors = loadErrors;
+    const read = (after: number) => {
+      const p = this.applier.read(job.id, after, Math.min(last, after + this.opts.batchRows));
+      p.catch(() => undefined); // awaited below; a batch that fails first must not leave it unhandled
+      return p;
+    };
+    let next = job.applied_row < last ? read(job.applied_row) : undefined;
     for (let after = job.applied_row; after < last; after += this.opts.batchRows) {
       if (this.stopping.signal.aborted) throw this.stopping.signal.reason;
       const upto = Math.min(last, after + this.opts.batchRows);
-      const result = await this.applier.apply(job, after, upto, errors);
+      const staged = await next!;
+      // the next batch's rows are read while this one is written
+      next = upto < last ? read(upto) : undefined;
+      const result = await this.applier.apply(job, upto, staged, errors);
       errors = [...errors, ...result.failed].slice(0, 100);
     }
   }
