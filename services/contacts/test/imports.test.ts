@@ -1,8 +1,7 @@
-import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContactImport } from "@mailroom/contracts";
-import { newProject, sharedPlatform, waitFor } from "@mailroom/testkit/shared";
+import { newProject, rawRequest, sharedPlatform, waitFor } from "@mailroom/testkit/shared";
 import { Bus, expectError, uniqueEmail } from "./helpers.js";
 
 type Project = Awaited<ReturnType<typeof newProject>>;
@@ -98,6 +97,18 @@ describe("POST /contacts/imports", () => {
     expect(event).toMatchObject({ email, data: {} });
   });
 
+  it("numbers rows the CSV parser could not read in file order, quoted line breaks included", async () => {
+    const [a, b] = [uniqueEmail("quoted"), uniqueEmail("after")];
+    const csv = ["email,note", `${a},"two\nlines"`, "bad-row-without-address,x", `${b},fine`, `"${uniqueEmail("open")},unclosed`].join("\n");
+    const done = await importCsv(csv);
+    expect(done).toMatchObject({ status: "COMPLETED", rows: 4, created: 2, failed: 2 });
+    expect(done.errors).toEqual([
+      { row: 3, message: "email: must be a valid email address" },
+      { row: 5, message: "a quoted field is not closed before the end of the file" },
+    ]);
+    expect(await contactByEmail(a)).toMatchObject({ data: { note: "two\nlines" } });
+  });
+
   it("fails a file without an email column, at row 1", async () => {
     const done = await importCsv("name,plan\nAda,pro\n");
     expect(done).toMatchObject({ status: "FAILED", errors: [{ row: 1, message: "the header has no email column" }] });
@@ -107,11 +118,23 @@ describe("POST /contacts/imports", () => {
     expectError(await p.api.post("/contacts/imports", { email: "a@b.co" }), 400, "VALIDATION_ERROR");
     const limit = Number(sharedPlatform().env.CONTACT_IMPORT_MAX_BYTES);
     expect(limit).toBeGreaterThan(0);
-    const declared = await rawPost(p.secretKey, limit + 1, true);
+    // a raw socket, as a large upload goes out: the answer is read whenever it comes, even while
+    // the client is still writing (the gateway answers early and closes)
+    const upload = (chunked: boolean) =>
+      rawRequest(sharedPlatform().url, {
+        method: "POST",
+        path: "/contacts/imports",
+        headers: { authorization: `Bearer ${p.secretKey}`, "content-type": "text/csv" },
+        bytes: limit + 64 * 1024,
+        chunked,
+      });
+    const declared = await upload(false);
     expect(declared.status).toBe(413);
+    expect(declared.sent, "refused on its Content-Length, before the body").toBe(0);
     expect(JSON.parse(declared.body)).toMatchObject({ error: "PAYLOAD_TOO_LARGE" });
-    const chunked = await rawPost(p.secretKey, limit + 64 * 1024, false);
+    const chunked = await upload(true);
     expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body)).toMatchObject({ error: "PAYLOAD_TOO_LARGE" });
   });
 
   it("answers 404 for another project's import", async () => {
@@ -119,40 +142,3 @@ describe("POST /contacts/imports", () => {
     expectError(await other.api.get(`/contacts/imports/${res.body.id}`), 404, "NOT_FOUND");
   });
 });
-
-/**
- * Sends `bytes` of CSV the way a large upload goes out (with or without Content-Length), in pieces,
- * and stops sending once the answer arrives: the gateway answers past the limit without reading on.
- */
-function rawPost(key: string, bytes: number, declareLength: boolean): Promise<{ status: number; body: string }> {
-  const url = new URL("/contacts/imports", sharedPlatform().url);
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "text/csv", ...(declareLength ? { "content-length": String(bytes) } : {}) },
-    });
-    let answered = false;
-    req.on("response", (res) => {
-      answered = true;
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => (body += d));
-      res.on("end", () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on("error", (err) => (answered ? undefined : reject(err)));
-    const line = `${"x".repeat(60)}@example.com\n`;
-    const piece = Buffer.from(line.repeat(Math.ceil(16_384 / line.length)));
-    let sent = 0;
-    const pump = () => {
-      while (!answered && sent < bytes) {
-        const part = piece.subarray(0, Math.min(piece.length, bytes - sent));
-        sent += part.length;
-        if (!req.write(part)) return void req.once("drain", pump);
-      }
-      if (!answered) req.end();
-    };
-    req.write("email\n");
-    sent += 6;
-    pump();
-  });
-}

@@ -42,9 +42,10 @@ const raced = () => Object.assign(new Error("a contact of the batch was created 
  * to each in memory (the same functions, so the rules cannot drift), then the new contacts are
  * inserted and the changed ones updated in one statement each, tracked segments settled for the
  * batch in two statements a segment, and every message (contact changes, subscription events,
- * segment entries and exits) enqueued in the outbox in one more. The import's progress is written
+ * segment entries and exits) enqueued in the outbox in one COPY. The import's progress is written
  * in the same transaction: a crash loses a whole batch or nothing, and the import resumes after the
- * last batch committed.
+ * last batch committed. Two batches are in flight at a time (see `apply`): one writes its contacts
+ * while the other settles and commits, which keeps both the database and this process busy.
  *
  * The outbox rows are left to the relay's poll rather than published from memory, so the import's
  * memory stays flat however fast batches commit; they go out within a couple of seconds.
@@ -67,29 +68,37 @@ export class ImportApplier {
     return rows.map((r) => ({ row: r.row_no, email: r.email, subscribed: r.subscribed ?? undefined, data: JSON.parse(r.data) as ContactDataInput }));
   }
 
-  /** Applies `staged` and records the import's progress up to `upto`, all in one transaction. */
-  apply(job: { id: string; project_id: string }, upto: number, staged: StagedRow[], errors: ImportRowError[]): Promise<BatchResult> {
+  /**
+   * Applies `staged` and records the import's progress up to `upto`, all in one transaction.
+   * `before` is the previous batch's outcome (its row errors so far): this batch writes its contacts
+   * while that one is still running, then waits for it to commit before it settles segments and
+   * records progress, so batches commit in order and `applied_row` never passes an uncommitted
+   * batch. Answers the row errors so far, for the next batch.
+   */
+  apply(job: { id: string; project_id: string }, upto: number, staged: StagedRow[], before: Promise<ImportRowError[]>): Promise<{ result: BatchResult; errors: ImportRowError[] }> {
     return retryTransient(async () => {
-      const result = await this.sql.begin((tx) => this.batch(tx, job.project_id, job.id, upto, staged, errors));
-      return result as BatchResult;
+      const done = await this.sql.begin((tx) => this.batch(tx, job.project_id, job.id, upto, staged, before));
+      return done as { result: BatchResult; errors: ImportRowError[] };
     }, 5);
   }
 
-  private async batch(tx: Q, projectId: string, importId: string, upto: number, staged: StagedRow[], errorsSoFar: ImportRowError[]): Promise<BatchResult> {
-    // Exclusive for the batch: no per-contact evaluation of this project interleaves with the batch's
-    // own (the tracker's evaluations hold the lock shared), and no segment is redefined under it.
-    const [, segmentRows] = await Promise.all([locks.projectExclusive(tx, projectId), segmentsRepo.all(tx, projectId)]);
+  private async batch(tx: Q, projectId: string, importId: string, upto: number, staged: StagedRow[], before: Promise<ImportRowError[]>) {
     const result: BatchResult = { created: 0, updated: 0, failed: [] };
     const now = this.clock();
     const out = new Outgoing(this.names);
-    if (staged.length > 0) {
-      const written = await this.write(tx, projectId, staged, now, out, result);
-      await this.settleSegments(tx, projectId, segmentRows, written, now, out);
-      await outboxCopy(tx, out.messages);
-    }
+    // The batch's addresses are its own (the last row of each address is in exactly one batch), so
+    // two batches write contacts side by side without meeting.
+    const written = staged.length > 0 ? await this.write(tx, projectId, staged, now, out, result) : new Map<string, Written>();
+    const errorsSoFar = await before;
+    // Then the project's segment lock, exclusively: a per-contact evaluation that read a contact
+    // before this batch wrote it has finished and is corrected below from the batch's own state; one
+    // that starts now waits for this commit. No segment is redefined under it.
+    const [, segmentRows] = await Promise.all([locks.projectExclusive(tx, projectId), segmentsRepo.all(tx, projectId)]);
+    await this.settleSegments(tx, projectId, segmentRows, written, now, out);
+    await outboxCopy(tx, out.messages);
     const errors = [...errorsSoFar, ...result.failed].slice(0, 100);
     await importsRepo.applied(tx, importId, { appliedRow: upto, created: result.created, updated: result.updated, failed: result.failed.length, errors });
-    return result;
+    return { result, errors };
   }
 
   /** The contacts of the batch: read, ruled on, written. Answers those that changed, by id. */

@@ -128,21 +128,36 @@ export class ImportRunner {
 
   private async applyAll(job: ImportRow, loadErrors: ImportRowError[]): Promise<void> {
     const last = await importsRepo.lastRow(this.sql, job.id);
-    let errors = loadErrors;
-    const read = (after: number) => {
-      const p = this.applier.read(job.id, after, Math.min(last, after + this.opts.batchRows));
-      p.catch(() => undefined); // awaited below; a batch that fails first must not leave it unhandled
-      return p;
-    };
+    const read = (after: number) => settledLater(this.applier.read(job.id, after, Math.min(last, after + this.opts.batchRows)));
     let next = job.applied_row < last ? read(job.applied_row) : undefined;
-    for (let after = job.applied_row; after < last; after += this.opts.batchRows) {
-      if (this.stopping.signal.aborted) throw this.stopping.signal.reason;
-      const upto = Math.min(last, after + this.opts.batchRows);
-      const staged = await next!;
-      // the next batch's rows are read while this one is written
-      next = upto < last ? read(upto) : undefined;
-      const result = await this.applier.apply(job, upto, staged, errors);
-      errors = [...errors, ...result.failed].slice(0, 100);
+    // Batches in flight, oldest first: at most BATCHES_IN_FLIGHT, each committing after the one before.
+    const inflight: Array<Promise<{ errors: ImportRowError[] }>> = [];
+    let previous: Promise<ImportRowError[]> = Promise.resolve(loadErrors);
+    try {
+      for (let after = job.applied_row; after < last; after += this.opts.batchRows) {
+        if (this.stopping.signal.aborted) throw this.stopping.signal.reason;
+        const upto = Math.min(last, after + this.opts.batchRows);
+        const staged = await next!;
+        // the next batch's rows are read while this one is written
+        next = upto < last ? read(upto) : undefined;
+        const batch = settledLater(this.applier.apply(job, upto, staged, previous));
+        previous = settledLater(batch.then((b) => b.errors));
+        inflight.push(batch);
+        if (inflight.length >= BATCHES_IN_FLIGHT) await inflight.shift();
+      }
+    } finally {
+      // a batch waiting on one that failed fails too; none is left running past this
+      await Promise.allSettled(inflight);
     }
+    for (const b of inflight) await b;
   }
+}
+
+/** Two batches: one writes its contacts while the other settles segments and commits. */
+const BATCHES_IN_FLIGHT = 2;
+
+/** `p`, marked handled: it is awaited later, and one that fails first must not count as unhandled meanwhile. */
+function settledLater<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
 }
