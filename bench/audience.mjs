@@ -45,14 +45,26 @@ const currentRssMb = (pid) => {
   }
 };
 
-/** Largest resident size of each process while `fn` runs (sampled every 250 ms). */
+/**
+ * Largest resident size of each process while `fn` runs (sampled every 250 ms), in all and per
+ * quarter of the run: a process whose memory grows with the file shows it quarter after quarter.
+ */
 async function sampledRss(pids, fn) {
-  const max = Object.fromEntries(Object.keys(pids).map((k) => [k, 0]));
+  const samples = [];
+  const started = performance.now();
   const timer = setInterval(() => {
-    for (const [k, pid] of Object.entries(pids)) max[k] = Math.max(max[k], currentRssMb(pid) ?? 0);
+    samples.push({ t: performance.now() - started, ...Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, currentRssMb(pid) ?? 0])) });
   }, 250);
   try {
-    return { result: await fn(), rssMb: max };
+    const result = await fn();
+    const total = performance.now() - started;
+    const rssMb = {};
+    const quartersMb = {};
+    for (const k of Object.keys(pids)) {
+      rssMb[k] = Math.max(0, ...samples.map((x) => x[k]));
+      quartersMb[k] = [0, 1, 2, 3].map((q) => Math.max(0, ...samples.filter((x) => x.t >= (q * total) / 4 && x.t < ((q + 1) * total) / 4).map((x) => x[k])));
+    }
+    return { result, rssMb, quartersMb };
   } finally {
     clearInterval(timer);
   }
@@ -188,10 +200,13 @@ try {
     "| process | peak after a warm-up import of a tenth of the rows | peak after the full import | peak after the export | largest RSS sampled: warm-up / import / export |",
     "|---|---|---|---|---|",
     ...Object.keys(pids).map((k) => `| ${k} | ${peaksWarm[k]} | ${peaksImport[k]} | ${peaksExport[k]} | ${warm.rssMb[k]} / ${imp.rssMb[k]} / ${exp.rssMb[k]} |`),
+    "",
+    "Largest RSS sampled in each quarter of the full import and of the export (MB): " +
+      Object.keys(pids).map((k) => `${k} import ${imp.quartersMb[k].join(", ")}; export ${exp.quartersMb[k].join(", ")}`).join("; ") + ".",
   ].join("\n");
   writeResult(
     "audience",
-    { rows: ROWS, fileMb, bareRowsPerSec, copyMs, import: { ...r, rowsPerSec: importRowsPerSec, ratio, members, backlog }, export: { ...exp.result, rowsPerSec: exportRowsPerSec }, rss: { peaksWarm, peaksImport, peaksExport, sampled: { warm: warm.rssMb, import: imp.rssMb, export: exp.rssMb } } },
+    { rows: ROWS, fileMb, bareRowsPerSec, copyMs, import: { ...r, rowsPerSec: importRowsPerSec, ratio, members, backlog }, export: { ...exp.result, rowsPerSec: exportRowsPerSec }, rss: { peaksWarm, peaksImport, peaksExport, sampled: { warm: warm.rssMb, import: imp.rssMb, export: exp.rssMb }, quarters: { import: imp.quartersMb, export: exp.quartersMb } } },
     md,
   );
 } finally {
