@@ -79,6 +79,13 @@ export class ImportRunner {
         if (!loaded) return;
         errors = loaded;
       }
+      // UNLOGGED: a crash of PostgreSQL itself (not of this service) empties the staging table, and
+      // the upload is gone once loaded. Better FAILED than COMPLETED with rows silently missing.
+      if (job.phase === "applying" && job.rows > job.failed && (await importsRepo.lastRow(this.sql, job.id)) === 0) {
+        await importsRepo.dropStaging(this.sql, job.id);
+        await importsRepo.finish(this.sql, job.id, "FAILED", [...errors, { row: 1, message: "the staged rows were lost in a database restart; upload the file again" }].slice(-100));
+        return;
+      }
       await this.applyAll(job, errors);
       await importsRepo.dropStaging(this.sql, job.id);
       await importsRepo.finish(this.sql, job.id, "COMPLETED");
