@@ -40,7 +40,7 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
     register(server) {
       registerContactRoutes(server, service, queries);
       registerSegmentRoutes(server, segments, segmentQueries);
-      registerImportRoutes(server, deps.sql, imports, new Exporter(segmentQueries));
+      registerImportRoutes(server, deps.sql, imports, new Exporter(segmentQueries), deps.config.IMPORT_MAX_PENDING);
       registerRpcs(server, service, queries, segmentQueries);
     },
     consumers: [segmentChangesConsumer(deps.names, tracker)],

@@ -137,6 +137,26 @@ describe("POST /contacts/imports", () => {
     expect(JSON.parse(chunked.body)).toMatchObject({ error: "PAYLOAD_TOO_LARGE" });
   });
 
+  it("refuses a project's fourth import while three are running or waiting (429), and takes one again after", async () => {
+    const project = await newProject("imports-pending");
+    // one import of a project runs at a time: a large first one keeps the next ones waiting
+    const big = ["email,plan", ...Array.from({ length: 20_000 }, (_, i) => `big${i}-${tagged()}@example.com,x`)].join("\n");
+    const small = () => `email\n${uniqueEmail("small")}\n`;
+    const first = await project.api.post("/contacts/imports", big, csvHeaders);
+    expect(first.status).toBe(202);
+    for (let i = 0; i < 2; i++) expect((await project.api.post("/contacts/imports", small(), csvHeaders)).status).toBe(202);
+    const refused = await project.api.post("/contacts/imports", small(), csvHeaders);
+    expectError(refused, 429, "RATE_LIMITED");
+    expect(refused.body.reason).toBe("imports_pending");
+    // another project is not affected
+    expect((await other.api.post("/contacts/imports", small(), csvHeaders)).status).toBe(202);
+    await waitFor(async () => (await project.api.get(`/contacts/imports/${first.body.id}`)).body.status === "COMPLETED", {
+      what: "the large import to end",
+      timeoutMs: 60_000,
+    });
+    await importCsv(small(), project);
+  });
+
   it("answers 404 for another project's import", async () => {
     const res = await p.api.post("/contacts/imports", `email\n${uniqueEmail("own")}\n`, csvHeaders);
     expectError(await other.api.get(`/contacts/imports/${res.body.id}`), 404, "NOT_FOUND");

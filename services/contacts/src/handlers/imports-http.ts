@@ -7,11 +7,15 @@ import type { ImportRunner } from "../usecases/import-runner.js";
 const CSV = "text/csv; charset=utf-8";
 
 /** CSV import and export (decisions.md §14): the import runs off the request path (ImportRunner). */
-export function registerImportRoutes(server: RpcServer, sql: Sql, runner: ImportRunner, exporter: Exporter): void {
+export function registerImportRoutes(server: RpcServer, sql: Sql, runner: ImportRunner, exporter: Exporter, maxPending: number): void {
   server
     .route(routeOf(contactsRoutes, "contacts.imports.create"), async ({ projectId, meta }) => {
       // the gateway stored the body (an `upload` route); without it there is nothing to import
       if (!meta.upload) throw AppError.validation("The CSV body is missing");
+      // (a refusal makes the gateway delete the upload)
+      if ((await importsRepo.pending(sql, projectId)) >= maxPending) {
+        throw new AppError("RATE_LIMITED", `The project already has ${maxPending} imports running or waiting; try again when one has ended`, { reason: "imports_pending" });
+      }
       const row = await importsRepo.create(sql, { id: newId(), projectId, blob: meta.upload.blob, bytes: meta.upload.bytes, at: new Date() });
       runner.poke();
       return { status: 202, body: { id: row.id, status: row.status } } satisfies HttpReply;
