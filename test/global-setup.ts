@@ -20,6 +20,8 @@ export default async function setup(project: TestProject) {
     SMTP_URL: mailbox.smtpUrl,
     DNS_SERVER: dns.address,
     RETURN_PATH_DOMAIN: "bounces.mailroom.test",
+    // small enough that services/contacts/test/imports.test.ts sends a body past it quickly
+    CONTACT_IMPORT_MAX_BYTES: String(1024 * 1024),
   });
   try {
     await platform.start();

@@ -35,6 +35,7 @@ describe("route table", () => {
       "POST /v1/send", "POST /v1/track", "POST /v1/verify",
       "GET /contacts", "POST /contacts", "GET /contacts/:id", "PATCH /contacts/:id", "DELETE /contacts/:id",
       "GET /contacts/:id/events", "GET /events/names", "GET /contacts/data-keys",
+      "POST /contacts/imports", "GET /contacts/imports/:id", "GET /contacts/export",
       "GET /segments", "POST /segments", "GET /segments/:id", "PATCH /segments/:id", "DELETE /segments/:id",
       "GET /segments/:id/contacts", "POST /segments/count",
       "GET /templates", "POST /templates", "GET /templates/:id", "PATCH /templates/:id", "DELETE /templates/:id",
@@ -115,13 +116,24 @@ describe("route table", () => {
     expect(open).toHaveLength(11);
   });
 
-  it("bounds every body: 64 KB without a key, 2 MB with one, the base64 message limit on /v1/send only", () => {
+  it("bounds every body: 64 KB without a key, 2 MB with one, the base64 message limit on /v1/send only, 1 GB for an import", () => {
     for (const route of ROUTES) {
       const limit = bodyLimitOf(route);
       if (route.auth === "none") expect(limit, key(route)).toBe(64 * 1024);
       else if (key(route) === "POST /v1/send") expect(limit, key(route)).toBeGreaterThan((MAX_MESSAGE_BYTES * 4) / 3);
+      else if (key(route) === "POST /contacts/imports") expect(limit, key(route)).toBe(1024 ** 3);
       else expect(limit, key(route)).toBe(2 * 1024 * 1024);
     }
+  });
+
+  it("streams only the CSV import's body and the CSV export's answer, as secret-key routes", () => {
+    expect(ROUTES.filter((r) => r.upload).map(key)).toEqual(["POST /contacts/imports"]);
+    expect(ROUTES.filter((r) => r.streamed).map(key)).toEqual(["GET /contacts/export"]);
+    for (const r of ROUTES.filter((r) => r.upload || r.streamed)) {
+      expect(r.auth, key(r)).toBe("secret");
+      expect(r.body, key(r)).toBeUndefined();
+    }
+    expect(routeOf(contactsRoutes, "contacts.export").rawResponse?.contentType).toMatch(/^text\/csv/);
   });
 
   it("documents a JSON body or a raw answer for every route but the 204s", () => {

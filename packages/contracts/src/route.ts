@@ -53,6 +53,18 @@ export interface RouteDef {
    * Only routes whose input is large by nature (/v1/send's base64 attachments) raise it.
    */
   bodyLimit?: number;
+  /**
+   * The body is a file, never parsed by the gateway: it is streamed into the blob store (refused
+   * with 413 past `bodyLimit`, counted as it arrives) and the service receives `meta.upload`, the
+   * blob's name and size. Only these content types are accepted (others: 400).
+   */
+  upload?: { contentTypes: readonly string[] };
+  /**
+   * The answer is streamed (with `rawResponse` as its type): the service answers a chunk with
+   * `next` set, and the gateway asks again with `meta.continuation = next` once the chunk is written
+   * to the client, until a chunk comes without `next`. Chunk by chunk, so neither side holds more.
+   */
+  streamed?: boolean;
 }
 
 /**
@@ -61,6 +73,9 @@ export interface RouteDef {
  * campaign body as JSON with room to spare.
  */
 export const BODY_LIMITS = { keyless: 64 * 1024, keyed: 2 * 1024 * 1024 } as const;
+
+/** Largest upload (`upload` routes: CSV imports, decisions.md §14); a deployment may lower it. */
+export const UPLOAD_MAX_BYTES = 1024 * 1024 * 1024;
 
 /** The body limit the gateway enforces, and the OpenAPI document states, for a route. */
 export function bodyLimitOf(route: Pick<RouteDef, "auth" | "bodyLimit">): number {
@@ -106,6 +121,10 @@ export const HttpRequest = z.object({
        * retry after a timeout do the work once, whatever the gateway saw.
        */
       idempotencyId: z.string().optional(),
+      /** An `upload` route's body, as stored by the gateway: blob name and size in bytes. */
+      upload: z.object({ blob: z.string(), bytes: z.number().int().min(0) }).optional(),
+      /** A `streamed` route's next chunk: the `next` of the previous reply, as it gave it. */
+      continuation: z.string().optional(),
     })
     .default({}),
 });
@@ -118,6 +137,8 @@ export const HttpReply = z.object({
   headers: z.record(z.string(), z.string()).optional(),
   /** Non-JSON answer: base64 bytes with their content type. */
   raw: z.object({ contentType: z.string(), base64: z.string() }).optional(),
+  /** A `streamed` route's answer continues: ask again with this as `meta.continuation`. */
+  next: z.string().optional(),
 });
 export type HttpReply = z.infer<typeof HttpReply>;
 

@@ -1,6 +1,19 @@
+import { jetstream } from "@nats-io/jetstream";
 import { Objm, type ObjectStore } from "@nats-io/obj";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { randomUUID } from "node:crypto";
+
+/** A streamed put passed its byte bound; nothing of it is left in the store. */
+export class BlobTooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`blob larger than ${maxBytes} bytes`);
+  }
+}
+
+/** Chunk size of streamed blobs: a few NATS messages of the default 1 MB max_payload in flight at most. */
+const STREAM_CHUNK = 256 * 1024;
+/** Chunks a reader holds ahead of its consumer. */
+const READ_AHEAD = 4;
 
 /** Header naming an object-store entry that holds the real payload (claim check). */
 export const BLOB_HEADER = "Mailroom-Blob";
@@ -34,6 +47,75 @@ export class Blobs {
     const name = randomUUID();
     await (await this.open()).putBlob({ name }, data);
     return name;
+  }
+
+  /**
+   * Stores a stream (an upload) without holding it: chunk by chunk as it arrives. Past `maxBytes`
+   * the put fails with BlobTooLarge and the chunks already stored are purged (nats.js purges what a
+   * failed put left).
+   */
+  async putStream(source: AsyncIterable<Uint8Array>, maxBytes: number): Promise<{ name: string; bytes: number }> {
+    const name = randomUUID();
+    let bytes = 0;
+    const it = source[Symbol.asyncIterator]();
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await it.next();
+        if (done) return controller.close();
+        bytes += value.byteLength;
+        if (bytes > maxBytes) {
+          await it.return?.();
+          return controller.error(new BlobTooLarge(maxBytes));
+        }
+        controller.enqueue(value);
+      },
+      async cancel() {
+        await it.return?.();
+      },
+    });
+    const store = await this.open();
+    try {
+      await store.put({ name, options: { max_chunk_size: STREAM_CHUNK } }, stream);
+    } catch (err) {
+      if (bytes > maxBytes) throw new BlobTooLarge(maxBytes);
+      throw err;
+    }
+    return { name, bytes };
+  }
+
+  /**
+   * A stored blob's bytes, chunk by chunk, with at most READ_AHEAD chunks fetched ahead of the
+   * reader (nats.js's own `get` pushes the whole object into memory as fast as the server sends it).
+   * Null when it is missing or expired.
+   */
+  async readStream(name: string): Promise<AsyncIterable<Uint8Array> | null> {
+    const store = await this.open();
+    const info = await store.info(name);
+    if (!info || info.deleted) return null;
+    const stream = `OBJ_${this.bucket}`;
+    const subject = `$O.${this.bucket}.C.${info.nuid}`;
+    const nc = this.nc;
+    return {
+      async *[Symbol.asyncIterator]() {
+        if (info.chunks === 0) return;
+        // one subject as a string: nats.js then sends `filter_subject`, which servers before 2.10 take
+        const consumer = await jetstream(nc).consumers.get(stream, { filter_subjects: subject });
+        const messages = await consumer.consume({ max_messages: READ_AHEAD });
+        try {
+          let seen = 0;
+          for await (const m of messages) {
+            if (m.data.byteLength > 0) yield m.data;
+            if (++seen >= info.chunks || m.info.pending === 0) break;
+          }
+        } finally {
+          messages.stop();
+        }
+      },
+    };
+  }
+
+  async delete(name: string): Promise<void> {
+    await (await this.open()).delete(name);
   }
 
   /** Reads and deletes: a blob is read by exactly one receiver. */

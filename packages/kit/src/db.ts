@@ -166,6 +166,30 @@ async function reserve(sql: Sql): Promise<postgres.ReservedSql> {
   }
 }
 
+/** COPY text format: backslash, tab, newline and carriage return escaped. */
+export function copyEscape(s: string): string {
+  return s.replace(/[\\\t\n\r]/g, (c) => (c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r"));
+}
+
+/**
+ * Sends `text` (COPY text format lines) through `statement` (`copy … from stdin`) and waits until
+ * the server has taken it. postgres.js 3.4.9 never settles a COPY the server refuses after its last
+ * byte (it only resolved the query with the stream), so the wait is bounded: past `timeoutMs` the
+ * COPY counts as failed and the caller's transaction with it.
+ */
+export async function copyText(q: postgres.ISql, statement: string, text: string, timeoutMs = 30_000): Promise<void> {
+  const stream = await q.unsafe(statement).writable();
+  await withTimeout(
+    new Promise<void>((resolve, reject) => {
+      stream.once("finish", resolve);
+      stream.once("error", reject);
+      stream.end(text);
+    }),
+    timeoutMs,
+    () => new Error(`COPY not acknowledged within ${timeoutMs} ms`),
+  );
+}
+
 /** True for errors that mean "the database is unreachable" rather than "the query is wrong". */
 export function isConnectionError(err: unknown): boolean {
   // a wrapped driver error (drizzle's migrator, say) keeps it as `cause`

@@ -7,3 +7,4 @@ export * from "./dns.js";
 export * from "./mailbox.js";
 export * from "./dead-letters.js";
 export * from "./drain.js";
+export * from "./raw-http.js";

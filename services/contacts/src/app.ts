@@ -3,6 +3,7 @@ import type { ContactsEnv } from "./config.js";
 import { activityRepo } from "./db/activity-repo.js";
 import { CursorCodec } from "./domain/cursor.js";
 import { registerContactRoutes } from "./handlers/contacts-http.js";
+import { registerImportRoutes } from "./handlers/imports-http.js";
 import { emailEventsConsumer } from "./handlers/email-events.js";
 import { registerRpcs } from "./handlers/rpc.js";
 import { segmentChangesConsumer } from "./handlers/segment-changes.js";
@@ -13,6 +14,9 @@ import { DoubleOptInGate } from "./usecases/double-opt-in.js";
 import { TopicsService } from "./usecases/topics-service.js";
 import { DueScheduler } from "./usecases/due-scheduler.js";
 import { EmailActivityProjection } from "./usecases/email-activity.js";
+import { Exporter } from "./usecases/exporter.js";
+import { ImportApplier } from "./usecases/import-applier.js";
+import { ImportRunner } from "./usecases/import-runner.js";
 import { ContactQueries } from "./usecases/queries.js";
 import { SegmentQueries } from "./usecases/segment-queries.js";
 import { SegmentsService } from "./usecases/segments-service.js";
@@ -30,12 +34,18 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
   const segmentQueries = new SegmentQueries(deps.sql, cursors);
   const tracker = new MembershipTracker(deps.sql, writer, deps.log);
   const scheduler = new DueScheduler(deps.sql, tracker, deps.log, deps.config.SEGMENTS_TICK_MS);
+  const imports = new ImportRunner(deps.sql, deps.blobs, new ImportApplier(deps.sql, deps.names, deps.log), deps.log, {
+    concurrency: deps.config.IMPORT_CONCURRENCY,
+    batchRows: deps.config.IMPORT_BATCH_ROWS,
+    leaseMs: deps.config.IMPORT_LEASE_MS,
+  });
   const purge = new Periodic({ name: "email-activity purge", everyMs: 60 * 60 * 1000, log: deps.log, run: () => activityRepo.purgeConsumed(deps.sql) });
   return {
     register(server) {
       registerContactRoutes(server, service, queries);
       registerSegmentRoutes(server, segments, segmentQueries);
       registerTopicRoutes(server, topics);
+      registerImportRoutes(server, deps.sql, imports, new Exporter(segmentQueries), deps.config.IMPORT_MAX_PENDING);
       registerRpcs(server, service, queries, segmentQueries, topics);
     },
     consumers: [segmentChangesConsumer(deps.names, tracker)],
@@ -43,8 +53,10 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
     async start() {
       purge.start();
       scheduler.start();
+      imports.start();
     },
     async stop() {
+      await imports.stop();
       await purge.stop();
       await scheduler.stop();
     },

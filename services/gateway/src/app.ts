@@ -42,6 +42,8 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
   const http = buildHttp(
     {
       rpc: deps.rpc,
+      blobs: deps.blobs,
+      uploadMaxBytes: config.CONTACT_IMPORT_MAX_BYTES,
       auth,
       limiter,
       keyless,

@@ -24,4 +24,10 @@ describe("gateway configuration of accounts", () => {
     expect(c.LOGIN_MAX_FAILURES).toBe(10);
     expect(c.LOGIN_FAILURE_WINDOW_MS).toBe(15 * 60_000);
   });
+
+  it("refuses CSV imports past 1 GB unless a deployment sets a lower bound", () => {
+    expect(GatewayEnv.parse({}).CONTACT_IMPORT_MAX_BYTES).toBe(1024 ** 3);
+    expect(GatewayEnv.parse({ CONTACT_IMPORT_MAX_BYTES: "2048" }).CONTACT_IMPORT_MAX_BYTES).toBe(2048);
+    expect(GatewayEnv.safeParse({ CONTACT_IMPORT_MAX_BYTES: String(1024 ** 3 + 1) }).success).toBe(false);
+  });
 });

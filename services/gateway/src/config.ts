@@ -1,5 +1,6 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
+import { UPLOAD_MAX_BYTES } from "@mailroom/contracts";
 
 /** The names fastify's trustProxy (@fastify/proxy-addr) accepts beside addresses and CIDRs. */
 const PROXY_RANGES = new Set(["loopback", "linklocal", "uniquelocal"]);
@@ -57,6 +58,11 @@ export const GatewayEnv = z.object({
    * Bound on receiving a whole request, headers and body, from a client: past it 400 and the
    * connection closes, so a client that sends slowly or stops cannot hold connections open.
    */
+  /**
+   * Largest CSV import body (decisions.md §14: 1 GB); bodies past it get 413 before they are stored.
+   * An upload must also arrive within HTTP_REQUEST_TIMEOUT_MS.
+   */
+  CONTACT_IMPORT_MAX_BYTES: z.coerce.number().int().min(1).max(UPLOAD_MAX_BYTES).default(UPLOAD_MAX_BYTES),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(500).max(600_000).default(60_000),
   /** How long a key lookup is trusted before the database is asked again (revocation bound). */
   KEY_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(500),

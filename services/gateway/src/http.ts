@@ -4,6 +4,8 @@ import { BODY_LIMITS, accountRoutes, bodyLimitOf, type RouteDef } from "@mailroo
 import { isConnectionError, type Logger, type Metrics } from "@mailroom/kit";
 import type { TrustProxy } from "./config.js";
 import { forwardHandler, type ForwardDeps } from "./handlers/forward.js";
+import { streamedHandler } from "./handlers/streamed.js";
+import { uploadHandler, type UploadDeps } from "./handlers/upload.js";
 import { keyGate, keylessGate, type GateDeps } from "./handlers/gates.js";
 import { clientErrorHandler, fromFastifyError, sendError } from "./handlers/errors.js";
 import { buildOpenApi } from "./openapi.js";
@@ -20,7 +22,7 @@ const CORS_HEADERS = {
   "access-control-max-age": "86400",
 };
 
-export interface HttpDeps extends ForwardDeps, GateDeps, AccountDeps {
+export interface HttpDeps extends ForwardDeps, UploadDeps, GateDeps, AccountDeps {
   metrics: Metrics;
   log: Logger;
   publicUrl: string;
@@ -108,6 +110,22 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
 
   const keyless = keylessGate(deps);
   for (const route of routes) {
+    if (route.upload) {
+      const upload = route.upload;
+      // Its own scope: the body reaches the handler as the request stream, which it stores as it
+      // arrives (the app-wide parser would read it whole into a string first).
+      app.register(async (scope) => {
+        scope.removeAllContentTypeParsers();
+        scope.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
+        scope.route({
+          method: route.method,
+          url: route.path,
+          onRequest: keyGate(route, deps),
+          handler: uploadHandler({ ...route, upload }, deps),
+        });
+      });
+      continue;
+    }
     app.route({
       method: route.method,
       url: route.path,
@@ -115,7 +133,7 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
       // reading a chunked one as soon as it passes the limit: 413 either way.
       bodyLimit: bodyLimitOf(route),
       onRequest: route.auth === "none" ? keyless : keyGate(route, deps),
-      handler: forwardHandler(route, deps),
+      handler: route.streamed ? streamedHandler(route, deps) : forwardHandler(route, deps),
       ...(route.cors ? { onSend: cors } : {}),
     });
     if (route.cors) app.options(route.path, { onRequest: keyless }, async (_req, reply) => reply.code(204).headers(CORS_HEADERS).send());

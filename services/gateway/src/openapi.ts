@@ -108,13 +108,16 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
     const limit = `The body may be at most ${size(bodyLimitOf(route))} (larger: 413 before it is read).`;
     if (route.body) {
       op.requestBody = { required: true, description: limit, content: { "application/json": { schema: schemaOf(route.body, "input") } } };
+    } else if (route.upload) {
+      const file = { type: "string", contentMediaType: route.upload.contentTypes[0] };
+      op.requestBody = { required: true, description: limit, content: Object.fromEntries(route.upload.contentTypes.map((t) => [t, { schema: file }])) };
     }
     const notes = [
       ...(route.auth === "any" ? ["Accepts a secret (sk_) or a public (pk_) key."] : []),
       ...(route.auth === "secret" || route.auth === "any" || route.role
         ? [`With a session instead of a key: the ${requiredRole(route)} role at least in the X-Mailroom-Project project.`]
         : []),
-      ...(!route.body && takesBody(route) ? [limit] : []),
+      ...(!route.body && !route.upload && takesBody(route) ? [limit] : []),
     ];
     if (notes.length) op.description = notes.join(" ");
     paths[p] ??= {};

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BODY_LIMITS, ErrorBody } from "@mailroom/contracts";
-import { Platform, apiClient } from "@mailroom/testkit";
+import { Platform, apiClient, rawRequest, type RawAnswer } from "@mailroom/testkit";
 import { fakeService } from "./fake-service.js";
-import { rawRequest, type RawAnswer } from "./raw-http.js";
 
 /**
  * Body limits per route, enforced before a body is parsed (decisions.md §12): anyone may call the

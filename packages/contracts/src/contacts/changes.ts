@@ -26,5 +26,10 @@ export const ContactChange = z.object({
   /** Set when `kind` is `event`: the tracked event's name. */
   eventName: z.string().optional(),
   occurredAt: z.string(),
+  /**
+   * Set when the write itself brought tracked segments up to date in its transaction (a CSV import
+   * does it set-based, a batch at a time): the tracker has nothing left to do for this change.
+   */
+  segmentsSettled: z.boolean().optional(),
 });
 export type ContactChange = z.infer<typeof ContactChange>;

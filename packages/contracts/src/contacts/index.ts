@@ -1,4 +1,5 @@
 import { contactRoutes } from "./http.js";
+import { importRoutes } from "./imports.js";
 import { segmentRoutes } from "./segments.js";
 import { topicRoutes } from "./topics.js";
 
@@ -8,5 +9,6 @@ export * from "./segments.js";
 export * from "./rpc.js";
 export * from "./changes.js";
 export * from "./topics.js";
+export * from "./imports.js";
 
-export const contactsRoutes = [...contactRoutes, ...segmentRoutes, ...topicRoutes];
+export const contactsRoutes = [...contactRoutes, ...importRoutes, ...segmentRoutes, ...topicRoutes];

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
 import { runCli, type ApiResponse } from "@mailroom/testkit";
-import { newProject, sharedPlatform } from "@mailroom/testkit/shared";
+import { newProject, sharedPlatform, waitFor } from "@mailroom/testkit/shared";
 import { notBuilt } from "./openapi.js";
 
 export type Project = Awaited<ReturnType<typeof newProject>>;
@@ -56,6 +56,12 @@ export async function seedTenant(tag: string, marker: string): Promise<Tenant> {
   }
 
   await create("contacts", () => api.post("/contacts", { email: contactEmail, subscribed: true, data: { note: marker } }));
+  // A CSV import of the same contact (its record is what the imports routes read); waited for, so
+  // snapshots taken later see it settled.
+  const imported = await create("imports", () => api.post("/contacts/imports", `email,note\n${contactEmail},${marker}\n`, { "content-type": "text/csv" }));
+  if (imported) {
+    await waitFor(async () => (await api.get(`/contacts/imports/${imported.id}`)).body.status !== "RUNNING", { what: `${tag}: the import to end` });
+  }
   await create("events", () => api.post("/v1/track", { email: contactEmail, event: "proof_event", data: { note: marker } }), () => undefined);
   await create("templates", () =>
     api.post("/templates", { name: `t ${marker}`, subject: `Subject ${marker}`, body: `<p>${marker}</p>`, type: "MARKETING", from: sender }),

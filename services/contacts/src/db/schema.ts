@@ -1,6 +1,6 @@
 import type { ContactData, FilterExpression, JsonValue } from "@mailroom/contracts";
 import { sql } from "drizzle-orm";
-import { pgTable, uuid, text, boolean, jsonb, timestamp, integer, index, uniqueIndex, primaryKey } from "drizzle-orm/pg-core";
+import { pgTable, uuid, text, boolean, jsonb, timestamp, integer, bigint, index, uniqueIndex, primaryKey } from "drizzle-orm/pg-core";
 export { outbox } from "@mailroom/kit";
 
 /**
@@ -157,4 +157,35 @@ export const topics = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index("topics_project_idx").on(t.projectId, t.id)],
+);
+
+/**
+ * CSV imports (decisions.md §14): progress and outcome, and what a replica needs to take over one
+ * whose runner died. `phase` says where it is: `queued` (the upload waits in the blob store),
+ * `loading` (rows are parsed into the import's own staging table; a takeover loads again from the
+ * start, the upload being deleted only once it is loaded), `applying` (batches of staged rows are applied, each in one transaction with
+ * `applied_row`, so a takeover resumes after the last committed batch). `heartbeat_at` is the
+ * runner's lease: a RUNNING import whose heartbeat is older than the lease is free to take.
+ */
+export const contactImports = pgTable(
+  "contact_imports",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    status: text("status", { enum: ["RUNNING", "COMPLETED", "FAILED"] }).notNull(),
+    phase: text("phase", { enum: ["queued", "loading", "applying", "done"] }).notNull(),
+    blob: text("blob").notNull(),
+    bytes: bigint("bytes", { mode: "number" }).notNull(),
+    rows: integer("rows").notNull().default(0),
+    created: integer("created").notNull().default(0),
+    updated: integer("updated").notNull().default(0),
+    failed: integer("failed").notNull().default(0),
+    errors: jsonb("errors").$type<Array<{ row: number; message: string }>>().notNull().default([]),
+    /** Rows up to this number (as `row` counts them) are applied. */
+    appliedRow: integer("applied_row").notNull().default(0),
+    heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (t) => [index("contact_imports_running_idx").on(t.createdAt).where(sql`status = 'RUNNING'`), index("contact_imports_project_idx").on(t.projectId)],
 );

@@ -52,7 +52,14 @@ export class Outgoing {
   }
 
   /** A contact-change message on CONTACT_CHANGES (packages/contracts contacts/changes.ts). */
-  change(contact: Pick<ContactRow, "project_id" | "id">, kind: ContactChangeKind, changed: string[], at: Date, eventName?: string): void {
+  change(
+    contact: Pick<ContactRow, "project_id" | "id">,
+    kind: ContactChangeKind,
+    changed: string[],
+    at: Date,
+    eventName?: string,
+    segmentsSettled?: true,
+  ): void {
     const payload: ContactChange = {
       id: newId(),
       projectId: contact.project_id,
@@ -61,6 +68,7 @@ export class Outgoing {
       changed,
       ...(eventName === undefined ? {} : { eventName }),
       occurredAt: at.toISOString(),
+      ...(segmentsSettled ? { segmentsSettled } : {}),
     };
     this.messages.push({ id: payload.id, subject: this.names.subjects.contactChange(contact.project_id), payload });
   }

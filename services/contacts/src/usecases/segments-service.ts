@@ -108,7 +108,7 @@ async function record(tx: Q, projectId: string, graph: SegmentGraph, segments: S
 }
 
 /** The parts of a TimeSensitivity compiled one after the other, so their parameters do not collide. */
-function compileSensitivity(t: TimeSensitivity | null, ctx: CompileContext) {
+export function compileSensitivity(t: TimeSensitivity | null, ctx: CompileContext) {
   if (!t) return null;
   let offset = ctx.paramOffset ?? 0;
   const next = (e: FilterExpression): CompiledFilter => {

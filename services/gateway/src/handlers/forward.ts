@@ -46,12 +46,31 @@ function schemaDetails(schema: RouteDef["body"], value: unknown, where: string |
   if (!r.success) into.push(...zodDetails(r.error, where));
 }
 
-function sendHttpReply(reply: FastifyReply, r: HttpReply): FastifyReply {
+export function sendHttpReply(reply: FastifyReply, r: HttpReply): FastifyReply {
   for (const [k, v] of Object.entries(r.headers ?? {})) reply.header(k, v);
   reply.code(r.status);
   if (r.raw) return reply.type(r.raw.contentType).send(Buffer.from(r.raw.base64, "base64"));
   if (r.status === 204 || r.body === undefined) return reply.send();
   return reply.type("application/json; charset=utf-8").send(r.body);
+}
+
+/** What the service receives for `req`: who asks, the validated input, and `meta` beside the usual. */
+export function httpRequestOf(req: FastifyRequest, body: unknown, meta: Partial<HttpRequest["meta"]> = {}): HttpRequest {
+  const principal = req.principal;
+  return {
+    projectId: principal?.projectId ?? null,
+    params: (req.params ?? {}) as Record<string, unknown>,
+    query: (req.query ?? {}) as Record<string, unknown>,
+    body,
+    meta: {
+      requestId: req.id,
+      ip: req.ip,
+      userAgent: req.headers["user-agent"],
+      contentType: req.headers["content-type"],
+      keyKind: principal?.kind,
+      ...meta,
+    },
+  };
 }
 
 const tracer = trace.getTracer("mailroom-gateway");
@@ -122,20 +141,7 @@ function handler(route: RouteDef, deps: ForwardDeps) {
       claimId = claim.claimId;
     }
 
-    const request: HttpRequest = {
-      projectId: principal?.projectId ?? null,
-      params: (req.params ?? {}) as Record<string, unknown>,
-      query: (req.query ?? {}) as Record<string, unknown>,
-      body: req.body ?? undefined,
-      meta: {
-        requestId: req.id,
-        ip: req.ip,
-        userAgent: req.headers["user-agent"],
-        contentType: req.headers["content-type"],
-        keyKind: principal?.kind,
-        ...(claimId ? { idempotencyId: claimId } : {}),
-      },
-    };
+    const request = httpRequestOf(req, req.body ?? undefined, claimId ? { idempotencyId: claimId } : {});
     // What the key holds now: a success is replayed, a 4xx changed nothing (the key is free for a
     // corrected request), anything else may still be finishing in the service (held a while).
     const settle = async (status: number, replay?: HttpReply) => {

@@ -1,0 +1,186 @@
+import { AppError, type ContactDataInput, type ImportRowError, type WireNames } from "@mailroom/contracts";
+import { json, type Logger, outboxCopy, type Q, type Sql } from "@mailroom/kit";
+import { compileFilter } from "@mailroom/filters";
+import { batchMembersRepo } from "../db/batch-members-repo.js";
+import type { ContactRow } from "../db/contacts-repo.js";
+import { importsRepo } from "../db/imports-repo.js";
+import { locks } from "../db/members-repo.js";
+import { retryTransient } from "../db/retry.js";
+import { segmentsRepo, toSegmentDef, type SegmentRow } from "../db/segments-repo.js";
+import { SegmentGraph, timeSensitivity } from "../domain/segment-graph.js";
+import { Outgoing } from "./outgoing.js";
+import { compileSensitivity } from "./segments-service.js";
+import { contactChanges, freshContact } from "./write-contact.js";
+
+export interface BatchResult {
+  created: number;
+  updated: number;
+  failed: ImportRowError[];
+}
+
+/** A contact the batch writes: the row as it will be, whether it is new, and what of it changed (filter fields). */
+interface Written {
+  row: ContactRow;
+  isNew: boolean;
+  changed: string[];
+}
+
+/** A staged row as a batch applies it. */
+export interface StagedRow {
+  row: number;
+  email: string;
+  subscribed: boolean | undefined;
+  data: ContactDataInput;
+}
+
+/** Thrown when a concurrent write created one of the batch's addresses first: the batch runs again. */
+const raced = () => Object.assign(new Error("a contact of the batch was created concurrently"), { code: "40001" });
+
+/**
+ * Applies one batch of staged rows in one transaction, set-based: the existing contacts of the batch
+ * are read (and locked) in one statement, the data and subscription rules of POST /contacts applied
+ * to each in memory (the same functions, so the rules cannot drift), then the new contacts are
+ * inserted and the changed ones updated in one statement each, tracked segments settled for the
+ * batch in two statements a segment, and every message (contact changes, subscription events,
+ * segment entries and exits) enqueued in the outbox in one COPY. The import's progress is written
+ * in the same transaction: a crash loses a whole batch or nothing, and the import resumes after the
+ * last batch committed. Two batches are in flight at a time (see `apply`): one writes its contacts
+ * while the other settles and commits, which keeps both the database and this process busy.
+ *
+ * The outbox rows are left to the relay's poll rather than published from memory, so the import's
+ * memory stays flat however fast batches commit; they go out within a couple of seconds.
+ */
+export class ImportApplier {
+  constructor(
+    private readonly sql: Sql,
+    private readonly names: WireNames,
+    private readonly log: Logger,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /**
+   * The staged rows of `(after, upto]` the last row of their address (the file's last row wins).
+   * Read outside the batch's transaction (the staging table is the import's own), so the runner
+   * reads the next batch while this one is written.
+   */
+  async read(importId: string, after: number, upto: number): Promise<StagedRow[]> {
+    const rows = await importsRepo.batch(this.sql, importId, after, upto);
+    return rows.map((r) => ({ row: r.row_no, email: r.email, subscribed: r.subscribed ?? undefined, data: JSON.parse(r.data) as ContactDataInput }));
+  }
+
+  /**
+   * Applies `staged` and records the import's progress up to `upto`, all in one transaction.
+   * `before` is the previous batch's outcome (its row errors so far): this batch writes its contacts
+   * while that one is still running, then waits for it to commit before it settles segments and
+   * records progress, so batches commit in order and `applied_row` never passes an uncommitted
+   * batch. Answers the row errors so far, for the next batch.
+   */
+  apply(job: { id: string; project_id: string }, upto: number, staged: StagedRow[], before: Promise<ImportRowError[]>): Promise<{ result: BatchResult; errors: ImportRowError[] }> {
+    return retryTransient(async () => {
+      const done = await this.sql.begin((tx) => this.batch(tx, job.project_id, job.id, upto, staged, before));
+      return done as { result: BatchResult; errors: ImportRowError[] };
+    }, 5);
+  }
+
+  private async batch(tx: Q, projectId: string, importId: string, upto: number, staged: StagedRow[], before: Promise<ImportRowError[]>) {
+    const result: BatchResult = { created: 0, updated: 0, failed: [] };
+    const now = this.clock();
+    const out = new Outgoing(this.names);
+    // The batch's addresses are its own (the last row of each address is in exactly one batch), so
+    // two batches write contacts side by side without meeting.
+    const written = staged.length > 0 ? await this.write(tx, projectId, staged, now, out, result) : new Map<string, Written>();
+    const errorsSoFar = await before;
+    // Then the project's segment lock, exclusively: a per-contact evaluation that read a contact
+    // before this batch wrote it has finished and is corrected below from the batch's own state; one
+    // that starts now waits for this commit. No segment is redefined under it.
+    const [, segmentRows] = await Promise.all([locks.projectExclusive(tx, projectId), segmentsRepo.all(tx, projectId)]);
+    await this.settleSegments(tx, projectId, segmentRows, written, now, out);
+    await outboxCopy(tx, out.messages);
+    const errors = [...errorsSoFar, ...result.failed].slice(0, 100);
+    await importsRepo.applied(tx, importId, { appliedRow: upto, created: result.created, updated: result.updated, failed: result.failed.length, errors });
+    return { result, errors };
+  }
+
+  /** The contacts of the batch: read, ruled on, written. Answers those that changed, by id. */
+  private async write(tx: Q, projectId: string, staged: StagedRow[], now: Date, out: Outgoing, result: BatchResult): Promise<Map<string, Written>> {
+    const keys = staged.map((r) => r.email.toLowerCase());
+    // One probe of the address index per address (LATERAL keeps it so): as a plain join or an
+    // `any(…)` filter it was planned as a scan of the project's contacts, which grows with the import.
+    const existing = await tx<ContactRow[]>`
+      select c.* from unnest(${keys}::text[]) as k(key)
+      cross join lateral (select * from contacts c where c.project_id = ${projectId} and lower(c.email) = k.key for update) c`;
+    const byKey = new Map(existing.map((c) => [c.email.toLowerCase(), c]));
+    const fresh: ContactRow[] = [];
+    const changed: ContactRow[] = [];
+    const written = new Map<string, Written>();
+    for (const r of staged) {
+      const input = { subscribed: r.subscribed, data: r.data };
+      const current = byKey.get(r.email.toLowerCase());
+      try {
+        if (!current) {
+          const created = freshContact(projectId, { email: r.email, ...input }, "api", now);
+          fresh.push(created.row);
+          written.set(created.row.id, { row: created.row, isNew: true, changed: created.changed });
+          out.change(created.row, "created", created.changed, now, undefined, true);
+          result.created++;
+          continue;
+        }
+        result.updated++;
+        const { outcome, sub, changed: fields } = contactChanges(current, input, "api");
+        if (fields.length === 0) continue;
+        const row: ContactRow = { ...current, subscribed: sub.subscribed, data: outcome.stored, updated_at: now };
+        changed.push(row);
+        written.set(row.id, { row, isNew: false, changed: fields });
+        if (sub.event) out.subscription(row, sub.event, now);
+        out.change(row, "updated", fields, now, undefined, true);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        result.failed.push({ row: r.row, message: err.message });
+      }
+    }
+    if (fresh.length > 0) {
+      const inserted = await tx`
+        insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
+        select id, project_id, email, subscribed, data, created_at, updated_at
+        from jsonb_to_recordset(${json(fresh)}::jsonb)
+          as v(id uuid, project_id uuid, email text, subscribed boolean, data jsonb, created_at timestamptz, updated_at timestamptz)
+        order by lower(email)
+        on conflict (project_id, lower(email)) do nothing returning id`;
+      if (inserted.count !== fresh.length) throw raced();
+    }
+    if (changed.length > 0) {
+      const rows = changed.map((c) => ({ id: c.id, subscribed: c.subscribed, data: c.data, updated_at: c.updated_at }));
+      await tx`
+        update contacts c set subscribed = v.subscribed, data = v.data, updated_at = v.updated_at
+        from jsonb_to_recordset(${json(rows)}::jsonb) as v(id uuid, subscribed boolean, data jsonb, updated_at timestamptz)
+        where c.id = v.id`;
+    }
+    return written;
+  }
+
+  /**
+   * Tracked segments for the contacts written, in dependency order (a segment built on another's
+   * membership reads its fresh rows): entries and exits set-based, with their events, and a due
+   * time of now where the answer can change with time alone (the scheduler takes those over).
+   */
+  private async settleSegments(tx: Q, projectId: string, rows: SegmentRow[], written: Map<string, Written>, now: Date, out: Outgoing) {
+    if (written.size === 0 || !rows.some((r) => r.track_membership)) return;
+    const graph = new SegmentGraph(rows.map(toSegmentDef), (s, err) =>
+      this.log.error({ segmentId: s.id, err: String(err) }, "stored segment definition no longer checks; not tracked"),
+    );
+    const ids = [...written.keys()];
+    // only a contact that existed can be a member already
+    const existing = [...written.values()].filter((w) => !w.isNew).map((w) => w.row.id);
+    for (const s of graph.tracked()) {
+      const ctx = { segments: graph.map, segmentId: s.id, now };
+      const entered = await batchMembersRepo.enter(tx, s.id, projectId, ids, compileFilter(s.filters, { ...ctx, paramOffset: 4 }), now);
+      const exited = existing.length === 0 ? [] : await batchMembersRepo.exit(tx, s.id, projectId, existing, compileFilter(s.filters, { ...ctx, paramOffset: 3 }));
+      for (const id of entered) out.segment(written.get(id)!.row, s, "entry", now);
+      for (const id of exited) out.segment(written.get(id)!.row, s, "exit", now);
+      if (graph.reads(s.id)?.timeRelative) {
+        const parts = compileSensitivity(timeSensitivity(s.filters, graph.map), { ...ctx, paramOffset: 3 });
+        if (parts) await batchMembersRepo.seedDue(tx, s.id, projectId, ids, parts);
+      }
+    }
+  }
+}
