@@ -19,9 +19,17 @@ const ops = (...defs: Array<{ operation: string }>) => defs.map((d) => d.operati
 
 /** Internal operations each service calls; the gateway may call every operation. */
 export const RPC_CALLS: Record<Exclude<ServiceName, "gateway">, readonly string[]> = {
-  contacts: [],
-  sending: ops(contactsRpc.get, contactsRpc.setSubscription, contactsRpc.upsertMany, sendingRpc.templateInUse),
-  campaigns: ops(contactsRpc.get, contactsRpc.page, contactsRpc.validateFilter, sendingRpc.enqueue, sendingRpc.enqueueBatch, sendingRpc.domainVerified),
+  contacts: ops(sendingRpc.confirmationEmail, sendingRpc.doubleOptIn),
+  sending: ops(contactsRpc.get, contactsRpc.setSubscription, contactsRpc.setTopics, contactsRpc.topics, contactsRpc.upsertMany, sendingRpc.templateInUse),
+  campaigns: ops(
+    contactsRpc.get,
+    contactsRpc.page,
+    contactsRpc.validateFilter,
+    sendingRpc.campaignLinks,
+    sendingRpc.enqueue,
+    sendingRpc.enqueueBatch,
+    sendingRpc.domainVerified,
+  ),
   workflows: ops(contactsRpc.get, contactsRpc.page, contactsRpc.upsert, sendingRpc.enqueue, sendingRpc.templateExists, sendingRpc.domainVerified),
   verify: [],
 };

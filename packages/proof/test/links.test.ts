@@ -24,15 +24,21 @@ beforeAll(async () => {
   api = await loadApi();
   links = api.operations.filter((op) => !op.secured && op.pathParams.includes("token"));
   owner = await seedTenant("links", marker);
-  const msg = await waitFor(
-    async () => ((await mailboxMessages([owner.contactEmail])) as Array<{ envelope: { rcptTo: string[] }; html: string | null; headers: Array<{ value: string }> }>)
-      .find((m) => m.envelope.rcptTo.includes(owner.contactEmail)),
-    { timeoutMs: 15_000, what: "the owner's message" },
-  );
-  const text = `${msg.html ?? ""}\n${msg.headers.map((h) => h.value).join("\n")}`;
+  // a double opt-in confirmation carries the /c link: a public key subscribes a new address
+  const confirming = `${unique("confirm")}@example.com`;
+  expect((await owner.project.api.patch("/settings/sending", { doubleOptIn: { enabled: true } })).status).toBe(200);
+  expect((await owner.project.publicApi.post("/v1/track", { email: confirming, event: "signed_up", subscribed: true })).status).toBeLessThan(300);
   const base = sharedPlatform().url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  for (const m of text.matchAll(new RegExp(`${base}/([a-z/]+)/([A-Za-z0-9_.\\-]+)`, "g"))) {
-    if (!genuine.has(m[1]!)) genuine.set(m[1]!, m[2]!);
+  for (const [address, what] of [[owner.contactEmail, "the owner's message"], [confirming, "the confirmation email"]] as const) {
+    const msg = await waitFor(
+      async () => ((await mailboxMessages([address])) as Array<{ envelope: { rcptTo: string[] }; html: string | null; headers: Array<{ value: string }> }>)
+        .find((m) => m.envelope.rcptTo.includes(address)),
+      { timeoutMs: 15_000, what },
+    );
+    const text = `${msg.html ?? ""}\n${msg.headers.map((h) => h.value).join("\n")}`;
+    for (const m of text.matchAll(new RegExp(`${base}/([a-z/]+)/([A-Za-z0-9_.\\-]+)`, "g"))) {
+      if (!genuine.has(m[1]!)) genuine.set(m[1]!, m[2]!);
+    }
   }
 }, 120_000);
 

@@ -55,6 +55,7 @@ export async function seedTenant(tag: string, marker: string): Promise<Tenant> {
     return res.body;
   }
 
+  await create("topics", () => api.post("/topics", { name: `topic ${marker}`, defaultSubscribed: true }));
   await create("contacts", () => api.post("/contacts", { email: contactEmail, subscribed: true, data: { note: marker } }));
   // A CSV import of the same contact (its record is what the imports routes read); waited for, so
   // snapshots taken later see it settled.
