@@ -1,14 +1,12 @@
 import { contactRoutes, type ImportAccepted, importRoutes, routeOf, segmentRoutes } from "@mailroom/contracts";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
-import { chooseSaveTarget } from "../lib/save-file";
-import { download, upload } from "./client";
+import { upload } from "./client";
 import type { ApiError } from "./errors";
 import { useRouteQuery } from "./query";
 
 const create = routeOf(importRoutes, "contacts.imports.create");
 const read = routeOf(importRoutes, "contacts.imports.read");
-const exportCsv = routeOf(importRoutes, "contacts.export");
 /** What an import changes on screen: the contact list and the segments' members and counts. */
 const changed = [routeOf(contactRoutes, "contacts.list"), ...segmentRoutes.filter((r) => r.method === "GET")];
 
@@ -29,19 +27,4 @@ export function useImport(id: string) {
     if (ended) for (const r of changed) void client.invalidateQueries({ queryKey: [r.operation] });
   }, [ended, client]);
   return query;
-}
-
-/**
- * Downloads the contacts (or a segment's members) as CSV. The mutation ends once the file is
- * written; `false` when the person closed the save picker.
- */
-export function useExportContactsMutation() {
-  return useMutation<boolean, ApiError | Error, { segmentId?: string; fileName: string }>({
-    mutationFn: async ({ segmentId, fileName }) => {
-      const save = await chooseSaveTarget(fileName, { description: "CSV file", mime: "text/csv", extension: ".csv" });
-      if (!save) return false;
-      await save(await download(exportCsv, { query: { segmentId } }));
-      return true;
-    },
-  });
 }
