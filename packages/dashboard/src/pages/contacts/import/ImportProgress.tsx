@@ -5,10 +5,11 @@ import { useImport } from "../../../api/imports";
 import { QueryStatus } from "../../../components/QueryStatus";
 import { Empty } from "../../../components/QueryState";
 
+// Filled shades dark enough for white text at badge size (WCAG AA), as the campaigns' StatusBadge.
 const STATUS: Record<ImportStatus, { label: string; color: string }> = {
-  RUNNING: { label: "Running", color: "blue" },
-  COMPLETED: { label: "Completed", color: "green" },
-  FAILED: { label: "Failed", color: "red" },
+  RUNNING: { label: "Running", color: "blue.8" },
+  COMPLETED: { label: "Completed", color: "teal.9" },
+  FAILED: { label: "Failed", color: "red.9" },
 };
 
 /** `/contacts/imports/<id>`: an import's progress, polled while it runs, then its outcome and errors. */
@@ -39,7 +40,7 @@ function Outcome({ imp }: { imp: ContactImport }) {
     <Stack>
       <Group gap="xs" aria-live="polite">
         <Text>Status</Text>
-        <Badge variant="outline" color={status.color}>
+        <Badge variant="filled" color={status.color}>
           {status.label}
         </Badge>
         <Text size="sm" c="dimmed">
