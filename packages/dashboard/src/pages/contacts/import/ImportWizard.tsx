@@ -1,5 +1,5 @@
 import { Alert, Anchor, Button, Group, Stack, Text, Title } from "@mantine/core";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { useStartImportMutation } from "../../../api/imports";
 import { useCan } from "../../../components/Can";
@@ -23,19 +23,22 @@ export default function ImportWizard() {
   const start = useStartImportMutation();
   const [picked, setPicked] = useState<Picked | null>(null);
   const [reading, setReading] = useState(false);
+  // A second file picked while the first is still read wins; the first's late preview is dropped.
+  const latest = useRef<File | null>(null);
 
   const pick = async (file: File) => {
+    latest.current = file;
     start.reset();
     const tooBig = fileProblem(file);
     if (tooBig) return setPicked({ file, preview: null, problem: tooBig });
     setReading(true);
     try {
       const preview = await readPreview(file);
-      setPicked({ file, preview, problem: preview.plan.problem });
+      if (latest.current === file) setPicked({ file, preview, problem: preview.plan.problem });
     } catch (err) {
-      setPicked({ file, preview: null, problem: `${file.name} could not be read (${err instanceof Error ? err.message : String(err)}).` });
+      if (latest.current === file) setPicked({ file, preview: null, problem: `${file.name} could not be read (${err instanceof Error ? err.message : String(err)}).` });
     } finally {
-      setReading(false);
+      if (latest.current === file) setReading(false);
     }
   };
   const upload = (file: File) => start.mutate(file, { onSuccess: ({ id }) => navigate(`/contacts/imports/${encodeURIComponent(id)}`) });
