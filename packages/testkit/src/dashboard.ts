@@ -25,6 +25,7 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   { name: "overview", path: () => "/app/overview" },
   { name: "contacts", path: () => "/app/contacts" },
   { name: "contact", path: (d) => `/app/contacts/${d.contactId}` },
+  { name: "contact-import", path: () => "/app/contacts/import" },
   { name: "segments", path: () => "/app/segments" },
   { name: "segment", path: (d) => `/app/segments/${d.segmentId}` },
   { name: "topics", path: () => "/app/topics" },

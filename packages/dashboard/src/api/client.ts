@@ -32,23 +32,49 @@ export function buildPath(path: string, params: Record<string, unknown> = {}, qu
  * session cookie goes along (same origin) and the current project rides in its header.
  */
 export async function request<R extends RouteDef>(route: R, input: RouteInput<R> = {} as RouteInput<R>): Promise<RouteOutput<R>> {
-  const { params, query, body } = input as { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown };
-  const headers: Record<string, string> = { accept: "application/json" };
+  const { body } = input as { body?: unknown };
+  const res = await send(route, input, body === undefined ? undefined : { data: JSON.stringify(body), contentType: "application/json" });
+  return parseAnswer(route, res);
+}
+
+/**
+ * An `upload` route's call: the file is the body as it is (the browser streams it from disk), sent
+ * as the route's first content type — a .csv picked on Windows often says application/vnd.ms-excel,
+ * which the gateway would refuse.
+ */
+export async function upload<R extends RouteDef>(route: R, input: RouteInput<R>, file: Blob): Promise<RouteOutput<R>> {
+  const contentType = route.upload?.contentTypes[0];
+  if (!contentType) throw new Error(`${route.method} ${route.path} takes no file`);
+  return parseAnswer(route, await send(route, input, { data: file, contentType }));
+}
+
+/**
+ * A `rawResponse` route's call (a CSV export): the answer unread, so its body can be streamed to
+ * where it goes. A refusal is read and thrown as any other.
+ */
+export async function download<R extends RouteDef>(route: R, input: RouteInput<R> = {} as RouteInput<R>): Promise<Response> {
+  if (!route.rawResponse) throw new Error(`${route.method} ${route.path} answers JSON`);
+  const res = await send(route, input);
+  if (!res.ok) await parseAnswer(route, res);
+  return res;
+}
+
+async function send(route: RouteDef, input: unknown, body?: { data: BodyInit; contentType: string }): Promise<Response> {
+  const { params, query } = input as { params?: Record<string, unknown>; query?: Record<string, unknown> };
+  // A raw answer's route still answers a refusal in JSON.
+  const headers: Record<string, string> = { accept: route.rawResponse ? `${route.rawResponse.contentType}, application/json` : "application/json" };
   const project = projectStore.get();
   if (project) headers[PROJECT_HEADER] = project;
-  if (body !== undefined) headers["content-type"] = "application/json";
-
-  let res: Response;
+  if (body) headers["content-type"] = body.contentType;
   try {
-    res = await fetch(buildPath(route.path, params, query), {
-      method: route.method,
-      headers,
-      credentials: "same-origin",
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    return await fetch(buildPath(route.path, params, query), { method: route.method, headers, credentials: "same-origin", body: body?.data });
   } catch (err) {
     throw ApiError.network(err);
   }
+}
+
+/** The answer's JSON checked against the route's response schema, or the refusal as an ApiError. */
+async function parseAnswer<R extends RouteDef>(route: R, res: Response): Promise<RouteOutput<R>> {
   const text = await res.text();
   let json: unknown;
   try {

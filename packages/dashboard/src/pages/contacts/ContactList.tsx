@@ -4,6 +4,7 @@ import { lazy, Suspense, useState } from "react";
 import { Link } from "react-router";
 import { useContacts } from "../../api/contacts";
 import { useCan } from "../../components/Can";
+import { ExportButton } from "../../components/ExportButton";
 import { Pager } from "../../components/Pager";
 import { Empty, LoadError, Loading } from "../../components/QueryState";
 import { useCursorTrail } from "../../lib/cursors";
@@ -28,7 +29,15 @@ export function ContactList() {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Contacts</Title>
-        {canEdit && <Button onClick={open}>Add contact</Button>}
+        <Group gap="xs">
+          <ExportButton fileName="contacts" />
+          {canEdit && (
+            <Button variant="default" component={Link} to="import">
+              Import contacts
+            </Button>
+          )}
+          {canEdit && <Button onClick={open}>Add contact</Button>}
+        </Group>
       </Group>
       <Group justify="space-between" align="flex-end">
         <TextInput

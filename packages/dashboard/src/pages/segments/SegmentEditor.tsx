@@ -9,6 +9,7 @@ import { ApiError } from "../../api/errors";
 import { useCreateSegmentMutation, useDeleteSegmentMutation, useSegment, useUpdateSegmentMutation } from "../../api/segments";
 import { useCan } from "../../components/Can";
 import { ConfirmModal } from "../../components/ConfirmModal";
+import { ExportButton } from "../../components/ExportButton";
 import { notifyError, showFormError } from "../../components/errors";
 import { FilterBuilder, LiveCount, expressionErrorsFrom } from "../../components/filter-builder";
 import { QueryStatus } from "../../components/QueryStatus";
@@ -93,10 +94,15 @@ function EditorForm({ segment }: { segment: Segment | null }) {
       </Anchor>
       <Group justify="space-between">
         <Title order={2}>{segment ? segment.name : "New segment"}</Title>
-        {segment && canEdit && (
-          <Button variant="default" color="red.9" onClick={confirm.open}>
-            Delete segment
-          </Button>
+        {segment && (
+          <Group gap="xs">
+            <ExportButton segmentId={segment.id} fileName={segment.slug} />
+            {canEdit && (
+              <Button variant="default" color="red.9" onClick={confirm.open}>
+                Delete segment
+              </Button>
+            )}
+          </Group>
         )}
       </Group>
       {segment && (

@@ -1,0 +1,96 @@
+import { Alert, Anchor, Button, Group, Stack, Text, Title } from "@mantine/core";
+import { useRef, useState } from "react";
+import { Link, useNavigate } from "react-router";
+import { useStartImportMutation } from "../../../api/imports";
+import { useCan } from "../../../components/Can";
+import { Loading } from "../../../components/QueryState";
+import { uploadAdvice } from "./advice";
+import { ColumnPreview } from "./ColumnPreview";
+import { fileProblem } from "./columns";
+import { FilePicker } from "./FilePicker";
+import { type FilePreview, readPreview } from "./read-preview";
+
+/** The file picked and what the browser made of it, or why it cannot be imported. */
+type Picked = { file: File; preview: FilePreview | null; problem: string | null };
+
+/**
+ * `/contacts/import`: pick a CSV file, check its columns, upload it; the import then runs on the
+ * server and `/contacts/imports/<id>` follows it.
+ */
+export default function ImportWizard() {
+  const canEdit = useCan("editor");
+  const navigate = useNavigate();
+  const start = useStartImportMutation();
+  const [picked, setPicked] = useState<Picked | null>(null);
+  const [reading, setReading] = useState(false);
+  // A second file picked while the first is still read wins; the first's late preview is dropped.
+  const latest = useRef<File | null>(null);
+
+  const pick = async (file: File) => {
+    latest.current = file;
+    start.reset();
+    const tooBig = fileProblem(file);
+    if (tooBig) return setPicked({ file, preview: null, problem: tooBig });
+    setReading(true);
+    try {
+      const preview = await readPreview(file);
+      if (latest.current === file) setPicked({ file, preview, problem: preview.plan.problem });
+    } catch (err) {
+      if (latest.current === file) setPicked({ file, preview: null, problem: `${file.name} could not be read (${err instanceof Error ? err.message : String(err)}).` });
+    } finally {
+      if (latest.current === file) setReading(false);
+    }
+  };
+  const upload = (file: File) => start.mutate(file, { onSuccess: ({ id }) => navigate(`/contacts/imports/${encodeURIComponent(id)}`) });
+  const failed = start.isError ? uploadAdvice(start.error) : null;
+
+  return (
+    <Stack>
+      <Anchor component={Link} to="/contacts" size="sm">
+        ← Contacts
+      </Anchor>
+      <Title order={2}>Import contacts</Title>
+      {!canEdit ? (
+        <Alert color="gray" title="Your role does not allow this">
+          Importing contacts needs the editor role in this project.
+        </Alert>
+      ) : (
+        <>
+          <Text size="sm" c="dimmed">
+            A CSV file with a header row: a column named email is required, a column named subscribed is optional, and every other column is
+            stored in the contact's data. A contact that exists already (same address, in any case) is updated.
+          </Text>
+          <Title order={3}>1. Choose a file</Title>
+          <FilePicker onPick={pick} />
+          {reading && <Loading what="the file" />}
+          {picked && !reading && (
+            <>
+              <Title order={3}>2. Check the columns of {picked.file.name}</Title>
+              {picked.problem && (
+                <Alert color="red" title="This file cannot be imported" role="alert">
+                  {picked.problem}
+                </Alert>
+              )}
+              {picked.preview && <ColumnPreview preview={picked.preview} />}
+              {!picked.problem && (
+                <>
+                  <Title order={3}>3. Import</Title>
+                  {failed && (
+                    <Alert color="red" title={failed.title} role="alert">
+                      {failed.message}
+                    </Alert>
+                  )}
+                  <Group>
+                    <Button onClick={() => upload(picked.file)} loading={start.isPending}>
+                      Import {picked.file.name}
+                    </Button>
+                  </Group>
+                </>
+              )}
+            </>
+          )}
+        </>
+      )}
+    </Stack>
+  );
+}
