@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { Readable, type Writable } from "node:stream";
 import { parse, type CsvError } from "csv-parse";
 import { MAX_IMPORT_ERRORS, type ImportRowError } from "@mailroom/contracts";
-import { copyEscape, type Q } from "@mailroom/kit";
+import { copyEscape, type Sql } from "@mailroom/kit";
 import { importsRepo } from "../db/imports-repo.js";
 import { importColumns, stageRow, type ImportColumns } from "../domain/csv-import.js";
 
@@ -28,7 +28,7 @@ function csvErrorMessage(err: CsvError): string {
  * rows are counted (the first MAX_IMPORT_ERRORS kept with their row number) and left out.
  */
 export async function loadImport(
-  sql: Q,
+  sql: Sql,
   id: string,
   source: AsyncIterable<Uint8Array>,
   signal: AbortSignal,
@@ -69,7 +69,14 @@ export async function loadImport(
     }
   };
 
+  // The COPY has a connection of its own: postgres.js pipelines queries onto busy pooled connections,
+  // and a query sent on one during a COPY (this loader's own progress write, another tenant's read)
+  // fails it with COPY_IN_PROGRESS.
+  const conn = await sql.reserve();
   let copy: Writable | undefined;
+  // A COPY the server refuses emits 'error' on its stream whenever it happens: kept here and thrown
+  // by the loop, never an unhandled 'error' that would end the process.
+  let copyError: Error | undefined;
   let columns: ImportColumns | undefined;
   let piece = "";
   const send = async (force: boolean) => {
@@ -82,6 +89,7 @@ export async function loadImport(
     let records = 0;
     for await (const record of parser as AsyncIterable<string[]>) {
       if (signal.aborted) throw signal.reason;
+      if (copyError) throw copyError;
       records++;
       flushSkips(records);
       const row = records + skipped;
@@ -90,7 +98,11 @@ export async function loadImport(
         const found = importColumns(record);
         if ("error" in found) return { ok: false, error: found.error };
         columns = found;
-        copy = await importsRepo.copyIn(sql, id);
+        copy = await importsRepo.copyIn(conn, id);
+        copy.on("error", (err) => {
+          copyError = err;
+          parser.destroy(err);
+        });
         continue;
       }
       const staged = stageRow(record, columns);
@@ -107,11 +119,13 @@ export async function loadImport(
     await send(true);
     copy!.end();
     await once(copy!, "finish");
+    if (copyError) throw copyError;
   } catch (err) {
     copy?.destroy(err as Error);
-    throw err;
+    throw copyError ?? err;
   } finally {
     input.destroy();
+    conn.release();
   }
   await importsRepo.indexStaging(sql, id);
   return { ok: true, rows: lastRow - 1, failed, errors };
