@@ -37,8 +37,8 @@ export type AbTest = z.infer<typeof AbTest>;
  * The stats of one variant's sample (the test itself: recipients of the winner's send to the rest
  * count in the campaign's `stats` only).
  */
-export const VariantStats = z.object({
-  index: z.number().int(),
+/** What a campaign and each of its variants count. */
+export const CampaignCounts = z.object({
   recipients: z.number().int(),
   sent: z.number().int(),
   delivered: z.number().int(),
@@ -49,6 +49,8 @@ export const VariantStats = z.object({
   unsubscribed: z.number().int(),
   failed: z.number().int(),
 });
+
+export const VariantStats = CampaignCounts.extend({ index: z.number().int() });
 export type VariantStats = z.infer<typeof VariantStats>;
 
 /** Both or neither: a test needs its versions and its rules. */

@@ -13,7 +13,7 @@ import {
 } from "../common.js";
 import { FilterExpression } from "../filters.js";
 import { LiquidSource } from "../liquid-source.js";
-import { AbTest, CampaignVariant, CampaignVariants, VariantStats, checkAbPair } from "./ab-test.js";
+import { AbTest, CampaignCounts, CampaignVariant, CampaignVariants, VariantStats, checkAbPair } from "./ab-test.js";
 
 export const CAMPAIGN_STATUSES = ["DRAFT", "SCHEDULED", "SENDING", "SENT"] as const;
 export const CampaignStatus = z.enum(CAMPAIGN_STATUSES);
@@ -23,16 +23,7 @@ export const AUDIENCE_TYPES = ["ALL", "SEGMENT", "FILTERED"] as const;
 export const AudienceType = z.enum(AUDIENCE_TYPES);
 export type AudienceType = z.infer<typeof AudienceType>;
 
-export const CampaignStats = z.object({
-  recipients: z.number().int(),
-  sent: z.number().int(),
-  delivered: z.number().int(),
-  opened: z.number().int(),
-  clicked: z.number().int(),
-  bounced: z.number().int(),
-  complained: z.number().int(),
-  unsubscribed: z.number().int(),
-  failed: z.number().int(),
+export const CampaignStats = CampaignCounts.extend({
   /** One entry per variant of an A/B campaign, in variant order; empty otherwise. */
   variants: z.array(VariantStats),
 });

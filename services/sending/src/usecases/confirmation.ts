@@ -1,11 +1,9 @@
-import { AppError, type ConfirmationEmailRpcReply, type ConfirmationEmailRpcRequest } from "@mailroom/contracts";
+import { type ConfirmationEmailRpcReply, type ConfirmationEmailRpcRequest } from "@mailroom/contracts";
 import { newId } from "@mailroom/kit";
-import { emailsRepo } from "../db/emails-repo.js";
 import { templatesRepo } from "../db/templates-repo.js";
-import { messageIdFor } from "../domain/compose.js";
 import { parseTemplate, renderTemplate } from "../domain/render.js";
 import type { Ctx } from "./context.js";
-import { queueEmails } from "./queue-email.js";
+import { emailByKey, queueOwnEmail } from "./system-email.js";
 
 /** Mailroom's confirmation email when the project names no template of its own. */
 const DEFAULT = {
@@ -23,40 +21,24 @@ const DEFAULT = {
  * from SYSTEM_FROM. Never tracked: the only link is the confirmation. Idempotent by key.
  */
 export async function sendConfirmation(ctx: Ctx, req: ConfirmationEmailRpcRequest): Promise<ConfirmationEmailRpcReply> {
-  const existing = (await emailsRepo.idsByIdempotencyKeys(ctx.sql, req.projectId, [req.idempotencyKey])).get(req.idempotencyKey);
+  const existing = await emailByKey(ctx, req.projectId, req.idempotencyKey);
   if (existing) return { emailId: existing };
   const { doubleOptIn } = await ctx.settings.get(req.projectId);
   const template = doubleOptIn.templateId ? await templatesRepo.get(ctx.sql, req.projectId, doubleOptIn.templateId) : null;
   const id = newId();
   const rendered = await renderTemplate(parseTemplate(template ?? DEFAULT), { email: req.to, confirmUrl: ctx.links.url("k", id, req.projectId) });
   const ownSender = template?.from && (await ctx.verifiedDomains.isVerified(req.projectId, template.from.split("@")[1]!));
-  const queued = await queueEmails(ctx, [
-    {
-      id,
-      projectId: req.projectId,
-      contactId: req.contactId,
-      to: req.to,
-      toName: null,
-      from: ownSender ? template!.from! : ctx.systemFrom,
-      fromName: ownSender ? (template?.fromName ?? null) : "Mailroom",
-      replyTo: template?.replyTo ?? null,
-      subject: rendered.subject,
-      html: rendered.html,
-      links: [],
-      headers: {},
-      attachmentIds: [],
-      templateId: template?.id ?? null,
-      campaignId: null,
-      workflowId: null,
-      executionId: null,
-      sourceType: "TRANSACTIONAL",
-      marketing: false,
-      idempotencyKey: req.idempotencyKey,
-      messageId: messageIdFor(id, ctx.returnPathDomain),
-    },
-  ]);
-  if (queued.has(id)) return { emailId: id };
-  const first = (await emailsRepo.idsByIdempotencyKeys(ctx.sql, req.projectId, [req.idempotencyKey])).get(req.idempotencyKey);
-  if (!first) throw new AppError("INTERNAL_ERROR", "The email could not be queued");
-  return { emailId: first };
+  return queueOwnEmail(ctx, {
+    id,
+    projectId: req.projectId,
+    contactId: req.contactId,
+    to: req.to,
+    from: ownSender ? template!.from! : ctx.systemFrom,
+    fromName: ownSender ? (template?.fromName ?? null) : "Mailroom",
+    replyTo: template?.replyTo ?? null,
+    subject: rendered.subject,
+    html: rendered.html,
+    templateId: template?.id ?? null,
+    idempotencyKey: req.idempotencyKey,
+  });
 }

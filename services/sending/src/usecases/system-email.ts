@@ -11,37 +11,65 @@ import { queueEmails } from "./queue-email.js";
  * nor tracking; suppressions do. Stored as the project's transactional email, idempotent by key.
  */
 export async function sendSystemEmail(ctx: Ctx, req: SystemEmailRpcRequest): Promise<SystemEmailRpcReply> {
-  const existing = (await emailsRepo.idsByIdempotencyKeys(ctx.sql, req.projectId, [req.idempotencyKey])).get(req.idempotencyKey);
+  const existing = await emailByKey(ctx, req.projectId, req.idempotencyKey);
   if (existing) return { emailId: existing };
-  const id = newId();
+  return queueOwnEmail(ctx, {
+    id: newId(),
+    projectId: req.projectId,
+    contactId: null,
+    to: req.to,
+    from: ctx.systemFrom,
+    fromName: "Mailroom",
+    replyTo: null,
+    subject: req.subject,
+    html: req.html,
+    templateId: null,
+    idempotencyKey: req.idempotencyKey,
+  });
+}
+
+export function emailByKey(ctx: Ctx, projectId: string, key: string): Promise<string | undefined> {
+  return emailsRepo.idsByIdempotencyKeys(ctx.sql, projectId, [key]).then((ids) => ids.get(key));
+}
+
+/**
+ * One transactional email of Mailroom's own (an invitation, a double opt-in confirmation): untracked,
+ * no attachments, idempotent by key. Answers the email the key names, this one or the one a
+ * concurrent call with the same key queued first.
+ */
+export async function queueOwnEmail(
+  ctx: Ctx,
+  m: {
+    id: string;
+    projectId: string;
+    contactId: string | null;
+    to: string;
+    from: string;
+    fromName: string | null;
+    replyTo: string | null;
+    subject: string;
+    html: string;
+    templateId: string | null;
+    idempotencyKey: string;
+  },
+): Promise<{ emailId: string }> {
   const queued = await queueEmails(ctx, [
     {
-      id,
-      projectId: req.projectId,
-      contactId: null,
-      to: req.to,
+      ...m,
       toName: null,
-      from: ctx.systemFrom,
-      fromName: "Mailroom",
-      replyTo: null,
-      subject: req.subject,
-      html: req.html,
       links: [],
       headers: {},
       attachmentIds: [],
-      templateId: null,
       campaignId: null,
       workflowId: null,
       executionId: null,
       sourceType: "TRANSACTIONAL",
       marketing: false,
-      idempotencyKey: req.idempotencyKey,
-      messageId: messageIdFor(id, ctx.returnPathDomain),
+      messageId: messageIdFor(m.id, ctx.returnPathDomain),
     },
   ]);
-  if (queued.has(id)) return { emailId: id };
-  // a concurrent call with the same key queued it first
-  const first = (await emailsRepo.idsByIdempotencyKeys(ctx.sql, req.projectId, [req.idempotencyKey])).get(req.idempotencyKey);
+  if (queued.has(m.id)) return { emailId: m.id };
+  const first = await emailByKey(ctx, m.projectId, m.idempotencyKey);
   if (!first) throw new AppError("INTERNAL_ERROR", "The email could not be queued");
   return { emailId: first };
 }
