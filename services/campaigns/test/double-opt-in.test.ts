@@ -68,4 +68,39 @@ describe("double opt-in", () => {
     const msgs = await sinkMessagesTo(mailbox(), [email]);
     expect(msgs.map((m) => m.subject)).toEqual(["Hello friend"]);
   });
+
+  it("confirms an import's new subscriptions by email, and subscribes nobody before the click", async () => {
+    const [fresh, declined, lapsed, member] = ["doi-imp-new", "doi-imp-no", "doi-imp-lapsed", "doi-imp-member"].map(uniqueAddress) as [string, string, string, string];
+    await p.api.post("/contacts", { email: lapsed, subscribed: false });
+    await p.api.post("/contacts", { email: member, subscribed: true });
+    const csv = ["email,subscribed,plan", `${fresh},,pro`, `${declined},false,pro`, `${lapsed},true,pro`, `${member},true,pro`].join("\n");
+    const started = await p.api.post("/contacts/imports", csv, { "content-type": "text/csv" });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const done = await waitFor(async () => {
+      const r = await p.api.get(`/contacts/imports/${started.body.id}`);
+      return r.body.status === "RUNNING" ? null : r.body;
+    }, { what: "the import to end" });
+    expect(done).toMatchObject({ status: "COMPLETED", rows: 4, created: 2, updated: 2, failed: 0, awaitingConfirmation: 2 });
+    const subscribed = async (email: string) => (await p.api.get(`/contacts?search=${encodeURIComponent(email)}`)).body.data[0].subscribed as boolean;
+    expect(await Promise.all([fresh, declined, lapsed, member].map(subscribed))).toEqual([false, false, false, true]);
+
+    // the new address and the lapsed one asked to subscribe: a link each, nobody else
+    const confirmations = await waitFor(async () => {
+      const m = await sinkMessagesTo(mailbox(), [fresh, lapsed]);
+      return m.length === 2 ? m : null;
+    }, { timeoutMs: 15_000, what: "the two confirmation emails" });
+    expect(confirmations.map((m) => m.subject)).toEqual(["Please confirm your subscription", "Please confirm your subscription"]);
+
+    // a campaign sent before the clicks reaches the subscribed member only
+    const c = await p.api.post("/campaigns", campaignBody(from, { name: "After import" }));
+    await p.api.post(`/campaigns/${c.body.data.id}/send`);
+    await waitForStatus(p.api, c.body.data.id, "SENT");
+    expect((await sinkMessagesTo(mailbox(), [member])).map((m) => m.subject)).toContain("Hello friend");
+    expect((await sinkMessagesTo(mailbox(), [fresh, declined, lapsed])).length).toBe(2);
+
+    const toFresh = confirmations.find((m) => m.envelope.rcptTo.some((r) => r.toLowerCase() === fresh.toLowerCase()))!;
+    const link = /href="([^"]*\/c\/[A-Za-z0-9_-]+)"/.exec(toFresh.html!)![1]!;
+    expect((await fetch(at(link), { method: "POST" })).status).toBe(200);
+    expect(await subscribed(fresh)).toBe(true);
+  });
 });

@@ -10,6 +10,7 @@ import { segmentChangesConsumer } from "./handlers/segment-changes.js";
 import { registerSegmentRoutes } from "./handlers/segments-http.js";
 import { registerTopicRoutes } from "./handlers/topics-http.js";
 import { ContactsService } from "./usecases/contacts-service.js";
+import { ConfirmationMailer } from "./usecases/confirmation-mailer.js";
 import { DoubleOptInGate } from "./usecases/double-opt-in.js";
 import { TopicsService } from "./usecases/topics-service.js";
 import { DueScheduler } from "./usecases/due-scheduler.js";
@@ -23,18 +24,24 @@ import { SegmentsService } from "./usecases/segments-service.js";
 import { MembershipTracker } from "./usecases/tracker.js";
 import { Writer } from "./usecases/writer.js";
 
+/** How often pending double opt-in confirmations are looked for (an import's batches also kick it). */
+const CONFIRMATIONS_EVERY_MS = 2000;
+
 /** Builds the contacts service from its deps; nothing listens until the runtime registers it. */
 export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp {
   const writer = new Writer(deps.sql, deps.outbox, deps.names);
   const cursors = new CursorCodec(resolveSecret());
   const topics = new TopicsService(deps.sql);
-  const service = new ContactsService(writer, topics, new DoubleOptInGate(deps.rpc, deps.log));
+  const confirmations = new ConfirmationMailer(deps.sql, deps.rpc, deps.log, CONFIRMATIONS_EVERY_MS);
+  const optIn = new DoubleOptInGate(deps.rpc, confirmations);
+  const service = new ContactsService(writer, topics, optIn);
   const queries = new ContactQueries(deps.sql, cursors);
   const segments = new SegmentsService(deps.sql);
   const segmentQueries = new SegmentQueries(deps.sql, cursors);
   const tracker = new MembershipTracker(deps.sql, writer, deps.log);
   const scheduler = new DueScheduler(deps.sql, tracker, deps.log, deps.config.SEGMENTS_TICK_MS);
-  const imports = new ImportRunner(deps.sql, deps.blobs, new ImportApplier(deps.sql, deps.names, deps.log), deps.log, {
+  const applier = new ImportApplier(deps.sql, deps.names, topics, deps.log);
+  const imports = new ImportRunner(deps.sql, deps.blobs, applier, confirmations, deps.log, {
     concurrency: deps.config.IMPORT_CONCURRENCY,
     batchRows: deps.config.IMPORT_BATCH_ROWS,
     leaseMs: deps.config.IMPORT_LEASE_MS,
@@ -45,7 +52,8 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
       registerContactRoutes(server, service, queries);
       registerSegmentRoutes(server, segments, segmentQueries);
       registerTopicRoutes(server, topics);
-      registerImportRoutes(server, deps.sql, imports, new Exporter(segmentQueries), deps.config.IMPORT_MAX_PENDING);
+      const exporter = new Exporter(segmentQueries);
+      registerImportRoutes(server, { sql: deps.sql, runner: imports, exporter, topics, optIn, maxPending: deps.config.IMPORT_MAX_PENDING });
       registerRpcs(server, service, queries, segmentQueries, topics);
     },
     consumers: [segmentChangesConsumer(deps.names, tracker)],
@@ -54,9 +62,11 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
       purge.start();
       scheduler.start();
       imports.start();
+      confirmations.start();
     },
     async stop() {
       await imports.stop();
+      await confirmations.stop();
       await purge.stop();
       await scheduler.stop();
     },

@@ -20,8 +20,8 @@ const tagged = () => `t-${randomUUID().slice(0, 8)}`;
 const csvHeaders = { "content-type": "text/csv" };
 
 /** Posts a CSV body and waits for the import to end; answers its final record. */
-async function importCsv(csv: string, project = p): Promise<ContactImport> {
-  const res = await project.api.post("/contacts/imports", csv, csvHeaders);
+async function importCsv(csv: string, project = p, query = ""): Promise<ContactImport> {
+  const res = await project.api.post(`/contacts/imports${query}`, csv, csvHeaders);
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   expect(res.body).toEqual({ id: expect.any(String), status: "RUNNING" });
   return waitFor(
@@ -155,6 +155,30 @@ describe("POST /contacts/imports", () => {
       timeoutMs: 60_000,
     });
     await importCsv(small(), project);
+  });
+
+  it("opts every row into the topics of ?topics=, with topic events, and refuses a topic that is not the project's", async () => {
+    const news = (await p.api.post("/topics", { name: `News ${tagged()}` })).body.id as string;
+    const digest = (await p.api.post("/topics", { name: `Digest ${tagged()}`, defaultSubscribed: true })).body.id as string;
+    const [fresh, existing] = [uniqueEmail("topic-new"), uniqueEmail("topic-old")];
+    const { body: old } = await p.api.post("/contacts", { email: existing, topics: { [news]: false, [digest]: false } });
+    const done = await importCsv(`email,plan\n${fresh},pro\n${existing},pro\n`, p, `?topics=${news},${digest}`);
+    expect(done).toMatchObject({ status: "COMPLETED", rows: 2, created: 1, updated: 1, failed: 0, awaitingConfirmation: 0 });
+    expect((await contactByEmail(fresh)).topics).toEqual({ [news]: true, [digest]: true });
+    expect((await p.api.get(`/contacts/${old.id}`)).body).toMatchObject({ topics: { [news]: true, [digest]: true }, data: { plan: "pro" } });
+    // both of the existing contact's choices flipped: an event each
+    const events = await bus.waitFor(() => bus.events(p.id, "contact"), (e) => e.contactId === old.id && e.name === "contact.topic.subscribed", 2);
+    expect(new Set(events.map((e) => e.data.topicId))).toEqual(new Set([news, digest]));
+
+    const theirs = (await other.api.post("/topics", { name: "Theirs" })).body.id as string;
+    const address = uniqueEmail("topic-refused");
+    const refused = await p.api.post(`/contacts/imports?topics=${news},${theirs}`, `email\n${address}\n`, csvHeaders);
+    expectError(refused, 400, "VALIDATION_ERROR");
+    expect(refused.body.details).toEqual([{ path: "query.topics", message: `${theirs} is not a topic of this project` }]);
+    const notIds = await p.api.post(`/contacts/imports?topics=${"x".repeat(201)}`, `email\n${address}\n`, csvHeaders);
+    expectError(notIds, 400, "VALIDATION_ERROR");
+    expect(notIds.body.details[0].path).toBe("query.topics");
+    expect(await contactByEmail(address)).toBeUndefined();
   });
 
   it("answers 404 for another project's import", async () => {

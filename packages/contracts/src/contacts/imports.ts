@@ -30,11 +30,38 @@ export const ContactImport = z.object({
   updated: z.number().int(),
   failed: z.number().int(),
   errors: z.array(ImportRowError),
+  /**
+   * With double opt-in on (decisions.md §14), rows that asked to subscribe a contact who was not
+   * subscribed: the contact stays unsubscribed and is mailed a confirmation link. 0 otherwise.
+   */
+  awaitingConfirmation: z.number().int(),
 });
 export type ContactImport = z.infer<typeof ContactImport>;
 
 export const ImportAccepted = ContactImport.pick({ id: true, status: true });
 export type ImportAccepted = z.infer<typeof ImportAccepted>;
+
+/** How many topics one import may opt its contacts into. */
+export const MAX_IMPORT_TOPICS = 20;
+
+/**
+ * `?topics=<id,…>`: topics every imported contact is opted into (their choice set to true), on top
+ * of what the file says. Each must be a topic of the project (400 otherwise).
+ */
+export const ImportContactsQuery = z.object({
+  topics: z
+    .string()
+    .max(MAX_IMPORT_TOPICS * 201)
+    .refine((v) => importTopicIds(v).length <= MAX_IMPORT_TOPICS, `at most ${MAX_IMPORT_TOPICS} topics`)
+    .refine((v) => importTopicIds(v).every((id) => Id.safeParse(id).success), "a comma-separated list of topic ids")
+    .optional(),
+});
+export type ImportContactsQuery = z.infer<typeof ImportContactsQuery>;
+
+/** The distinct topic ids of `?topics=` (empty entries skipped). */
+export function importTopicIds(topics: string | undefined): string[] {
+  return [...new Set((topics ?? "").split(",").map((t) => t.trim()).filter((t) => t.length > 0))];
+}
 
 export const ExportContactsQuery = z.object({ segmentId: Id.optional() });
 export type ExportContactsQuery = z.infer<typeof ExportContactsQuery>;
@@ -51,8 +78,9 @@ export const importRoutes = [
     path: "/contacts/imports",
     operation: "contacts.imports.create",
     summary:
-      "Import contacts from a CSV body (header row; `email` required, `subscribed` optional, every other column goes to `data`, with the data rules of POST /contacts). Answers 202 at once; the import runs in the background",
+      "Import contacts from a CSV body (header row; `email` required, `subscribed` optional, every other column goes to `data`, with the data rules of POST /contacts; `?topics=` opts every row into those topics; with double opt-in on, a new subscription waits for its confirmation email). Answers 202 at once; the import runs in the background",
     upload: { contentTypes: IMPORT_CONTENT_TYPES },
+    query: ImportContactsQuery,
     bodyLimit: UPLOAD_MAX_BYTES,
     response: ImportAccepted,
     status: 202,

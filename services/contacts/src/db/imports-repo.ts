@@ -14,7 +14,16 @@ export interface StagedRecord {
 }
 
 export function toImport(r: ImportRow): ContactImport {
-  return { id: r.id, status: r.status, rows: r.rows, created: r.created, updated: r.updated, failed: r.failed, errors: r.errors };
+  return {
+    id: r.id,
+    status: r.status,
+    rows: r.rows,
+    created: r.created,
+    updated: r.updated,
+    failed: r.failed,
+    errors: r.errors,
+    awaitingConfirmation: r.awaiting_confirmation,
+  };
 }
 
 /**
@@ -28,10 +37,10 @@ function staging(importId: string): string {
 }
 
 export const importsRepo = traced("ImportsRepo", {
-  async create(q: Q, r: { id: string; projectId: string; blob: string; bytes: number; at: Date }): Promise<ImportRow> {
+  async create(q: Q, r: { id: string; projectId: string; blob: string; bytes: number; topics: string[]; doubleOptIn: boolean; at: Date }): Promise<ImportRow> {
     const [row] = await q<ImportRow[]>`
-      insert into contact_imports (id, project_id, status, phase, blob, bytes, created_at)
-      values (${r.id}, ${r.projectId}, 'RUNNING', 'queued', ${r.blob}, ${r.bytes}, ${iso(r.at)}) returning *`;
+      insert into contact_imports (id, project_id, status, phase, blob, bytes, topics, double_opt_in, created_at)
+      values (${r.id}, ${r.projectId}, 'RUNNING', 'queued', ${r.blob}, ${r.bytes}, ${r.topics}::text[], ${r.doubleOptIn}, ${iso(r.at)}) returning *`;
     return row!;
   },
 
@@ -76,7 +85,8 @@ export const importsRepo = traced("ImportsRepo", {
 
   /** (Re)starts loading: what an earlier attempt counted is forgotten with its staged rows. */
   async startLoading(q: Q, id: string): Promise<void> {
-    await q`update contact_imports set phase = 'loading', rows = 0, created = 0, updated = 0, failed = 0, errors = '[]', applied_row = 0 where id = ${id}`;
+    await q`update contact_imports set phase = 'loading', rows = 0, created = 0, updated = 0, failed = 0, errors = '[]', applied_row = 0,
+      awaiting_confirmation = 0 where id = ${id}`;
   },
 
   /** Progress while loading: rows read and the bad ones so far. */
@@ -89,10 +99,15 @@ export const importsRepo = traced("ImportsRepo", {
   },
 
   /** One applied batch, in its transaction: a takeover resumes after `appliedRow`. */
-  async applied(q: Q, id: string, p: { appliedRow: number; created: number; updated: number; failed: number; errors: ImportRowError[] }): Promise<void> {
+  async applied(
+    q: Q,
+    id: string,
+    p: { appliedRow: number; created: number; updated: number; failed: number; awaitingConfirmation: number; errors: ImportRowError[] },
+  ): Promise<void> {
     await q`
       update contact_imports set applied_row = ${p.appliedRow}, created = created + ${p.created}, updated = updated + ${p.updated},
-        failed = failed + ${p.failed}, errors = ${json(p.errors)}::jsonb, heartbeat_at = now()
+        failed = failed + ${p.failed}, awaiting_confirmation = awaiting_confirmation + ${p.awaitingConfirmation},
+        errors = ${json(p.errors)}::jsonb, heartbeat_at = now()
       where id = ${id}`;
   },
 

@@ -183,9 +183,35 @@ export const contactImports = pgTable(
     errors: jsonb("errors").$type<Array<{ row: number; message: string }>>().notNull().default([]),
     /** Rows up to this number (as `row` counts them) are applied. */
     appliedRow: integer("applied_row").notNull().default(0),
+    /** `?topics=`: topics every row is opted into. */
+    topics: text("topics").array().notNull().default([]),
+    /** The project's double opt-in setting when the import was made: a takeover applies the same rule. */
+    doubleOptIn: boolean("double_opt_in").notNull().default(false),
+    awaitingConfirmation: integer("awaiting_confirmation").notNull().default(0),
     heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }),
     createdAt: createdAt(),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
   },
   (t) => [index("contact_imports_running_idx").on(t.createdAt).where(sql`status = 'RUNNING'`), index("contact_imports_project_idx").on(t.projectId)],
+);
+
+/**
+ * Double opt-in confirmation emails still to be asked of the sending service, one row per
+ * subscription request. A CSV import writes them in its batch's transaction, so a committed batch
+ * always gets its emails; the ConfirmationMailer drains them. The key is also the email's
+ * idempotency key at the sending service: a row asked twice (a crash after the call) mails once.
+ */
+export const pendingConfirmations = pgTable(
+  "pending_confirmations",
+  {
+    idempotencyKey: text("idempotency_key").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    contactId: uuid("contact_id").notNull(),
+    email: text("email").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    /** Not asked before this: its first time, or the next try after a failure (or a claim's lease). */
+    notBefore: timestamp("not_before", { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("pending_confirmations_due_idx").on(t.notBefore)],
 );

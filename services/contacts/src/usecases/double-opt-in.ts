@@ -1,6 +1,7 @@
 import { sendingRpc } from "@mailroom/contracts";
-import { ExpiringMap, type Logger, type RpcClient } from "@mailroom/kit";
+import { ExpiringMap, type RpcClient } from "@mailroom/kit";
 import type { ContactRow } from "../db/contacts-repo.js";
+import { confirmationKey, type ConfirmationMailer } from "./confirmation-mailer.js";
 
 /**
  * Double opt-in (decisions.md §14) as the contacts service sees it. The setting belongs to the
@@ -14,7 +15,7 @@ export class DoubleOptInGate {
 
   constructor(
     private readonly rpc: RpcClient,
-    private readonly log: Logger,
+    private readonly mailer: ConfirmationMailer,
   ) {}
 
   async enabled(projectId: string): Promise<boolean> {
@@ -28,19 +29,8 @@ export class DoubleOptInGate {
   /**
    * Mails the confirmation link, after the contact is committed. `attempt` names this subscription
    * request (the tracked event's id), so a retried call does not mail twice but a later request does.
-   * A failure is logged, not thrown: the contact stays unsubscribed and the next subscription
-   * request from the same address sends the link again.
    */
-  async confirm(contact: ContactRow, attempt: string): Promise<void> {
-    try {
-      await this.rpc.call(sendingRpc.confirmationEmail, {
-        projectId: contact.project_id,
-        contactId: contact.id,
-        to: contact.email,
-        idempotencyKey: `confirm:${contact.id}:${attempt}`,
-      });
-    } catch (err) {
-      this.log.warn({ err: String(err), contactId: contact.id }, "double opt-in: the confirmation email could not be queued");
-    }
+  confirm(contact: ContactRow, attempt: string): Promise<void> {
+    return this.mailer.confirmNow({ key: confirmationKey(contact.id, attempt), projectId: contact.project_id, contactId: contact.id, email: contact.email });
   }
 }

@@ -2,20 +2,42 @@ import { AppError, type ContactDataInput, type ImportRowError, type WireNames } 
 import { json, type Logger, outboxCopy, type Q, type Sql } from "@mailroom/kit";
 import { compileFilter } from "@mailroom/filters";
 import { batchMembersRepo } from "../db/batch-members-repo.js";
+import { confirmationsRepo } from "../db/confirmations-repo.js";
 import type { ContactRow } from "../db/contacts-repo.js";
 import { importsRepo } from "../db/imports-repo.js";
 import { locks } from "../db/members-repo.js";
 import { retryTransient } from "../db/retry.js";
 import { segmentsRepo, toSegmentDef, type SegmentRow } from "../db/segments-repo.js";
 import { SegmentGraph, timeSensitivity } from "../domain/segment-graph.js";
+import { initialSubscription } from "../domain/subscription.js";
+import type { TopicCatalog } from "../domain/topics.js";
+import { confirmationKey } from "./confirmation-mailer.js";
 import { Outgoing } from "./outgoing.js";
 import { compileSensitivity } from "./segments-service.js";
+import type { TopicsService } from "./topics-service.js";
 import { contactChanges, freshContact } from "./write-contact.js";
 
 export interface BatchResult {
   created: number;
   updated: number;
   failed: ImportRowError[];
+  /** Contacts mailed a confirmation link instead of being subscribed (double opt-in). */
+  awaitingConfirmation: number;
+}
+
+/** What of an import its batches apply besides the rows: its `?topics=` and the double opt-in rule. */
+export interface ImportJob {
+  id: string;
+  project_id: string;
+  topics: string[];
+  double_opt_in: boolean;
+}
+
+/** The import's own choices for every row, with the project's topics to apply them by. */
+interface RowRules {
+  topics: Record<string, boolean> | undefined;
+  catalog: TopicCatalog | undefined;
+  doubleOptIn: boolean;
 }
 
 /** A contact the batch writes: the row as it will be, whether it is new, and what of it changed (filter fields). */
@@ -54,6 +76,7 @@ export class ImportApplier {
   constructor(
     private readonly sql: Sql,
     private readonly names: WireNames,
+    private readonly topics: TopicsService,
     private readonly log: Logger,
     private readonly clock: () => Date = () => new Date(),
   ) {}
@@ -75,20 +98,27 @@ export class ImportApplier {
    * records progress, so batches commit in order and `applied_row` never passes an uncommitted
    * batch. Answers the row errors so far, for the next batch.
    */
-  apply(job: { id: string; project_id: string }, upto: number, staged: StagedRow[], before: Promise<ImportRowError[]>): Promise<{ result: BatchResult; errors: ImportRowError[] }> {
+  apply(job: ImportJob, upto: number, staged: StagedRow[], before: Promise<ImportRowError[]>): Promise<{ result: BatchResult; errors: ImportRowError[] }> {
     return retryTransient(async () => {
-      const done = await this.sql.begin((tx) => this.batch(tx, job.project_id, job.id, upto, staged, before));
+      const done = await this.sql.begin((tx) => this.batch(tx, job, upto, staged, before));
       return done as { result: BatchResult; errors: ImportRowError[] };
     }, 5);
   }
 
-  private async batch(tx: Q, projectId: string, importId: string, upto: number, staged: StagedRow[], before: Promise<ImportRowError[]>) {
-    const result: BatchResult = { created: 0, updated: 0, failed: [] };
+  private async batch(tx: Q, job: ImportJob, upto: number, staged: StagedRow[], before: Promise<ImportRowError[]>) {
+    const { project_id: projectId, id: importId } = job;
+    const result: BatchResult = { created: 0, updated: 0, failed: [], awaitingConfirmation: 0 };
     const now = this.clock();
     const out = new Outgoing(this.names);
+    const rules: RowRules = {
+      topics: job.topics.length > 0 ? Object.fromEntries(job.topics.map((id) => [id, true])) : undefined,
+      // a topic deleted since the import was made is skipped
+      catalog: job.topics.length > 0 ? await this.topics.catalog(projectId) : undefined,
+      doubleOptIn: job.double_opt_in,
+    };
     // The batch's addresses are its own (the last row of each address is in exactly one batch), so
     // two batches write contacts side by side without meeting.
-    const written = staged.length > 0 ? await this.write(tx, projectId, staged, now, out, result) : new Map<string, Written>();
+    const written = staged.length > 0 ? await this.write(tx, job, rules, staged, now, out, result) : new Map<string, Written>();
     const errorsSoFar = await before;
     // Then the project's segment lock, exclusively: a per-contact evaluation that read a contact
     // before this batch wrote it has finished and is corrected below from the batch's own state; one
@@ -97,12 +127,14 @@ export class ImportApplier {
     await this.settleSegments(tx, projectId, segmentRows, written, now, out);
     await outboxCopy(tx, out.messages);
     const errors = [...errorsSoFar, ...result.failed].slice(0, 100);
-    await importsRepo.applied(tx, importId, { appliedRow: upto, created: result.created, updated: result.updated, failed: result.failed.length, errors });
+    const progress = { appliedRow: upto, created: result.created, updated: result.updated, failed: result.failed.length, errors };
+    await importsRepo.applied(tx, importId, { ...progress, awaitingConfirmation: result.awaitingConfirmation });
     return { result, errors };
   }
 
   /** The contacts of the batch: read, ruled on, written. Answers those that changed, by id. */
-  private async write(tx: Q, projectId: string, staged: StagedRow[], now: Date, out: Outgoing, result: BatchResult): Promise<Map<string, Written>> {
+  private async write(tx: Q, job: ImportJob, rules: RowRules, staged: StagedRow[], now: Date, out: Outgoing, result: BatchResult): Promise<Map<string, Written>> {
+    const projectId = job.project_id;
     const keys = staged.map((r) => r.email.toLowerCase());
     // One probe of the address index per address (LATERAL keeps it so): as a plain join or an
     // `any(…)` filter it was planned as a scan of the project's contacts, which grows with the import.
@@ -113,12 +145,17 @@ export class ImportApplier {
     const fresh: ContactRow[] = [];
     const changed: ContactRow[] = [];
     const written = new Map<string, Written>();
+    // double opt-in: contacts whose row asks to subscribe them get a link instead (decisions.md §14)
+    const confirm: ContactRow[] = [];
     for (const r of staged) {
-      const input = { subscribed: r.subscribed, data: r.data };
+      // with double opt-in the import subscribes nobody itself: as a public key, it may only unsubscribe
+      const input = { subscribed: r.subscribed, data: r.data, topics: rules.topics, catalog: rules.catalog, caller: rules.doubleOptIn ? ("public" as const) : undefined };
       const current = byKey.get(r.email.toLowerCase());
       try {
         if (!current) {
-          const created = freshContact(projectId, { email: r.email, ...input }, "api", now);
+          const confirmFirst = rules.doubleOptIn && initialSubscription("api", r.subscribed);
+          const created = freshContact(projectId, { email: r.email, ...input, confirmFirst }, "api", now);
+          if (confirmFirst) confirm.push(created.row);
           fresh.push(created.row);
           written.set(created.row.id, { row: created.row, isNew: true, changed: created.changed });
           out.change(created.row, "created", created.changed, now, undefined, true);
@@ -126,12 +163,14 @@ export class ImportApplier {
           continue;
         }
         result.updated++;
-        const { outcome, sub, changed: fields } = contactChanges(current, input, "api");
+        const { outcome, sub, topics, changed: fields } = contactChanges(current, input, "api");
+        if (rules.doubleOptIn && !current.subscribed && r.subscribed === true) confirm.push(current);
         if (fields.length === 0) continue;
-        const row: ContactRow = { ...current, subscribed: sub.subscribed, data: outcome.stored, updated_at: now };
+        const row: ContactRow = { ...current, subscribed: sub.subscribed, data: outcome.stored, topics: topics.stored, updated_at: now };
         changed.push(row);
         written.set(row.id, { row, isNew: false, changed: fields });
         if (sub.event) out.subscription(row, sub.event, now);
+        for (const flip of topics.flips) out.topic(row, flip, flip.subscribed, now);
         out.change(row, "updated", fields, now, undefined, true);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
@@ -140,21 +179,24 @@ export class ImportApplier {
     }
     if (fresh.length > 0) {
       const inserted = await tx`
-        insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
-        select id, project_id, email, subscribed, data, created_at, updated_at
+        insert into contacts (id, project_id, email, subscribed, data, topics, created_at, updated_at)
+        select id, project_id, email, subscribed, data, topics, created_at, updated_at
         from jsonb_to_recordset(${json(fresh)}::jsonb)
-          as v(id uuid, project_id uuid, email text, subscribed boolean, data jsonb, created_at timestamptz, updated_at timestamptz)
+          as v(id uuid, project_id uuid, email text, subscribed boolean, data jsonb, topics jsonb, created_at timestamptz, updated_at timestamptz)
         order by lower(email)
         on conflict (project_id, lower(email)) do nothing returning id`;
       if (inserted.count !== fresh.length) throw raced();
     }
     if (changed.length > 0) {
-      const rows = changed.map((c) => ({ id: c.id, subscribed: c.subscribed, data: c.data, updated_at: c.updated_at }));
+      const rows = changed.map((c) => ({ id: c.id, subscribed: c.subscribed, data: c.data, topics: c.topics, updated_at: c.updated_at }));
       await tx`
-        update contacts c set subscribed = v.subscribed, data = v.data, updated_at = v.updated_at
-        from jsonb_to_recordset(${json(rows)}::jsonb) as v(id uuid, subscribed boolean, data jsonb, updated_at timestamptz)
+        update contacts c set subscribed = v.subscribed, data = v.data, topics = v.topics, updated_at = v.updated_at
+        from jsonb_to_recordset(${json(rows)}::jsonb) as v(id uuid, subscribed boolean, data jsonb, topics jsonb, updated_at timestamptz)
         where c.id = v.id`;
     }
+    // in the batch's transaction: a committed batch always gets its confirmation emails
+    await confirmationsRepo.add(tx, confirm.map((c) => ({ key: confirmationKey(c.id, job.id), projectId, contactId: c.id, email: c.email })));
+    result.awaitingConfirmation = confirm.length;
     return written;
   }
 

@@ -33,6 +33,7 @@ export class ImportRunner {
     private readonly sql: Sql,
     private readonly blobs: Blobs,
     private readonly applier: ImportApplier,
+    private readonly confirmations: { kick(): void },
     private readonly log: Logger,
     private readonly opts: ImportRunnerOptions,
   ) {
@@ -147,7 +148,12 @@ export class ImportRunner {
         const staged = await next!;
         // the next batch's rows are read while this one is written
         next = upto < last ? read(upto) : undefined;
-        const batch = settledLater(this.applier.apply(job, upto, staged, previous));
+        const batch = settledLater(
+          this.applier.apply(job, upto, staged, previous).then((b) => {
+            if (b.result.awaitingConfirmation > 0) this.confirmations.kick();
+            return b;
+          }),
+        );
         previous = settledLater(batch.then((b) => b.errors));
         inflight.push(batch);
         if (inflight.length >= BATCHES_IN_FLIGHT) await inflight.shift();
