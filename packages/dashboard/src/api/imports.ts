@@ -13,9 +13,17 @@ const changed = [routeOf(contactRoutes, "contacts.list"), ...segmentRoutes.filte
 /** The poll of a running import's progress (the task asks for a second; the read is one indexed row). */
 const POLL_MS = 1_000;
 
+/** A file to import, and the topics every row is opted into. */
+export interface ImportUpload {
+  file: File;
+  topics: string[];
+}
+
 /** Uploads a CSV file as an import; the 202's `{id, status}`. */
 export function useStartImportMutation() {
-  return useMutation<ImportAccepted, ApiError, File>({ mutationFn: (file) => upload(create, {}, file) });
+  return useMutation<ImportAccepted, ApiError, ImportUpload>({
+    mutationFn: ({ file, topics }) => upload(create, { query: { topics: topics.length > 0 ? topics.join(",") : undefined } }, file),
+  });
 }
 
 /** An import's progress, polled while it runs; the contact lists refetch once it has ended. */

@@ -82,6 +82,34 @@ describe("the contact import wizard and export", () => {
     await context.close();
   });
 
+  it("opts the rows into the topics picked, and with double opt-in on says so and counts who must confirm", async () => {
+    const user = await createDashboardUser(platform.env);
+    const ownApi = apiClient(platform.url, user.secretKey);
+    const topic = (await ownApi.post("/topics", { name: "Release notes" })).body;
+    expect((await ownApi.patch("/settings/sending", { doubleOptIn: { enabled: true } })).status).toBe(200);
+    const [asks, declines] = [`asks-${tag}@example.com`, `declines-${tag}@example.com`];
+    const context = await signedInContext(browser, platform.url, user);
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/app/contacts/import`);
+    await page.getByLabel("CSV file").setInputFiles({ name: "list.csv", mimeType: "text/csv", buffer: Buffer.from(`email,subscribed\n${asks},\n${declines},no\n`) });
+    await page.getByRole("alert").filter({ hasText: "Double opt-in is on" }).waitFor();
+    await page.getByRole("textbox", { name: "Topics" }).or(page.getByRole("combobox", { name: "Topics" })).click();
+    await page.getByRole("option", { name: "Release notes" }).click();
+    await page.keyboard.press("Escape");
+    expect(await a11yViolations(page)).toEqual([]);
+
+    await page.getByRole("button", { name: "Import list.csv" }).click();
+    await page.getByText("Completed", { exact: true }).waitFor({ timeout: 30_000 });
+    const counts = page.getByRole("table", { name: "Counts" });
+    expect(await counts.getByRole("row", { name: "Awaiting confirmation" }).getByRole("cell").textContent()).toBe("1");
+    await page.getByText("1 contact was sent a confirmation email").waitFor();
+    for (const email of [asks, declines]) {
+      const stored = (await ownApi.get(`/contacts?search=${encodeURIComponent(email)}`)).body.data[0];
+      expect(stored).toMatchObject({ email, subscribed: false, topics: { [topic.id]: true } });
+    }
+    await context.close();
+  });
+
   it("refuses a file without an email column before uploading it", async () => {
     const context = await withoutPicker(owner);
     const page = await context.newPage();

@@ -58,6 +58,7 @@ function Outcome({ imp }: { imp: ContactImport }) {
               ["Created", imp.created],
               ["Updated", imp.updated],
               ["Failed", imp.failed],
+              ...(imp.awaitingConfirmation > 0 ? ([["Awaiting confirmation", imp.awaitingConfirmation]] as const) : []),
             ] as const
           ).map(([label, n]) => (
             <Table.Tr key={label}>
@@ -67,6 +68,12 @@ function Outcome({ imp }: { imp: ContactImport }) {
           ))}
         </Table.Tbody>
       </Table>
+      {imp.awaitingConfirmation > 0 && (
+        <Text size="sm" c="dimmed">
+          Double opt-in: {imp.awaitingConfirmation} contact{imp.awaitingConfirmation === 1 ? " was" : "s were"} sent a confirmation email and stay
+          unsubscribed until they confirm.
+        </Text>
+      )}
       <RowErrors imp={imp} />
       {!running && (
         <Group>

@@ -1,7 +1,9 @@
-import { Alert, Anchor, Button, Group, Stack, Text, Title } from "@mantine/core";
+import { Alert, Anchor, Button, Group, MultiSelect, Stack, Text, Title } from "@mantine/core";
 import { useRef, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { useStartImportMutation } from "../../../api/imports";
+import { useSendingSettings } from "../../../api/settings";
+import { useTopics } from "../../../api/topics";
 import { useCan } from "../../../components/Can";
 import { Loading } from "../../../components/QueryState";
 import { uploadAdvice } from "./advice";
@@ -23,6 +25,7 @@ export default function ImportWizard() {
   const start = useStartImportMutation();
   const [picked, setPicked] = useState<Picked | null>(null);
   const [reading, setReading] = useState(false);
+  const [topics, setTopics] = useState<string[]>([]);
   // A second file picked while the first is still read wins; the first's late preview is dropped.
   const latest = useRef<File | null>(null);
 
@@ -41,7 +44,7 @@ export default function ImportWizard() {
       if (latest.current === file) setReading(false);
     }
   };
-  const upload = (file: File) => start.mutate(file, { onSuccess: ({ id }) => navigate(`/contacts/imports/${encodeURIComponent(id)}`) });
+  const upload = (file: File) => start.mutate({ file, topics }, { onSuccess: ({ id }) => navigate(`/contacts/imports/${encodeURIComponent(id)}`) });
   const failed = start.isError ? uploadAdvice(start.error) : null;
 
   return (
@@ -75,6 +78,7 @@ export default function ImportWizard() {
               {!picked.problem && (
                 <>
                   <Title order={3}>3. Import</Title>
+                  <ImportOptions topics={topics} onTopics={setTopics} />
                   {failed && (
                     <Alert color="red" title={failed.title} role="alert">
                       {failed.message}
@@ -92,5 +96,36 @@ export default function ImportWizard() {
         </>
       )}
     </Stack>
+  );
+}
+
+/**
+ * What applies to every row besides the file: the topics to opt them into (when the project has
+ * any), and a word on double opt-in when it is on, since the import then subscribes nobody itself.
+ */
+function ImportOptions({ topics, onTopics }: { topics: string[]; onTopics: (ids: string[]) => void }) {
+  const catalog = useTopics().data ?? [];
+  const doubleOptIn = useSendingSettings().data?.doubleOptIn.enabled === true;
+  return (
+    <>
+      {catalog.length > 0 && (
+        <MultiSelect
+          label="Topics"
+          description="Every imported contact is opted into these topics."
+          placeholder={topics.length === 0 ? "None" : undefined}
+          data={catalog.map((t) => ({ value: t.id, label: t.name }))}
+          value={topics}
+          onChange={onTopics}
+          clearable
+          maw={480}
+        />
+      )}
+      {doubleOptIn && (
+        <Alert color="blue" title="Double opt-in is on">
+          The import subscribes nobody itself. A row that subscribes someone who is not subscribed yet sends them a confirmation email, and they stay
+          unsubscribed until they confirm.
+        </Alert>
+      )}
+    </>
   );
 }
