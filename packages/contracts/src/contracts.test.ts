@@ -136,6 +136,16 @@ describe("route table", () => {
     expect(routeOf(contactsRoutes, "contacts.export").rawResponse?.contentType).toMatch(/^text\/csv/);
   });
 
+  it("takes an import's topics as a comma-separated list of at most 20 ids, blanks and repeats dropped", async () => {
+    const { ImportContactsQuery, importTopicIds } = await import("./index.js");
+    expect(importTopicIds(" a,b,,a ,c")).toEqual(["a", "b", "c"]);
+    expect(importTopicIds(undefined)).toEqual([]);
+    expect(ImportContactsQuery.safeParse({ topics: Array.from({ length: 20 }, (_, i) => `t${i}`).join(",") }).success).toBe(true);
+    expect(ImportContactsQuery.safeParse({ topics: Array.from({ length: 21 }, (_, i) => `t${i}`).join(",") }).success).toBe(false);
+    expect(ImportContactsQuery.safeParse({ topics: `ok,${"x".repeat(201)}` }).success).toBe(false);
+    expect(routeOf(contactsRoutes, "contacts.imports.create").query).toBe(ImportContactsQuery);
+  });
+
   it("documents a JSON body or a raw answer for every route but the 204s", () => {
     for (const route of ROUTES) {
       const documented = route.response !== undefined || route.rawResponse !== undefined;
