@@ -38,7 +38,7 @@ export function registerImportRoutes(server: RpcServer, { sql, runner, exporter,
         }
       }
       // The setting as it is now holds for the whole import, a takeover's included.
-      const doubleOptIn = await optIn.enabled(projectId);
+      const doubleOptIn = await optIn.current(projectId);
       const upload = { blob: meta.upload.blob, bytes: meta.upload.bytes };
       const row = await importsRepo.create(sql, { id: newId(), projectId, ...upload, topics: topicIds, doubleOptIn, at: new Date() });
       runner.poke();

@@ -21,8 +21,18 @@ export class DoubleOptInGate {
   async enabled(projectId: string): Promise<boolean> {
     const cached = this.cache.get(projectId);
     if (cached !== undefined) return cached;
-    const { enabled } = await this.rpc.call(sendingRpc.doubleOptIn, { projectId });
+    const enabled = await this.current(projectId);
     this.cache.set(projectId, enabled);
+    return enabled;
+  }
+
+  /**
+   * The setting as sending has it now, for a rare caller (a CSV import is made): neither read from
+   * the cache nor kept in it, so it never holds back a change made just after it for the browser
+   * traffic the cache is for.
+   */
+  async current(projectId: string): Promise<boolean> {
+    const { enabled } = await this.rpc.call(sendingRpc.doubleOptIn, { projectId });
     return enabled;
   }
 
