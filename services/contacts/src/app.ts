@@ -32,7 +32,7 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
   const writer = new Writer(deps.sql, deps.outbox, deps.names);
   const cursors = new CursorCodec(resolveSecret());
   const topics = new TopicsService(deps.sql);
-  const confirmations = new ConfirmationMailer(deps.sql, deps.rpc, deps.log, CONFIRMATIONS_EVERY_MS);
+  const confirmations = new ConfirmationMailer(deps.sql, deps.rpc, deps.log, CONFIRMATIONS_EVERY_MS, deps.config.CONFIRMATION_RETRY_MS);
   const optIn = new DoubleOptInGate(deps.rpc, confirmations);
   const service = new ContactsService(writer, topics, optIn);
   const queries = new ContactQueries(deps.sql, cursors);

@@ -18,4 +18,9 @@ export const ContactsEnv = z.object({
   IMPORT_BATCH_ROWS: z.coerce.number().int().min(1).max(50_000).default(5000),
   /** How long a dead runner's import waits before another replica (or the restarted one) takes it over. */
   IMPORT_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /**
+   * A double opt-in confirmation whose call to sending failed is asked again after this, times its
+   * attempts so far (up to ten times it).
+   */
+  CONFIRMATION_RETRY_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 });

@@ -4,8 +4,6 @@ import { confirmationsRepo, type ConfirmationRequest } from "../db/confirmations
 
 /** Requests one drain asks at once (the RPC client sends them to sending as one batch message). */
 const BATCH = 100;
-/** A claimed request is retried after this (times its attempts, up to ten times it) when its call failed. */
-const LEASE_MS = 30_000;
 /** After this many failed calls a request is dropped: the contact stays unsubscribed and may ask again. */
 const MAX_ATTEMPTS = 10;
 
@@ -24,6 +22,8 @@ export class ConfirmationMailer {
     private readonly rpc: RpcClient,
     private readonly log: Logger,
     everyMs: number,
+    /** CONFIRMATION_RETRY_MS: a claimed request is hidden this long (times its attempts) in case its call fails. */
+    private readonly retryMs: number,
   ) {
     this.loop = new Periodic({ name: "double opt-in confirmations", everyMs, runAtStart: true, log, run: (signal) => this.drain(signal) });
   }
@@ -47,7 +47,7 @@ export class ConfirmationMailer {
    */
   async confirmNow(request: ConfirmationRequest): Promise<void> {
     try {
-      await confirmationsRepo.add(this.sql, [request], LEASE_MS);
+      await confirmationsRepo.add(this.sql, [request], this.retryMs);
       if (await this.ask(request)) await confirmationsRepo.remove(this.sql, [request.key]);
     } catch (err) {
       this.log.warn({ err: String(err), contactId: request.contactId }, "double opt-in: the confirmation email could not be recorded");
@@ -57,7 +57,7 @@ export class ConfirmationMailer {
   private async drain(signal: AbortSignal): Promise<void> {
     let claimed: Awaited<ReturnType<typeof confirmationsRepo.claim>>;
     do {
-      claimed = await confirmationsRepo.claim(this.sql, BATCH, LEASE_MS);
+      claimed = await confirmationsRepo.claim(this.sql, BATCH, this.retryMs);
       const asked = await Promise.all(
         claimed.map(async (r) => {
           const ok = await this.ask({ key: r.idempotency_key, projectId: r.project_id, contactId: r.contact_id, email: r.email });
