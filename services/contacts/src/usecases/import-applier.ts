@@ -41,8 +41,11 @@ const raced = () => Object.assign(new Error("a contact of the batch was created 
  * are read (and locked) in one statement, the data and subscription rules of POST /contacts applied
  * to each in memory (the same functions, so the rules cannot drift), then the new contacts are
  * inserted and the changed ones updated in one statement each, tracked segments settled for the
- * batch in two statements a segment, and every message (contact changes, subscription events,
- * segment entries and exits) enqueued in the outbox in one COPY. The import's progress is written
+ * batch in two statements a segment, and every message (subscription events, segment entries and
+ * exits) enqueued in the outbox in one COPY. No ContactChange is written: its one reader is the
+ * segment tracker, and the batch has already done for tracked segments what the tracker would (a
+ * million-row import used to enqueue a million messages that the relay published and the tracker
+ * dropped; packages/contracts contacts/changes.ts). The import's progress is written
  * in the same transaction: a crash loses a whole batch or nothing, and the import resumes after the
  * last batch committed. Two batches are in flight at a time (see `apply`): one writes its contacts
  * while the other settles and commits, which keeps both the database and this process busy.
@@ -121,7 +124,6 @@ export class ImportApplier {
           const created = freshContact(projectId, { email: r.email, ...input }, "api", now);
           fresh.push(created.row);
           written.set(created.row.id, { row: created.row, isNew: true, changed: created.changed });
-          out.change(created.row, "created", created.changed, now, undefined, true);
           result.created++;
           continue;
         }
@@ -132,7 +134,6 @@ export class ImportApplier {
         changed.push(row);
         written.set(row.id, { row, isNew: false, changed: fields });
         if (sub.event) out.subscription(row, sub.event, now);
-        out.change(row, "updated", fields, now, undefined, true);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         result.failed.push({ row: r.row, message: err.message });
