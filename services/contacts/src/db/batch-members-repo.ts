@@ -1,7 +1,13 @@
 import type { CompiledFilter } from "@mailroom/filters";
 import { iso, traced, type Q } from "@mailroom/kit";
 
-/** Contact ids as one uuid[] parameter, sent as its text form (`{…}`): ids are checked uuids. */
+/**
+ * Contact ids as one uuid[] parameter, sent as its text form (`{…}`): ids are checked uuids. The
+ * parameter is typed uuid[] itself (`$3::uuid[]`), not text cast to uuid[] in the statement: a cast
+ * in the statement is a stable expression the planner cannot fold, so a plan that filters a scan
+ * with it (the planner's choice while the project is small) parsed the whole array again for every
+ * row it looked at (seconds a batch), and could not hash it.
+ */
 const idArray = (ids: readonly string[]) => `{${ids.join(",")}}`;
 
 /**
@@ -15,7 +21,7 @@ export const batchMembersRepo = traced("BatchMembersRepo", {
     const rows = await q.unsafe<{ contact_id: string }[]>(
       `insert into segment_members (segment_id, contact_id, project_id, entered_at)
        select $1::uuid, c.id, c.project_id, $4::timestamptz from contacts c
-       where c.project_id = $2::uuid and c.id = any($3::text::uuid[]) and ${compiled.text}
+       where c.project_id = $2::uuid and c.id = any($3::uuid[]) and ${compiled.text}
        on conflict do nothing returning contact_id`,
       [segmentId, projectId, idArray(ids), iso(at), ...compiled.values],
     );
@@ -26,7 +32,7 @@ export const batchMembersRepo = traced("BatchMembersRepo", {
     const rows = await q.unsafe<{ contact_id: string }[]>(
       `delete from segment_members m using contacts c
        where m.segment_id = $1::uuid and m.contact_id = c.id and c.project_id = $2::uuid
-         and c.id = any($3::text::uuid[]) and not (${compiled.text})
+         and c.id = any($3::uuid[]) and not (${compiled.text})
        returning m.contact_id`,
       [segmentId, projectId, idArray(ids), ...compiled.values],
     );
@@ -43,7 +49,7 @@ export const batchMembersRepo = traced("BatchMembersRepo", {
     await q.unsafe(
       `insert into segment_due (segment_id, contact_id, project_id, due_at)
        select $1::uuid, c.id, c.project_id, now() from contacts c
-       where c.project_id = $2::uuid and c.id = any($3::text::uuid[]) and ${near.text} ${flips}
+       where c.project_id = $2::uuid and c.id = any($3::uuid[]) and ${near.text} ${flips}
        on conflict (segment_id, contact_id) do update set due_at = excluded.due_at`,
       [segmentId, projectId, idArray(ids), ...near.values, ...(ifTrue?.values ?? []), ...(ifFalse?.values ?? [])],
     );

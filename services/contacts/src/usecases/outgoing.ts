@@ -58,7 +58,6 @@ export class Outgoing {
     changed: string[],
     at: Date,
     eventName?: string,
-    segmentsSettled?: true,
   ): void {
     const payload: ContactChange = {
       id: newId(),
@@ -68,7 +67,6 @@ export class Outgoing {
       changed,
       ...(eventName === undefined ? {} : { eventName }),
       occurredAt: at.toISOString(),
-      ...(segmentsSettled ? { segmentsSettled } : {}),
     };
     this.messages.push({ id: payload.id, subject: this.names.subjects.contactChange(contact.project_id), payload });
   }

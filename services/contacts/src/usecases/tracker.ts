@@ -31,7 +31,8 @@ export class MembershipTracker {
 
   /** A ContactChange: the segments it can affect. A deletion's exits were emitted by the delete. */
   async onChange(change: ContactChange): Promise<void> {
-    // a CSV import settles membership set-based in the batch that wrote the change
+    // written by an older replica's CSV import, which settled membership set-based in the batch (an
+    // import now writes no ContactChange)
     if (change.kind === "deleted" || change.segmentsSettled) return;
     // Any write bumps updatedAt, so a filter on it is affected by every update.
     const changed = change.kind === "created" ? "all" : change.kind === "updated" ? [...change.changed, "updatedAt"] : change.changed;
