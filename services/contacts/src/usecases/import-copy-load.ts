@@ -30,8 +30,8 @@ export async function loadByCopy(sql: Sql, id: string, source: AsyncIterable<Uin
       await importsRepo.dropCells(sql, id);
       return null;
     }
-    await importsRepo.stageCells(sql, id, columns);
-    const bad = await stageUncertain(sql, id, columns, signal);
+    const staged = await importsRepo.stageCells(sql, id, columns);
+    const bad = staged < lines ? await stageUncertain(sql, id, columns, signal) : new RowErrors();
     await importsRepo.dropCells(sql, id);
     await importsRepo.indexStaging(sql, id);
     return { ok: true, rows: lines, failed: bad.failed, errors: bad.errors };
