@@ -1,8 +1,9 @@
 /**
- * When PostgreSQL may parse an uploaded CSV file itself (`COPY … FORMAT csv`, several times faster
- * than csv-parse in this process) and stage it with SQL: only when both parsers read the file the
- * same way and the SQL stages a row exactly as `stageRow` would. Anything else falls back to
- * csv-parse, so the import's rows, row numbers and row errors never depend on the path taken.
+ * When PostgreSQL may parse an uploaded CSV file itself (`COPY … FORMAT csv`: about 1 s for 1M rows
+ * where csv-parse, stageRow and the COPY text took 7 s of this process) and stage it with SQL: only
+ * when both parsers read the file the same way and the SQL stages a row exactly as `stageRow`
+ * would. Anything else falls back to csv-parse, so the import's rows, row numbers and row errors
+ * never depend on the path taken.
  *
  * The file must have no quote (PostgreSQL opens a quoted section at a quote anywhere in a field,
  * csv-parse with `relax_quotes` only at its start), no carriage return (csv-parse takes the first
