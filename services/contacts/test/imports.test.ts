@@ -181,6 +181,67 @@ describe("POST /contacts/imports", () => {
     expect(await contactByEmail(address)).toBeUndefined();
   });
 
+  it("reads a file the same whether PostgreSQL parses it or csv-parse does", async () => {
+    const [viaCopy, viaParser] = await Promise.all([newProject("imports-copy"), newProject("imports-parser")]);
+    const [a, b, c, d] = [uniqueEmail("copy-a"), uniqueEmail("copy-b"), uniqueEmail("copy-c").toUpperCase(), uniqueEmail("copy-d")];
+    const rows = [
+      `${a},yes,pro,plain`,
+      `  ${b}  ,NO,free,`, // trimmed, as stageRow does
+      `${c},,team,caf\u00e9 \\ back`,
+      "not-an-address,yes,pro,x", // row 5
+      `${d},maybe,pro,x`, // row 6
+      `${a},no,enterprise,again`,
+      `${d.toUpperCase()},TRUE,,`,
+      ` ${a} ,,free,last`, // the last row of a wins
+    ];
+    const copyable = ["email,subscribed,plan,note", ...rows].join("\n");
+    // the same records, one cell quoted: PostgreSQL parses no file with a quote
+    const quoted = copyable.replace(",team,", ',"team",');
+    const [copied, parsed] = await Promise.all([importCsv(copyable, viaCopy), importCsv(quoted, viaParser)]);
+    const expected = {
+      status: "COMPLETED",
+      rows: 8,
+      created: 4,
+      updated: 0,
+      failed: 2,
+      errors: [
+        { row: 5, message: "email: must be a valid email address" },
+        { row: 6, message: "subscribed: must be true or false (or yes/no, 1/0, empty)" },
+      ],
+    };
+    expect(copied).toMatchObject(expected);
+    expect(parsed).toMatchObject(expected);
+    for (const email of [a, b, c, d]) {
+      const [x, y] = await Promise.all([contactByEmail(email, viaCopy), contactByEmail(email, viaParser)]);
+      expect(x, email).toBeDefined();
+      expect({ email: x.email, subscribed: x.subscribed, data: x.data }).toEqual({ email: y.email, subscribed: y.subscribed, data: y.data });
+    }
+    expect(await contactByEmail(a, viaCopy)).toMatchObject({ email: a, subscribed: true, data: { plan: "free", note: "last" } });
+    expect(await contactByEmail(b, viaCopy)).toMatchObject({ email: b, subscribed: false, data: { plan: "free" } });
+    expect(await contactByEmail(c, viaCopy)).toMatchObject({ email: c, data: { plan: "team", note: "caf\u00e9 \\ back" } });
+    expect(await contactByEmail(d, viaCopy)).toMatchObject({ email: d.toUpperCase(), subscribed: true, data: {} });
+  });
+
+  it("numbers rows as csv-parse does in files PostgreSQL would read otherwise", async () => {
+    const [a, b, c] = [uniqueEmail("end-a"), uniqueEmail("end-b"), uniqueEmail("end-c")];
+    // a short last row, refused by PostgreSQL only after the file's last byte
+    expect(await importCsv(`email,plan\n${a},pro\n${b}`)).toMatchObject({
+      status: "COMPLETED",
+      rows: 2,
+      created: 1,
+      failed: 1,
+      errors: [{ row: 3, message: "the row has 1 fields where the header has 2" }],
+    });
+    // an empty line (skipped, not counted) and `\.` (PostgreSQL's end of data; here a bad address)
+    expect(await importCsv(`email\n${c}\n\n\\.\n${uniqueEmail("end-d")}\n`)).toMatchObject({
+      status: "COMPLETED",
+      rows: 3,
+      created: 2,
+      failed: 1,
+      errors: [{ row: 3, message: "email: must be a valid email address" }],
+    });
+  });
+
   it("answers 404 for another project's import", async () => {
     const res = await p.api.post("/contacts/imports", `email\n${uniqueEmail("own")}\n`, csvHeaders);
     expectError(await other.api.get(`/contacts/imports/${res.body.id}`), 404, "NOT_FOUND");

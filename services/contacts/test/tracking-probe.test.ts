@@ -101,7 +101,7 @@ describe("locks.projectsTracking", () => {
 describe("creating contacts under the projects' shared lock", () => {
   const create = (project: Project) => {
     const now = new Date();
-    const row: ContactRow = { id: randomUUID(), project_id: project.id, email: uniqueEmail("locked"), subscribed: false, data: {}, created_at: now, updated_at: now };
+    const row: ContactRow = { id: randomUUID(), project_id: project.id, email: uniqueEmail("locked"), subscribed: false, data: {}, topics: {}, created_at: now, updated_at: now };
     const change = { id: randomUUID(), subject: "test.contact-change", payload: { contactId: row.id } };
     const { json } = outboxRows([change], [row.id]);
     const done = inOneRoundTrip(serviceDb, (tx) => [projectsSharedStatement(tx, [project.id]), createOrReadManyStatement(tx, [row], json)] as const);

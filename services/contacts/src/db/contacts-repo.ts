@@ -125,6 +125,29 @@ export const contactsRepo = traced("ContactsRepo", {
     return readCreatedOrRead(await createOrReadManyStatement(q, rows, outbox));
   },
 
+  /**
+   * New contacts of one project, all created at `at` (a CSV import batch), in one statement. The
+   * columns go as arrays (unnest), `data` and `topics` as JSON arrays: PostgreSQL took a quarter
+   * more CPU for the same rows as one JSON document of rows (jsonb_to_recordset), and JSON arrays
+   * cost this process a quarter of what text arrays of JSON do to escape. Project and time are one
+   * value for all. A plain insert: an address another writer took meanwhile fails it with
+   * unique_violation (the caller's batch runs again), where `on conflict` checked every row for a
+   * conflict first. In address order: two writers inserting the same addresses wait on each other,
+   * never deadlock.
+   */
+  async insertNew(q: Q, projectId: string, at: Date, rows: Array<Pick<ContactRow, "id" | "email" | "subscribed" | "data" | "topics">>): Promise<void> {
+    if (rows.length === 0) return;
+    const elements = (values: unknown[]) => q`array(select e from jsonb_array_elements(${json(values)}::jsonb) with ordinality as x(e, i) order by i)`;
+    await q`
+      insert into contacts (id, project_id, email, subscribed, data, topics, created_at, updated_at)
+      select v.id, ${projectId}, v.email, v.subscribed, v.data, v.topics, ${iso(at)}, ${iso(at)}
+      from unnest(
+        ${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.email)}::text[], ${rows.map((r) => (r.subscribed ? "t" : "f"))}::text[]::boolean[],
+        ${elements(rows.map((r) => r.data))}, ${elements(rows.map((r) => r.topics))}
+      ) as v(id, email, subscribed, data, topics)
+      order by lower(v.email)`;
+  },
+
   async update(q: Q, row: ContactRow): Promise<ContactRow> {
     const [updated] = await q<ContactRow[]>`
       update contacts set email = ${row.email}, subscribed = ${row.subscribed}, data = ${json(row.data)}::jsonb,

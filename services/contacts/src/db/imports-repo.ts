@@ -1,6 +1,9 @@
 import type { ContactImport, ImportRowError } from "@mailroom/contracts";
 import { isId, iso, json, traced, type Q, type Row } from "@mailroom/kit";
 import type { Writable } from "node:stream";
+import { SQL_EMAIL_PATTERN } from "../domain/csv-copy.js";
+import { SUBSCRIBED_WORDS, type ImportColumns } from "../domain/csv-import.js";
+import { DATA_LIMITS } from "../domain/data-rules.js";
 import type { contactImports } from "./schema.js";
 
 export type ImportRow = Row<typeof contactImports>;
@@ -34,6 +37,36 @@ export function toImport(r: ImportRow): ContactImport {
 function staging(importId: string): string {
   if (!isId(importId)) throw new Error(`not an id: ${importId}`);
   return `contact_import_${importId.replaceAll("-", "")}`;
+}
+
+/** Where a file PostgreSQL parses lands before it is staged (see `createCells`). */
+const cellsTable = (importId: string) => `${staging(importId)}_cells`;
+
+/** The column of a file's field (0-based) in the cells table. */
+const cell = (index: number) => `c${index + 1}`;
+
+/** A constant of this code as an SQL literal (never a value from a file: those go as parameters). */
+const literal = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+/**
+ * Whether SQL stages a row of cells exactly as `stageRow` would: an address zod takes unchanged, a
+ * `subscribed` that is empty or one of its words as written, data under the size bound (counted as
+ * stageRow counts it). An empty cell is null here (a file without quotes has no other empty cell).
+ * Any other row goes through stageRow itself.
+ */
+function certainRow(columns: ImportColumns): string {
+  const email = cell(columns.email);
+  const parts = [`${email} ~ ${literal(SQL_EMAIL_PATTERN)} and length(${email}) <= 254`];
+  if (columns.subscribed !== null) {
+    const sub = cell(columns.subscribed);
+    const words = [...SUBSCRIBED_WORDS.true, ...SUBSCRIBED_WORDS.false].map(literal).join(", ");
+    parts.push(`(${sub} is null or (${sub} ~ '^[A-Za-z0-9]{1,5}$' and lower(${sub}) in (${words})))`);
+  }
+  if (columns.data.length > 0) {
+    const bytes = columns.data.map(({ index, key }) => `coalesce(octet_length(${cell(index)}) + ${Buffer.byteLength(key) + 6}, 0)`);
+    parts.push(`${bytes.join(" + ")} <= ${DATA_LIMITS.maxBytes}`);
+  }
+  return `coalesce(${parts.join(" and ")}, false)`;
 }
 
 export const importsRepo = traced("ImportsRepo", {
@@ -138,7 +171,65 @@ export const importsRepo = traced("ImportsRepo", {
   },
 
   async dropStaging(q: Q, id: string): Promise<void> {
+    await q.unsafe(`drop table if exists ${staging(id)}, ${cellsTable(id)}`);
+  },
+
+  /**
+   * The table a file PostgreSQL parses lands in (UNLOGGED, dropped once staged): its cells as text,
+   * numbered in file order (an identity: one COPY numbers its rows 1, 2, 3, …).
+   */
+  async createCells(q: Q, id: string, columns: ImportColumns): Promise<void> {
+    const t = cellsTable(id);
+    const fields = Array.from({ length: columns.count }, (_, i) => `${cell(i)} text`);
+    await q.unsafe(`drop table if exists ${t}`);
+    await q.unsafe(`create unlogged table ${t} (n integer generated always as identity, ${fields.join(", ")})`);
+  },
+
+  /** COPY of the file's lines after its header into the cells table, parsed by PostgreSQL. */
+  copyCellsIn(q: Q, id: string, columns: ImportColumns): Promise<Writable> {
+    const fields = Array.from({ length: columns.count }, (_, i) => cell(i));
+    return q.unsafe(`copy ${cellsTable(id)} (${fields.join(", ")}) from stdin with (format csv)`).writable();
+  },
+
+  async cellRows(q: Q, id: string): Promise<number> {
+    const [r] = await q.unsafe<{ n: number }[]>(`select count(*)::int as n from ${cellsTable(id)}`);
+    return r?.n ?? 0;
+  },
+
+  /**
+   * The staging table made from the rows of the cells table SQL stages exactly as stageRow would
+   * (see `certainRow`), in one statement (CREATE TABLE AS writes in bulk: three times faster than
+   * INSERT … SELECT here): the file's row number (the header is row 1), the address and its
+   * lowercase, `subscribed`, and the non-empty data cells as a JSON object in header order (built as
+   * text: a third cheaper than json_build_object and json_strip_nulls). Answers the rows staged.
+   */
+  async stageCells(q: Q, id: string, columns: ImportColumns): Promise<number> {
+    const email = cell(columns.email);
+    const sub = columns.subscribed === null ? "null::boolean" : `lower(${cell(columns.subscribed)}) in (${SUBSCRIBED_WORDS.true.map(literal).join(", ")})`;
+    // each `"key":value` as JSON text, or null for an empty cell, which concat_ws leaves out
+    const members = columns.data.map(({ index }, i) => `$${i + 1}::text || to_json(nullif(${cell(index)}, ''))::text`);
+    const data = members.length === 0 ? "'{}'::text" : `'{' || concat_ws(',', ${members.join(", ")}) || '}'`;
     await q.unsafe(`drop table if exists ${staging(id)}`);
+    const made = await q.unsafe(
+      `create unlogged table ${staging(id)} as
+       select n + 1 as row_no, lower(${email}) as email_key, ${email} as email, ${sub} as subscribed, ${data} as data
+       from ${cellsTable(id)} where ${certainRow(columns)}`,
+      columns.data.map((d) => `${JSON.stringify(d.key)}:`),
+    );
+    return made.count;
+  },
+
+  /** The rows SQL could not stage, in file order, `rows` at a time: their row number and cells ("" for an empty one). */
+  async *uncertainCells(q: Q, id: string, columns: ImportColumns, rows: number): AsyncIterable<Array<{ row: number; fields: string[] }>> {
+    const fields = Array.from({ length: columns.count }, (_, i) => cell(i));
+    const cursor = q.unsafe<Array<Record<string, string | null> & { n: number }>>(
+      `select n, ${fields.join(", ")} from ${cellsTable(id)} where not ${certainRow(columns)} order by n`,
+    ).cursor(rows);
+    for await (const batch of cursor) yield batch.map((r) => ({ row: r.n + 1, fields: fields.map((f) => r[f] ?? "") }));
+  },
+
+  async dropCells(q: Q, id: string): Promise<void> {
+    await q.unsafe(`drop table if exists ${cellsTable(id)}`);
   },
 
   /** The staged rows of `(after, upto]` that no later row of the file supersedes (the last row wins). */

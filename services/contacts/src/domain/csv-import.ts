@@ -49,8 +49,10 @@ export function importColumns(header: string[]): ImportColumns | { error: string
 /** U+0000 and unpaired surrogates: PostgreSQL stores neither (text refuses NUL, jsonb both). */
 const UNSTORABLE = /\u0000|\p{Surrogate}/u;
 
-const TRUE = new Set(["true", "yes", "y", "1"]);
-const FALSE = new Set(["false", "no", "n", "0"]);
+/** What a `subscribed` cell may say, lowercased and trimmed. */
+export const SUBSCRIBED_WORDS = { true: ["true", "yes", "y", "1"], false: ["false", "no", "n", "0"] } as const;
+const TRUE = new Set<string>(SUBSCRIBED_WORDS.true);
+const FALSE = new Set<string>(SUBSCRIBED_WORDS.false);
 
 /** `subscribed` as a spreadsheet writes it; "" is not given. */
 export function parseSubscribed(cell: string): boolean | null | undefined {

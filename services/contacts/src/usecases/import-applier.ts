@@ -3,7 +3,7 @@ import { json, type Logger, outboxCopy, type Q, type Sql } from "@mailroom/kit";
 import { compileFilter } from "@mailroom/filters";
 import { batchMembersRepo } from "../db/batch-members-repo.js";
 import { confirmationsRepo } from "../db/confirmations-repo.js";
-import type { ContactRow } from "../db/contacts-repo.js";
+import { contactsRepo, type ContactRow } from "../db/contacts-repo.js";
 import { importsRepo } from "../db/imports-repo.js";
 import { locks } from "../db/members-repo.js";
 import { retryTransient } from "../db/retry.js";
@@ -55,8 +55,14 @@ export interface StagedRow {
   data: ContactDataInput;
 }
 
-/** Thrown when a concurrent write created one of the batch's addresses first: the batch runs again. */
-const raced = () => Object.assign(new Error("a contact of the batch was created concurrently"), { code: "40001" });
+/**
+ * A concurrent write created one of the batch's addresses first (the insert's unique_violation):
+ * thrown as a serialization failure, so the batch runs again and finds that contact.
+ */
+function racedOnDuplicate(err: unknown): never {
+  if ((err as { code?: string })?.code !== "23505") throw err;
+  throw Object.assign(new Error("a contact of the batch was created concurrently"), { code: "40001", cause: err });
+}
 
 /**
  * Applies one batch of staged rows in one transaction, set-based: the existing contacts of the batch
@@ -183,16 +189,7 @@ export class ImportApplier {
         result.failed.push({ row: r.row, message: err.message });
       }
     }
-    if (fresh.length > 0) {
-      const inserted = await tx`
-        insert into contacts (id, project_id, email, subscribed, data, topics, created_at, updated_at)
-        select id, project_id, email, subscribed, data, topics, created_at, updated_at
-        from jsonb_to_recordset(${json(fresh)}::jsonb)
-          as v(id uuid, project_id uuid, email text, subscribed boolean, data jsonb, topics jsonb, created_at timestamptz, updated_at timestamptz)
-        order by lower(email)
-        on conflict (project_id, lower(email)) do nothing returning id`;
-      if (inserted.count !== fresh.length) throw raced();
-    }
+    await contactsRepo.insertNew(tx, projectId, now, fresh).catch(racedOnDuplicate);
     if (changed.length > 0) {
       const rows = changed.map((c) => ({ id: c.id, subscribed: c.subscribed, data: c.data, topics: c.topics, updated_at: c.updated_at }));
       await tx`

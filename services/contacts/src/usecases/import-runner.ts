@@ -115,12 +115,7 @@ export class ImportRunner {
   /** Loads the upload into staging; the row errors so far, or null when the import is over (FAILED). */
   private async load(job: ImportRow): Promise<ImportRowError[] | null> {
     await importsRepo.startLoading(this.sql, job.id);
-    const source = await this.blobs.readStream(job.blob);
-    if (!source) {
-      await importsRepo.finish(this.sql, job.id, "FAILED", [{ row: 1, message: "the upload expired before the import could read it; upload the file again" }]);
-      return null;
-    }
-    const result = await loadImport(this.sql, job.id, source, this.stopping.signal);
+    const result = await loadImport(this.sql, job.id, () => this.blobs.readStream(job.blob), this.stopping.signal);
     if (!result.ok) {
       await importsRepo.dropStaging(this.sql, job.id);
       await importsRepo.finish(this.sql, job.id, "FAILED", [{ row: 1, message: result.error }]);
