@@ -20,7 +20,8 @@ describe(`kill -9 of contacts during a ${ROWS}-row CSV import`, () => {
   let db: postgres.Sql;
   beforeAll(async () => {
     rig = await startRig({
-      services: ["gateway", "contacts"],
+      // sending answers the double opt-in setting an import is made with
+      services: ["gateway", "contacts", "sending"],
       serviceEnv: { contacts: { IMPORT_BATCH_ROWS: String(BATCH), IMPORT_LEASE_MS: "2000" } },
     });
     const url = new URL(rig.platform.env.DATABASE_URL!);
