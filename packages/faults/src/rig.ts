@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import postgres from "postgres";
 import type { ServiceName } from "@mailroom/contracts";
 import { startMailbox, type Mailbox } from "@mailroom/devmailbox";
 import { DATABASE_URL, NATS_URL, Platform, REDIS_URL, apiClient, type ApiClient } from "@mailroom/testkit";
@@ -79,4 +80,11 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
 /** SIGKILL (or another signal) to every replica of a service, waiting until they are gone. */
 export async function killService(platform: Platform, name: ServiceName, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
   await platform.stopService(name, signal);
+}
+
+/** A connection to one service's own database of the rig, for what a test checks beneath the API. */
+export function serviceDb(rig: Rig, service: ServiceName): postgres.Sql {
+  const url = new URL(rig.platform.env.DATABASE_URL!);
+  url.pathname = `/${rig.platform.prefix}_${service}`;
+  return postgres(url.toString(), { max: 1, onnotice: () => undefined });
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "@mailroom/testkit";
-import { killService, startRig, type Rig } from "../src/index.js";
+import { killService, serviceDb, startRig, type Rig } from "../src/index.js";
 
 /**
  * Double opt-in confirmations of a CSV import while the sending service is down: they are recorded
@@ -17,9 +17,7 @@ describe("double opt-in confirmations of an import while sending is down", () =>
       services: ["gateway", "contacts", "sending"],
       serviceEnv: { contacts: { CONFIRMATION_RETRY_MS: "1500", IMPORT_BATCH_ROWS: "1000" } },
     });
-    const url = new URL(rig.platform.env.DATABASE_URL!);
-    url.pathname = `/${rig.platform.prefix}_contacts`;
-    db = postgres(url.toString(), { max: 1, onnotice: () => undefined });
+    db = serviceDb(rig, "contacts");
   });
   afterAll(async () => {
     await db?.end({ timeout: 1 });

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "@mailroom/testkit";
-import { killService, startRig, type Rig } from "../src/index.js";
+import { killService, serviceDb, startRig, type Rig } from "../src/index.js";
 import { scaled } from "./scale.js";
 
 const ROWS = scaled(30_000);
@@ -24,9 +24,7 @@ describe(`kill -9 of contacts during a ${ROWS}-row CSV import`, () => {
       services: ["gateway", "contacts", "sending"],
       serviceEnv: { contacts: { IMPORT_BATCH_ROWS: String(BATCH), IMPORT_LEASE_MS: "2000" } },
     });
-    const url = new URL(rig.platform.env.DATABASE_URL!);
-    url.pathname = `/${rig.platform.prefix}_contacts`;
-    db = postgres(url.toString(), { max: 1, onnotice: () => undefined });
+    db = serviceDb(rig, "contacts");
   });
   afterAll(async () => {
     await db?.end({ timeout: 1 });
