@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { INITIAL_SUBSCRIBED, initialSubscription, transition } from "./subscription.js";
+import { INITIAL_SUBSCRIBED, asksToSubscribe, initialSubscription, transition } from "./subscription.js";
 import { emailActivityOf } from "./email-activity.js";
 
 describe("initial value of a new contact", () => {
@@ -35,6 +35,23 @@ describe("transitions of an existing contact", () => {
     expect(transition(false, true, "secret")).toEqual({ subscribed: true, event: "contact.subscribed" });
   });
 
+});
+
+describe("what asks for a double opt-in confirmation", () => {
+  it("a new contact unless the write says subscribed: false or its entry point creates it unsubscribed", () => {
+    expect(asksToSubscribe(undefined, undefined, "api")).toBe(true);
+    expect(asksToSubscribe(undefined, undefined, "track")).toBe(true);
+    expect(asksToSubscribe(undefined, true, "track")).toBe(true);
+    expect(asksToSubscribe(undefined, false, "api")).toBe(false);
+    expect(asksToSubscribe(undefined, undefined, "send")).toBe(false);
+  });
+
+  it("an unsubscribed contact only when the write says subscribed: true; a subscribed one never", () => {
+    expect(asksToSubscribe(false, true, "api")).toBe(true);
+    expect(asksToSubscribe(false, undefined, "api")).toBe(false);
+    expect(asksToSubscribe(false, false, "track")).toBe(false);
+    expect(asksToSubscribe(true, true, "api")).toBe(false);
+  });
 });
 
 describe("email events", () => {

@@ -12,6 +12,16 @@ export function initialSubscription(entry: EntryPoint, given: boolean | undefine
   return given ?? INITIAL_SUBSCRIBED[entry];
 }
 
+/**
+ * Double opt-in (decisions.md §14): whether a write asks to subscribe someone who is not subscribed,
+ * so that they get a confirmation link instead. `current` is the contact's value, undefined for a
+ * contact the write creates (which then asks unless it says `subscribed: false`, or its entry point
+ * creates contacts unsubscribed).
+ */
+export function asksToSubscribe(current: boolean | undefined, given: boolean | undefined, entry: EntryPoint): boolean {
+  return current === undefined ? initialSubscription(entry, given) : !current && given === true;
+}
+
 export interface SubscriptionTransition {
   subscribed: boolean;
   /** Emitted only when the value actually changes. */

@@ -4,7 +4,7 @@ import { contactsRepo, createOrReadManyStatement, readCreatedOrRead, type Contac
 import { type EventRow, eventsRepo } from "../db/events-repo.js";
 import { locks, membersRepo, projectsSharedStatement } from "../db/members-repo.js";
 import type { DataOutcome, EntryPoint } from "../domain/data-rules.js";
-import type { Caller, SubscriptionVia, UnsubscribeReason } from "../domain/subscription.js";
+import { asksToSubscribe, type Caller, type SubscriptionVia, type UnsubscribeReason } from "../domain/subscription.js";
 import { unknownTopicProblems, type TopicCatalog } from "../domain/topics.js";
 import type { DoubleOptInGate } from "./double-opt-in.js";
 import type { Outgoing } from "./outgoing.js";
@@ -262,7 +262,7 @@ export class ContactsService {
     const confirmFirst = input.caller === "public" && input.subscribed !== false && (await this.optIn.enabled(projectId));
     let written: { row: ContactRow; created: boolean } | undefined;
     const result = await this.trackWrite(projectId, { ...input, confirmFirst }, (row, created) => (written = { row, created }));
-    if (confirmFirst && written && !written.row.subscribed && (written.created || input.subscribed === true)) {
+    if (confirmFirst && written && asksToSubscribe(written.created ? undefined : written.row.subscribed, input.subscribed, "track")) {
       await this.optIn.confirm(written.row, result.event);
     }
     return result;

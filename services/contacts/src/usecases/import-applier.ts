@@ -9,7 +9,7 @@ import { locks } from "../db/members-repo.js";
 import { retryTransient } from "../db/retry.js";
 import { segmentsRepo, toSegmentDef, type SegmentRow } from "../db/segments-repo.js";
 import { SegmentGraph, timeSensitivity } from "../domain/segment-graph.js";
-import { initialSubscription } from "../domain/subscription.js";
+import { asksToSubscribe } from "../domain/subscription.js";
 import type { TopicCatalog } from "../domain/topics.js";
 import { confirmationKey } from "./confirmation-mailer.js";
 import { Outgoing } from "./outgoing.js";
@@ -40,11 +40,10 @@ interface RowRules {
   doubleOptIn: boolean;
 }
 
-/** A contact the batch writes: the row as it will be, whether it is new, and what of it changed (filter fields). */
+/** A contact the batch writes: the row as it will be, and whether it is new. */
 interface Written {
   row: ContactRow;
   isNew: boolean;
-  changed: string[];
 }
 
 /** A staged row as a batch applies it. */
@@ -167,21 +166,21 @@ export class ImportApplier {
       const current = byKey.get(r.email.toLowerCase());
       try {
         if (!current) {
-          const confirmFirst = rules.doubleOptIn && initialSubscription("api", r.subscribed);
+          const confirmFirst = rules.doubleOptIn && asksToSubscribe(undefined, r.subscribed, "api");
           const created = freshContact(projectId, { email: r.email, ...input, confirmFirst }, "api", now);
           if (confirmFirst) confirm.push(created.row);
           fresh.push(created.row);
-          written.set(created.row.id, { row: created.row, isNew: true, changed: created.changed });
+          written.set(created.row.id, { row: created.row, isNew: true });
           result.created++;
           continue;
         }
         result.updated++;
         const { outcome, sub, topics, changed: fields } = contactChanges(current, input, "api");
-        if (rules.doubleOptIn && !current.subscribed && r.subscribed === true) confirm.push(current);
+        if (rules.doubleOptIn && asksToSubscribe(current.subscribed, r.subscribed, "api")) confirm.push(current);
         if (fields.length === 0) continue;
         const row: ContactRow = { ...current, subscribed: sub.subscribed, data: outcome.stored, topics: topics.stored, updated_at: now };
         changed.push(row);
-        written.set(row.id, { row, isNew: false, changed: fields });
+        written.set(row.id, { row, isNew: false });
         if (sub.event) out.subscription(row, sub.event, now);
         for (const flip of topics.flips) out.topic(row, flip, flip.subscribed, now);
       } catch (err) {
