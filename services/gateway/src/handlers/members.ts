@@ -55,7 +55,7 @@ export function memberHandlers(deps: MemberDeps): Record<string, AccountHandler>
       const invitation = await invitationsRepo.create(deps.sql, { projectId: id, email, role, tokenHash: hashKey(token), invitedBy: req.session!.userId, ttlMs: deps.invitationTtlMs });
       const [inviter, projectName] = await Promise.all([usersRepo.get(deps.sql, req.session!.userId), keysRepo.projectName(deps.sql, id)]);
       const link = new URL(`/app/invite?token=${encodeURIComponent(token)}`, deps.publicUrl).toString();
-      const content = invitationEmail({ projectName: projectName ?? "a project", inviter: inviter?.name || inviter?.email || "Someone", role, link });
+      const content = invitationEmail({ projectName: projectName ?? "a project", inviter: inviter?.name || inviter?.email || "Someone", role, link, ttlMs: deps.invitationTtlMs });
       try {
         await deps.rpc.call(sendingRpc.systemEmail, { projectId: id, idempotencyKey: `invitation:${invitation.userId}`, to: email, ...content });
       } catch (err) {

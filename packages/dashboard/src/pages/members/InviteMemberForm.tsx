@@ -7,7 +7,7 @@ import { useCurrentProject } from "../../api/session";
 import { showFormError } from "../../components/errors";
 import { ROLE_OPTIONS } from "./roles";
 
-/** An invitation by email: the link arrives from Mailroom itself and works for 7 days. */
+/** An invitation by email: the link arrives from Mailroom itself and works for the gateway's INVITATION_TTL_MS (7 days by default). */
 export function InviteMemberForm() {
   const project = useCurrentProject();
   const invite = useInviteMemberMutation();
