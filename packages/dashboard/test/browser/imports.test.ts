@@ -91,6 +91,9 @@ describe("the contact import wizard and export", () => {
     const context = await signedInContext(browser, platform.url, user);
     const page = await context.newPage();
     await page.goto(`${platform.url}/app/contacts/import`);
+    // Without a subscribed column, the preview says the new contacts are asked, not subscribed.
+    await page.getByLabel("CSV file").setInputFiles({ name: "plain.csv", mimeType: "text/csv", buffer: Buffer.from(`email\n${asks}\n`) });
+    await page.getByText(/^No subscribed column: new contacts are sent a confirmation email and subscribed once they confirm/).waitFor();
     await page.getByLabel("CSV file").setInputFiles({ name: "list.csv", mimeType: "text/csv", buffer: Buffer.from(`email,subscribed\n${asks},\n${declines},no\n`) });
     await page.getByRole("alert").filter({ hasText: "Double opt-in is on" }).waitFor();
     await page.getByRole("textbox", { name: "Topics" }).or(page.getByRole("combobox", { name: "Topics" })).click();

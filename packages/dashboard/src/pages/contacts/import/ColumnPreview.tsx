@@ -6,8 +6,11 @@ const ROLE_LABEL = { email: "email", subscribed: "subscribed", data: "data" } as
 // The colours of the contact list's badges, which pass the contrast check.
 const ROLE_COLOR = { email: "blue", subscribed: "blue", data: "gray" } as const;
 
-/** The file's header and first rows, each column marked with where it goes. */
-export function ColumnPreview({ preview }: { preview: FilePreview }) {
+/**
+ * The file's header and first rows, each column marked with where it goes. With double opt-in on,
+ * a new contact is asked to confirm instead of being subscribed, and the sentence says so.
+ */
+export function ColumnPreview({ preview, doubleOptIn }: { preview: FilePreview; doubleOptIn: boolean }) {
   const { columns } = preview.plan;
   const named = (role: ColumnRole["kind"]) => columns.filter((c) => c.role.kind === role).map((c) => `“${c.name}”`);
   const email = named("email")[0];
@@ -20,7 +23,9 @@ export function ColumnPreview({ preview }: { preview: FilePreview }) {
         <List.Item>
           {subscribed
             ? `Subscription: column ${subscribed} (true/false, yes/no or 1/0; empty leaves it as it is).`
-            : "No subscribed column: new contacts are subscribed, existing contacts keep their subscription."}
+            : doubleOptIn
+              ? "No subscribed column: new contacts are sent a confirmation email and subscribed once they confirm; existing contacts keep their subscription."
+              : "No subscribed column: new contacts are subscribed, existing contacts keep their subscription."}
         </List.Item>
         <List.Item>
           {data.length ? `Stored in each contact's data, under the column's name: ${data.join(", ")}.` : "No other column, so no data is stored."}

@@ -26,6 +26,7 @@ export default function ImportWizard() {
   const [picked, setPicked] = useState<Picked | null>(null);
   const [reading, setReading] = useState(false);
   const [topics, setTopics] = useState<string[]>([]);
+  const doubleOptIn = useSendingSettings().data?.doubleOptIn.enabled === true;
   // A second file picked while the first is still read wins; the first's late preview is dropped.
   const latest = useRef<File | null>(null);
 
@@ -74,11 +75,11 @@ export default function ImportWizard() {
                   {picked.problem}
                 </Alert>
               )}
-              {picked.preview && <ColumnPreview preview={picked.preview} />}
+              {picked.preview && <ColumnPreview preview={picked.preview} doubleOptIn={doubleOptIn} />}
               {!picked.problem && (
                 <>
                   <Title order={3}>3. Import</Title>
-                  <ImportOptions topics={topics} onTopics={setTopics} />
+                  <ImportOptions topics={topics} onTopics={setTopics} doubleOptIn={doubleOptIn} />
                   {failed && (
                     <Alert color="red" title={failed.title} role="alert">
                       {failed.message}
@@ -103,9 +104,8 @@ export default function ImportWizard() {
  * What applies to every row besides the file: the topics to opt them into (when the project has
  * any), and a word on double opt-in when it is on, since the import then subscribes nobody itself.
  */
-function ImportOptions({ topics, onTopics }: { topics: string[]; onTopics: (ids: string[]) => void }) {
+function ImportOptions({ topics, onTopics, doubleOptIn }: { topics: string[]; onTopics: (ids: string[]) => void; doubleOptIn: boolean }) {
   const catalog = useTopics().data ?? [];
-  const doubleOptIn = useSendingSettings().data?.doubleOptIn.enabled === true;
   return (
     <>
       {catalog.length > 0 && (
