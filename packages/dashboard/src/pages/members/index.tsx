@@ -31,7 +31,13 @@ export default function MembersPage() {
     removing &&
     remove.mutate(
       { params: { id: project?.id ?? "", userId: removing.userId } },
-      { onSuccess: () => setRemoving(null), onError: (err) => (setRemoving(null), notifyError(err)) },
+      {
+        onSuccess: () => setRemoving(null),
+        onError: (err) => {
+          setRemoving(null);
+          notifyError(err);
+        },
+      },
     );
 
   return (
