@@ -44,6 +44,20 @@ describe("accessibility of every dashboard page", () => {
     await context.close();
   });
 
+  it("fits a phone's width on every page: wide tables scroll in their own box, the page never scrolls sideways", async () => {
+    const context = await signedInContext(browser, platform.url, owner, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    const wide: Record<string, number> = {};
+    for (const { name, path } of DASHBOARD_PAGES) {
+      await page.goto(path(data));
+      await pageRendered(page);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      if (overflow > 0) wide[name] = overflow;
+    }
+    expect(wide).toEqual({});
+    await context.close();
+  });
+
   it("signs in with the keyboard alone and reaches every navbar link with Tab", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
