@@ -16,7 +16,7 @@ beforeAll(async () => {
   platform = new Platform({
     services: ["gateway", "sending"],
     env: { SMTP_URL: mailbox.smtpUrl, SESSION_CACHE_MS: "0", LOGIN_MAX_FAILURES_PER_CLIENT: "1000" },
-    serviceEnv: { sending: { SYSTEM_FROM: "invites@mailroom.test" } },
+    serviceEnv: { sending: { SYSTEM_FROM: "invites@mailroom.test" }, gateway: { INVITATION_TTL_MS: String(2 * 86_400_000) } },
   });
   await platform.start();
   project = await platform.createProject("Acme <b>& co</b>");
@@ -53,6 +53,7 @@ describe("invitations", () => {
     expect(message.html).toContain("Acme &#60;b&#62;&#38; co&#60;/b&#62;");
     expect(message.html).not.toContain("<b>& co</b>");
     expect(message.subject).toContain("Acme <b>& co</b>");
+    expect(message.html).toContain("works once and for 2 days"); // INVITATION_TTL_MS, as configured
     expect(JSON.stringify(message)).toContain(`${new URL(platform.url).origin}/app/invite?token=`);
 
     const api = apiClient(platform.url);
