@@ -7,11 +7,11 @@ import { startMailbox } from "@mailroom/devmailbox";
 import { DATABASE_URL, Platform, apiClient, sinkMessages, sleep, waitFor, type ApiResponse } from "@mailroom/testkit";
 
 /**
- * Idempotency-Key when the answer is lost (decisions.md §3): a /v1/send whose gateway gave up
- * waiting, or died, may still be finishing in the sending service. A retry with the same key must
- * end with the one email of the first attempt, and a dead gateway's claim must not hold the key.
- * The sending service is slowed by holding a lock on its emails table, so a send waits at the
- * statement that queues it.
+ * Idempotency-Key when the answer is lost (decisions.md §3): a request whose gateway gave up
+ * waiting, or died, may still be finishing in its service. A retry with the same key must end with
+ * the one email (event, execution) of the first attempt, and a dead gateway's claim must not hold
+ * the key. A service is slowed by holding a lock on the table its write goes to, so the write waits
+ * at its statement.
  */
 const TIMEOUT_MS = 2000;
 const HOLD_MS = 1000;
@@ -19,12 +19,14 @@ let mailbox: Awaited<ReturnType<typeof startMailbox>>;
 let platform: Platform;
 let api: ReturnType<typeof apiClient>;
 let sending: postgres.Sql;
+let contacts: postgres.Sql;
+let workflows: postgres.Sql;
 let domain: string;
 
 beforeAll(async () => {
   mailbox = await startMailbox({ smtpPort: 0, httpPort: 0 });
   platform = new Platform({
-    services: ["gateway", "contacts", "sending"],
+    services: ["gateway", "contacts", "sending", "workflows"],
     env: { SMTP_URL: mailbox.smtpUrl, ROUTE_TIMEOUT_MAX_MS: String(TIMEOUT_MS), IDEMPOTENCY_RETRY_AFTER_MS: String(HOLD_MS) },
   });
   await platform.start();
@@ -32,30 +34,66 @@ beforeAll(async () => {
   domain = `retry-${randomBytes(4).toString("hex")}.example`;
   await platform.cli(["domains", "verify", "--project", project.id, "--domain", domain]);
   api = apiClient(platform.url, project.secretKey);
-  sending = postgres(serviceDatabaseUrl(DATABASE_URL, platform.prefix, "sending"), { max: 2, onnotice: () => undefined });
+  const db = (service: string) => postgres(serviceDatabaseUrl(DATABASE_URL, platform.prefix, service), { max: 2, onnotice: () => undefined });
+  [sending, contacts, workflows] = [db("sending"), db("contacts"), db("workflows")];
 });
 afterAll(async () => {
-  await sending?.end();
+  await Promise.all([sending?.end(), contacts?.end(), workflows?.end()]);
   await platform?.destroy();
   await mailbox?.stop();
 });
 
-/** Holds a lock that makes every insert into the sending service's emails table wait. */
-async function lockEmails() {
-  const conn = await sending.reserve();
+/** Holds a lock that makes every insert into `table` of a service's database wait. */
+async function lockTable(db: postgres.Sql, table: string) {
+  const conn = await db.reserve();
   await conn`begin`;
-  await conn`lock table emails in share mode`;
+  await conn`lock table ${conn(table)} in share mode`;
   return async () => {
     await conn`rollback`;
     conn.release();
   };
 }
+const lockEmails = () => lockTable(sending, "emails");
 
 /** Statements of the sending service waiting for that lock. */
 async function waitingInserts(): Promise<number> {
   const [row] = await sending<{ n: number }[]>`
     select count(*)::int as n from pg_locks where not granted and relation = 'emails'::regclass`;
   return row!.n;
+}
+
+/** The service's statements writing to `table` that are still under way: `waiting` those held by a lock. */
+async function writesTo(db: postgres.Sql, table: string, waiting = false): Promise<number> {
+  const [row] = await db<{ n: number }[]>`
+    select count(*)::int as n from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'
+      and query ilike ${`%insert into ${table} %`} and (not ${waiting} or wait_event_type = 'Lock')`;
+  return row!.n;
+}
+
+/**
+ * A request sent with `key` while `table` is locked: the first attempt times out (503), a retry
+ * once the key's hold ends times out too, both waiting in the service; then the lock goes and the
+ * client retries until it has an answer, which a further retry replays.
+ */
+async function lostAnswerThenRetried(db: postgres.Sql, table: string, send: () => Promise<ApiResponse>): Promise<ApiResponse> {
+  const unlock = await lockTable(db, table);
+  try {
+    expect((await send()).status).toBe(503);
+    const early = await send();
+    expect(early.status).toBe(409);
+    await sleep(Number(early.headers.get("retry-after")) * 1000);
+    expect((await send()).status).toBe(503);
+    // both attempts wait in the service: on the lock, or on the row the other wrote first
+    expect(await writesTo(db, table, true)).toBe(2);
+  } finally {
+    await unlock();
+  }
+  const done = await retryUntilDone(send);
+  const again = await send();
+  expect(again.headers.get("idempotent-replayed")).toBe("true");
+  expect(again.body).toEqual(done.body);
+  return done;
 }
 
 function sendTo(to: string, key: string) {
@@ -145,5 +183,35 @@ describe("a /v1/send retried with the same Idempotency-Key", () => {
     expect(done.status).toBe(200);
     expect(done.body.data.emails[0].contact.email).toBe(to);
     await expectOneEmail(to, done.body.data.emails[0].email);
+  });
+});
+
+describe("a /v1/track retried with the same Idempotency-Key", () => {
+  it("records the event once when the first attempt timed out at the gateway but finished in contacts", async () => {
+    const email = `track-${randomBytes(4).toString("hex")}@example.com`;
+    const key = `k-${randomBytes(6).toString("hex")}`;
+    const track = () => api.post("/v1/track", { email, event: "paid", data: { plan: "pro" } }, { "idempotency-key": key });
+    const done = await lostAnswerThenRetried(contacts, "contact_events", track);
+    expect(done.status).toBe(200);
+    await waitFor(async () => (await writesTo(contacts, "contact_events")) === 0, { what: "every attempt to end" });
+    const events = await api.get(`/contacts/${done.body.data.contact}/events`);
+    expect(events.body.data.map((e: { id: string; name: string }) => [e.id, e.name])).toEqual([[done.body.data.event, "paid"]]);
+  });
+});
+
+describe("a manual workflow start retried with the same Idempotency-Key", () => {
+  it("starts one execution when the first attempt timed out at the gateway but finished in workflows", async () => {
+    const contact = await api.post("/contacts", { email: `start-${randomBytes(4).toString("hex")}@example.com` });
+    // re-entry allowed, so nothing but the idempotency would stop a second execution
+    const workflow = await api.post("/workflows", { name: "Manual", eventName: "never", allowReentry: true });
+    expect((await api.post(`/workflows/${workflow.body.id}/steps`, { type: "EXIT", config: {} })).status).toBe(201);
+    expect((await api.patch(`/workflows/${workflow.body.id}`, { enabled: true, triggerType: "MANUAL" })).status).toBe(200);
+    const key = `k-${randomBytes(6).toString("hex")}`;
+    const start = () => api.post(`/workflows/${workflow.body.id}/executions`, { contactId: contact.body.id }, { "idempotency-key": key });
+    const done = await lostAnswerThenRetried(workflows, "executions", start);
+    expect(done.status).toBe(201);
+    await waitFor(async () => (await writesTo(workflows, "executions")) === 0, { what: "every attempt to end" });
+    const executions = await api.get(`/workflows/${workflow.body.id}/executions`);
+    expect(executions.body.data.map((e: { id: string }) => e.id)).toEqual([done.body.id]);
   });
 });

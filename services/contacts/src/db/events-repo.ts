@@ -34,6 +34,11 @@ export const eventsRepo = traced("EventsRepo", {
     return rows.length > 0;
   },
 
+  async get(q: Q, projectId: string, id: string): Promise<EventRow | null> {
+    const rows = await q<EventRow[]>`select * from contact_events where project_id = ${projectId} and id = ${id}`;
+    return rows[0] ?? null;
+  },
+
   /** Newest first, keyset by id (UUIDv7, so id order is creation order). */
   async listForContact(q: Q, projectId: string, contactId: string, opts: { beforeId?: string; limit: number }) {
     const before = opts.beforeId ? q`and id < ${opts.beforeId}` : q``;

@@ -38,6 +38,6 @@ export function registerContactRoutes(server: RpcServer, service: ContactsServic
     .route(routeOf(contactsRoutes, "contacts.eventNames"), async ({ projectId }) => ok({ data: await queries.eventNames(projectId) }))
     .route(routeOf(contactsRoutes, "contacts.track"), async ({ projectId, body, meta }) => {
       const caller = meta.keyKind === "public" ? "public" : "secret";
-      return ok({ success: true, data: await service.track(projectId, { ...body, caller }) });
+      return ok({ success: true, data: await service.track(projectId, { ...body, caller }, meta.idempotencyId) });
     });
 }

@@ -31,6 +31,11 @@ export interface UpsertInput {
   caller?: Caller;
 }
 
+/** A second attempt of one /v1/track (the same `idempotencyId`, so the same event id) found the first's event. */
+const isRecordedEvent = (err: unknown) =>
+  (err as { code?: string; constraint_name?: string })?.code === "23505" &&
+  (err as { constraint_name?: string }).constraint_name === "contact_events_pkey";
+
 const isEmailClash = (err: unknown) =>
   (err as { code?: string; constraint_name?: string })?.code === "23505" &&
   (err as { constraint_name?: string }).constraint_name === "contacts_project_email_uq";
@@ -254,23 +259,38 @@ export class ContactsService {
    * not create unsubscribed, or `subscribed: true` for an unsubscribed one) mails a confirmation
    * link instead, and the contact stays unsubscribed until it is clicked.
    */
-  async track(projectId: string, input: UpsertInput & { event: string }): Promise<TrackResult> {
+  async track(projectId: string, input: UpsertInput & { event: string }, idempotencyId?: string): Promise<TrackResult> {
     if (isReservedEventName(input.event)) {
       const message = `"${input.event}" is a reserved system event name and cannot be tracked`;
       throw AppError.validation(message, [{ path: "event", message: "reserved event name" }], "reserved_event");
     }
     const confirmFirst = input.caller === "public" && input.subscribed !== false && (await this.optIn.enabled(projectId));
+    // With an Idempotency-Key the gateway's claim id (a UUIDv7, the same on every attempt) is the
+    // event's id: an attempt after one whose answer was lost meets the first's event at its
+    // primary key, writes nothing (its whole statement or transaction fails) and answers as the first did.
+    const eventId = idempotencyId && isId(idempotencyId) ? idempotencyId : newId();
     let written: { row: ContactRow; created: boolean } | undefined;
-    const result = await this.trackWrite(projectId, { ...input, confirmFirst }, (row, created) => (written = { row, created }));
+    let result: TrackResult;
+    try {
+      result = await this.trackWrite(projectId, { ...input, confirmFirst }, eventId, (row, created) => (written = { row, created }));
+    } catch (err) {
+      const first = isRecordedEvent(err) ? await this.writer.run((tx) => eventsRepo.get(tx, projectId, eventId)) : null;
+      if (!first) throw err;
+      return { contact: first.contact_id, event: first.id, timestamp: first.created_at.toISOString() };
+    }
     if (confirmFirst && written && asksToSubscribe(written.created ? undefined : written.row.subscribed, input.subscribed, "track")) {
       await this.optIn.confirm(written.row, result.event);
     }
     return result;
   }
 
-  private async trackWrite(projectId: string, input: UpsertInput & { event: string }, seen: (row: ContactRow, created: boolean) => void): Promise<TrackResult> {
+  private async trackWrite(
+    projectId: string,
+    input: UpsertInput & { event: string },
+    id: string,
+    seen: (row: ContactRow, created: boolean) => void,
+  ): Promise<TrackResult> {
     const now = this.clock();
-    const id = newId();
     const answer = (contact: ContactRow, created = false): TrackResult => {
       seen(contact, created);
       return { contact: contact.id, event: id, timestamp: now.toISOString() };

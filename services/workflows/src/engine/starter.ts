@@ -10,6 +10,8 @@ export interface StartRequest {
   contactIds: string[];
   context: Record<string, unknown>;
   triggerKey: string | null;
+  /** The executions' ids, one per contact (a manual start's idempotency); new ones when absent. */
+  ids?: string[];
   /** Checked against the workflow row under its lock; false refuses the start. */
   accepts(w: WorkflowRow): boolean;
 }
@@ -39,7 +41,7 @@ export class Starter {
         allowReentry: w.allow_reentry,
         triggerStepId: w.trigger_step_id,
         firstStepId: w.first_step_id,
-        ids: req.contactIds.map(() => newId()),
+        ids: req.ids ?? req.contactIds.map(() => newId()),
         runIds: req.contactIds.map(() => newId()),
         nextRunIds: req.contactIds.map(() => newId()),
         contactIds: req.contactIds,

@@ -29,8 +29,8 @@ export function registerWorkflowRoutes(server: RpcServer, sql: Sql, editor: Edit
       await editor.deleteTransition(projectId, params.id, params.transitionId);
       return noContent;
     })
-    .route(routeOf(workflowsRoutes, "workflows.executions.start"), async ({ projectId, params, body }) =>
-      ok(await executions.start(projectId, params.id, body), 201),
+    .route(routeOf(workflowsRoutes, "workflows.executions.start"), async ({ projectId, params, body, meta }) =>
+      ok(await executions.start(projectId, params.id, body, meta.idempotencyId), 201),
     )
     .route(routeOf(workflowsRoutes, "workflows.executions.list"), async ({ projectId, params, query }) => ok(await executions.list(projectId, params.id, query)))
     .route(routeOf(workflowsRoutes, "workflows.executions.get"), async ({ projectId, params }) =>

@@ -33,8 +33,17 @@ export class Executions {
     return w;
   }
 
-  async start(projectId: string, workflowId: string, req: StartExecutionRequest) {
+  /**
+   * With an Idempotency-Key, the gateway's claim id (a UUIDv7, the same on every attempt) is the
+   * execution's id: an attempt after one whose answer was lost finds the first's execution and
+   * answers with it, and a twin running beside it loses at the primary key and does the same.
+   */
+  async start(projectId: string, workflowId: string, req: StartExecutionRequest, idempotencyId?: string) {
     await this.workflow(projectId, workflowId);
+    const id = idempotencyId && isId(idempotencyId) ? idempotencyId : undefined;
+    const startedBefore = async () => (id ? await executionsRepo.get(this.sql, projectId, workflowId, id) : null);
+    const before = await startedBefore();
+    if (before) return toExecution(before);
     const { contact } = await this.rpc.call(
       contactsRpc.get,
       req.contactId !== undefined ? { projectId, id: req.contactId } : { projectId, email: req.email! },
@@ -47,6 +56,7 @@ export class Executions {
       contactIds: [contact.id],
       context: { event: {}, ...req.context },
       triggerKey: null,
+      ...(id ? { ids: [id] } : {}),
       accepts: (w) => {
         disabled = !w.enabled;
         return w.enabled;
@@ -55,6 +65,8 @@ export class Executions {
     if (disabled) throw new AppError("INVALID_STATE", "The workflow is disabled; enable it first", { reason: "workflow_disabled" });
     const [execution] = started ?? [];
     if (!execution) {
+      const twin = await startedBefore();
+      if (twin) return toExecution(twin);
       throw new AppError("INVALID_STATE", "The contact already entered this workflow (allowReentry is false) or has an active execution of it", {
         reason: "not_entered",
       });
