@@ -215,3 +215,19 @@ describe("a manual workflow start retried with the same Idempotency-Key", () => 
     expect(executions.body.data.map((e: { id: string }) => e.id)).toEqual([done.body.id]);
   });
 });
+
+describe("a POST /contacts retried with the same Idempotency-Key", () => {
+  it("answers 201 with the contact the first attempt created, when that attempt timed out at the gateway", async () => {
+    const email = `create-${randomBytes(4).toString("hex")}@example.com`;
+    const key = `k-${randomBytes(6).toString("hex")}`;
+    const create = () => api.post("/contacts", { email, data: { plan: "pro" } }, { "idempotency-key": key });
+    const done = await lostAnswerThenRetried(contacts, "contacts", create);
+    expect(done.status).toBe(201);
+    expect(done.body).toMatchObject({ email, data: { plan: "pro" }, _meta: { isNew: true, isUpdate: false } });
+    await waitFor(async () => (await writesTo(contacts, "contacts")) === 0, { what: "every attempt to end" });
+    // the same address with another key is an update of that one contact
+    const later = await api.post("/contacts", { email }, { "idempotency-key": `${key}-2` });
+    expect(later.status).toBe(200);
+    expect(later.body).toMatchObject({ id: done.body.id, _meta: { isNew: false } });
+  });
+});

@@ -1,5 +1,5 @@
 import { AppError, contactsRoutes, type HttpReply, routeOf } from "@mailroom/contracts";
-import type { RpcServer } from "@mailroom/kit";
+import { isId, type RpcServer } from "@mailroom/kit";
 import { toContact } from "../db/contacts-repo.js";
 import type { ContactsService } from "../usecases/contacts-service.js";
 import type { ContactQueries } from "../usecases/queries.js";
@@ -11,9 +11,14 @@ const contactNotFound = () => AppError.notFound("Contact");
 export function registerContactRoutes(server: RpcServer, service: ContactsService, queries: ContactQueries): void {
   server
     .route(routeOf(contactsRoutes, "contacts.list"), async ({ projectId, query }) => ok(await queries.list(projectId, query)))
-    .route(routeOf(contactsRoutes, "contacts.create"), async ({ projectId, body }) => {
-      const r = await service.upsert(projectId, body, "api");
-      return ok({ ...toContact(r.row), _meta: { isNew: r.isNew, isUpdate: !r.isNew } }, r.isNew ? 201 : 200);
+    .route(routeOf(contactsRoutes, "contacts.create"), async ({ projectId, body, meta }) => {
+      // With an Idempotency-Key the gateway's claim id (the same on every attempt) is the id a new
+      // contact gets: a retry after a lost answer finds the contact its first attempt created and
+      // answers 201, as that attempt did.
+      const id = meta.idempotencyId && isId(meta.idempotencyId) ? meta.idempotencyId : undefined;
+      const r = await service.upsert(projectId, id ? { ...body, id } : body, "api");
+      const isNew = r.isNew || r.row.id === id;
+      return ok({ ...toContact(r.row), _meta: { isNew, isUpdate: !isNew } }, isNew ? 201 : 200);
     })
     .route(routeOf(contactsRoutes, "contacts.read"), async ({ projectId, params }) => {
       const contact = await queries.get(projectId, params.id);

@@ -19,6 +19,8 @@ interface FreshCall {
 }
 
 export interface UpsertInput {
+  /** The id a new contact gets; a fresh one when absent. */
+  id?: string;
   email: string;
   subscribed?: boolean;
   data?: ContactDataInput;

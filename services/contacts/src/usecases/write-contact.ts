@@ -79,7 +79,7 @@ export function freshContact(projectId: string, input: FreshInput, entry: EntryP
   const outcome = applyContactData({}, input.data, entry);
   const topics = applyTopics({}, input.topics, input.catalog ?? NO_TOPICS);
   const row: ContactRow = {
-    id: newId(),
+    id: input.id ?? newId(),
     project_id: projectId,
     email: input.email,
     // double opt-in: the contact is subscribed by its confirmation click, not by this call
@@ -93,6 +93,8 @@ export function freshContact(projectId: string, input: FreshInput, entry: EntryP
 }
 
 export interface FreshInput {
+  /** The id a new contact gets (a POST /contacts's idempotency); a fresh one when absent. */
+  id?: string;
   email: string;
   subscribed?: boolean;
   data?: ContactDataInput;
