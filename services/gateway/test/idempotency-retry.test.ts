@@ -21,12 +21,13 @@ let api: ReturnType<typeof apiClient>;
 let sending: postgres.Sql;
 let contacts: postgres.Sql;
 let workflows: postgres.Sql;
+let campaigns: postgres.Sql;
 let domain: string;
 
 beforeAll(async () => {
   mailbox = await startMailbox({ smtpPort: 0, httpPort: 0 });
   platform = new Platform({
-    services: ["gateway", "contacts", "sending", "workflows"],
+    services: ["gateway", "contacts", "sending", "workflows", "campaigns"],
     env: { SMTP_URL: mailbox.smtpUrl, ROUTE_TIMEOUT_MAX_MS: String(TIMEOUT_MS), IDEMPOTENCY_RETRY_AFTER_MS: String(HOLD_MS) },
   });
   await platform.start();
@@ -35,10 +36,10 @@ beforeAll(async () => {
   await platform.cli(["domains", "verify", "--project", project.id, "--domain", domain]);
   api = apiClient(platform.url, project.secretKey);
   const db = (service: string) => postgres(serviceDatabaseUrl(DATABASE_URL, platform.prefix, service), { max: 2, onnotice: () => undefined });
-  [sending, contacts, workflows] = [db("sending"), db("contacts"), db("workflows")];
+  [sending, contacts, workflows, campaigns] = [db("sending"), db("contacts"), db("workflows"), db("campaigns")];
 });
 afterAll(async () => {
-  await Promise.all([sending?.end(), contacts?.end(), workflows?.end()]);
+  await Promise.all([sending?.end(), contacts?.end(), workflows?.end(), campaigns?.end()]);
   await platform?.destroy();
   await mailbox?.stop();
 });
@@ -62,12 +63,12 @@ async function waitingInserts(): Promise<number> {
   return row!.n;
 }
 
-/** The service's statements writing to `table` that are still under way: `waiting` those held by a lock. */
-async function writesTo(db: postgres.Sql, table: string, waiting = false): Promise<number> {
+/** The service's statements that contain `statement` and are still under way: `waiting` those held by a lock. */
+async function writesTo(db: postgres.Sql, statement: string, waiting = false): Promise<number> {
   const [row] = await db<{ n: number }[]>`
     select count(*)::int as n from pg_stat_activity
     where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'
-      and query ilike ${`%insert into ${table} %`} and (not ${waiting} or wait_event_type = 'Lock')`;
+      and query ilike ${`%${statement}%`} and (not ${waiting} or wait_event_type = 'Lock')`;
   return row!.n;
 }
 
@@ -76,7 +77,7 @@ async function writesTo(db: postgres.Sql, table: string, waiting = false): Promi
  * once the key's hold ends times out too, both waiting in the service; then the lock goes and the
  * client retries until it has an answer, which a further retry replays.
  */
-async function lostAnswerThenRetried(db: postgres.Sql, table: string, send: () => Promise<ApiResponse>): Promise<ApiResponse> {
+async function lostAnswerThenRetried(db: postgres.Sql, table: string, statement: string, send: () => Promise<ApiResponse>): Promise<ApiResponse> {
   const unlock = await lockTable(db, table);
   try {
     expect((await send()).status).toBe(503);
@@ -85,7 +86,7 @@ async function lostAnswerThenRetried(db: postgres.Sql, table: string, send: () =
     await sleep(Number(early.headers.get("retry-after")) * 1000);
     expect((await send()).status).toBe(503);
     // both attempts wait in the service: on the lock, or on the row the other wrote first
-    expect(await writesTo(db, table, true)).toBe(2);
+    expect(await writesTo(db, statement, true)).toBe(2);
   } finally {
     await unlock();
   }
@@ -191,9 +192,9 @@ describe("a /v1/track retried with the same Idempotency-Key", () => {
     const email = `track-${randomBytes(4).toString("hex")}@example.com`;
     const key = `k-${randomBytes(6).toString("hex")}`;
     const track = () => api.post("/v1/track", { email, event: "paid", data: { plan: "pro" } }, { "idempotency-key": key });
-    const done = await lostAnswerThenRetried(contacts, "contact_events", track);
+    const done = await lostAnswerThenRetried(contacts, "contact_events", "insert into contact_events ", track);
     expect(done.status).toBe(200);
-    await waitFor(async () => (await writesTo(contacts, "contact_events")) === 0, { what: "every attempt to end" });
+    await waitFor(async () => (await writesTo(contacts, "insert into contact_events ")) === 0, { what: "every attempt to end" });
     const events = await api.get(`/contacts/${done.body.data.contact}/events`);
     expect(events.body.data.map((e: { id: string; name: string }) => [e.id, e.name])).toEqual([[done.body.data.event, "paid"]]);
   });
@@ -208,9 +209,9 @@ describe("a manual workflow start retried with the same Idempotency-Key", () => 
     expect((await api.patch(`/workflows/${workflow.body.id}`, { enabled: true, triggerType: "MANUAL" })).status).toBe(200);
     const key = `k-${randomBytes(6).toString("hex")}`;
     const start = () => api.post(`/workflows/${workflow.body.id}/executions`, { contactId: contact.body.id }, { "idempotency-key": key });
-    const done = await lostAnswerThenRetried(workflows, "executions", start);
+    const done = await lostAnswerThenRetried(workflows, "executions", "insert into executions ", start);
     expect(done.status).toBe(201);
-    await waitFor(async () => (await writesTo(workflows, "executions")) === 0, { what: "every attempt to end" });
+    await waitFor(async () => (await writesTo(workflows, "insert into executions ")) === 0, { what: "every attempt to end" });
     const executions = await api.get(`/workflows/${workflow.body.id}/executions`);
     expect(executions.body.data.map((e: { id: string }) => e.id)).toEqual([done.body.id]);
   });
@@ -221,13 +222,31 @@ describe("a POST /contacts retried with the same Idempotency-Key", () => {
     const email = `create-${randomBytes(4).toString("hex")}@example.com`;
     const key = `k-${randomBytes(6).toString("hex")}`;
     const create = () => api.post("/contacts", { email, data: { plan: "pro" } }, { "idempotency-key": key });
-    const done = await lostAnswerThenRetried(contacts, "contacts", create);
+    const done = await lostAnswerThenRetried(contacts, "contacts", "insert into contacts ", create);
     expect(done.status).toBe(201);
     expect(done.body).toMatchObject({ email, data: { plan: "pro" }, _meta: { isNew: true, isUpdate: false } });
-    await waitFor(async () => (await writesTo(contacts, "contacts")) === 0, { what: "every attempt to end" });
+    await waitFor(async () => (await writesTo(contacts, "insert into contacts ")) === 0, { what: "every attempt to end" });
     // the same address with another key is an update of that one contact
     const later = await api.post("/contacts", { email }, { "idempotency-key": `${key}-2` });
     expect(later.status).toBe(200);
     expect(later.body).toMatchObject({ id: done.body.id, _meta: { isNew: false } });
+  });
+});
+
+describe("a campaign send retried with the same Idempotency-Key", () => {
+  it("answers with the campaign the first attempt started, when that attempt timed out at the gateway", async () => {
+    await api.post("/contacts", { email: `reader-${randomBytes(4).toString("hex")}@example.com` });
+    const campaign = await api.post("/campaigns", { name: "Once", subject: "Once", body: "<p>once</p>", from: `hello@${domain}`, audienceType: "ALL" });
+    expect(campaign.status).toBe(200);
+    const id = campaign.body.data.id;
+    const key = `k-${randomBytes(6).toString("hex")}`;
+    const send = () => api.post(`/campaigns/${id}/send`, {}, { "idempotency-key": key });
+    const done = await lostAnswerThenRetried(campaigns, "campaigns", "send_request_id = ", send);
+    expect(done.status).toBe(200);
+    expect(done.body.data).toMatchObject({ id });
+    expect(["SENDING", "SENT"]).toContain(done.body.data.status);
+    // a new request (another key) to send it again is refused: it was sent once
+    const again = await api.post(`/campaigns/${id}/send`, {}, { "idempotency-key": `${key}-2` });
+    expect(again.status).toBe(409);
   });
 });

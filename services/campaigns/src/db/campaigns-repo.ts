@@ -111,13 +111,14 @@ export const campaignsRepo = traced("CampaignsRepo", {
   },
 
   /** DRAFT or SCHEDULED → SENDING now, or → SCHEDULED at `at`. */
-  async startOrSchedule(q: Q, projectId: string, id: string, at: Date | null): Promise<CampaignRow | null> {
+  /** `requestId`: the send's Idempotency-Key claim, kept to answer a retry of it (null without a key). */
+  async startOrSchedule(q: Q, projectId: string, id: string, at: Date | null, requestId: string | null): Promise<CampaignRow | null> {
     const [row] = at
       ? await q<CampaignRow[]>`
-          update campaigns set status = 'SCHEDULED', scheduled_at = ${iso(at)}, updated_at = now()
+          update campaigns set status = 'SCHEDULED', scheduled_at = ${iso(at)}, send_request_id = ${requestId}, updated_at = now()
           where project_id = ${projectId} and id = ${id} and status in ('DRAFT', 'SCHEDULED') returning *`
       : await q<CampaignRow[]>`
-          update campaigns set status = 'SENDING', started_at = now(), updated_at = now()
+          update campaigns set status = 'SENDING', started_at = now(), send_request_id = ${requestId}, updated_at = now()
           where project_id = ${projectId} and id = ${id} and status in ('DRAFT', 'SCHEDULED') returning *`;
     return row ?? null;
   },

@@ -38,6 +38,11 @@ export const campaigns = pgTable(
 
     /** When it became SENDING (now, or its scheduled time). */
     startedAt: at("started_at"),
+    /**
+     * The Idempotency-Key claim (the gateway's `meta.idempotencyId`) of the send that started or
+     * scheduled it: a retry of that send after a lost answer is answered with the campaign.
+     */
+    sendRequestId: uuid("send_request_id"),
     /** Keyset checkpoint: the last contact id whose page is in campaign_pending or already enqueued. */
     lastContactId: text("last_contact_id"),
     /** The audience has been read to its end; `recipients` is final from then on. */

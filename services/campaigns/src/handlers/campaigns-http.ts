@@ -16,8 +16,8 @@ export function registerCampaignRoutes(server: RpcServer, campaigns: CampaignsSe
       await campaigns.remove(projectId, params.id);
       return { status: 204 };
     })
-    .route(routeOf(campaignRoutes, "campaigns.send"), async ({ projectId, params, body }) =>
-      success(await campaigns.send(projectId, params.id, body.scheduledFor)),
+    .route(routeOf(campaignRoutes, "campaigns.send"), async ({ projectId, params, body, meta }) =>
+      success(await campaigns.send(projectId, params.id, body.scheduledFor, meta.idempotencyId)),
     )
     .route(routeOf(campaignRoutes, "campaigns.cancel"), async ({ projectId, params }) => success(await campaigns.cancel(projectId, params.id)))
     .route(routeOf(campaignRoutes, "campaigns.test"), async ({ projectId, params, body }) => success(await campaigns.test(projectId, params.id, body.email, body.variant)))

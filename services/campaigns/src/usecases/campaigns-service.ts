@@ -65,14 +65,26 @@ export class CampaignsService {
     if (!(await campaignsRepo.deleteDraft(this.sql, projectId, id))) throw await this.stateError(projectId, id);
   }
 
-  async send(projectId: string, id: string, scheduledFor: string | null | undefined): Promise<Campaign> {
+  /**
+   * `idempotencyId`: the gateway's claim on the request's Idempotency-Key, the same on every attempt.
+   * A retry after a lost answer (or a twin beside the first attempt) finds it on the campaign the
+   * first attempt started and answers with that campaign instead of refusing a campaign already SENDING.
+   */
+  async send(projectId: string, id: string, scheduledFor: string | null | undefined, idempotencyId?: string): Promise<Campaign> {
+    const requestId = idempotencyId && isId(idempotencyId) ? idempotencyId : null;
+    const sentBy = (row: CampaignRow) => requestId !== null && row.send_request_id === requestId;
     const stored = await this.row(projectId, id);
+    if (sentBy(stored)) return this.campaign(stored);
     assertSendable(stored.status);
     const at = scheduleTime(scheduledFor);
     // The sender and the audience may have changed since the campaign was written.
     await this.checkContent(projectId, contentOf(stored, {}));
-    const row = await campaignsRepo.startOrSchedule(this.sql, projectId, id, at);
-    if (!row) throw await this.stateError(projectId, id);
+    const row = await campaignsRepo.startOrSchedule(this.sql, projectId, id, at, requestId);
+    if (!row) {
+      const now = await this.row(projectId, id);
+      if (sentBy(now)) return this.campaign(now);
+      throw await this.stateError(projectId, id);
+    }
     if (row.status === "SENDING") this.onSending();
     return this.campaign(row);
   }
