@@ -27,9 +27,10 @@ export default defineConfig({
     chunkSizeWarningLimit: 800,
   },
   server: {
-    // `npx vite` during development: the API calls go to a local gateway.
+    // `npx vite` during development: the API calls, and the template preview's frame (its own
+    // security policy is the gateway's), go to a local gateway.
     proxy: Object.fromEntries(
-      ["/auth", "/projects", "/v1", "/contacts", "/templates", "/emails", "/domains", "/stats", "/campaigns", "/segments", "/workflows"].map(
+      ["/auth", "/projects", "/v1", "/contacts", "/templates", "/emails", "/domains", "/stats", "/campaigns", "/segments", "/workflows", "/app/preview-frame"].map(
         (p) => [p, "http://localhost:8080"],
       ),
     ),

@@ -1,6 +1,6 @@
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
@@ -13,7 +13,7 @@ const NONCE_PLACEHOLDER = "__MAILROOM_CSP_NONCE__";
  * The app's policy. Scripts only from the gateway (Vite's build has no inline script). Mantine
  * injects <style> elements for its CSS variables: they carry this answer's nonce (Mantine's
  * getStyleNonce), so style-src needs no 'unsafe-inline'. frame-src 'self' is for the template
- * preview's sandboxed srcdoc iframe.
+ * preview's sandboxed frame (`/app/preview-frame`, with its own policy).
  */
 function contentSecurityPolicy(nonce: string): string {
   return [
@@ -28,6 +28,37 @@ function contentSecurityPolicy(nonce: string): string {
     "object-src 'none'",
   ].join("; ");
 }
+
+/**
+ * The template preview's frame, `/app/preview-frame`: an empty page whose one script shows the
+ * HTML the editor posts to it. A srcdoc frame would inherit the app's policy, which refuses the
+ * inline styles every email is written with; this page has its own. It allows the email's `style`
+ * attributes and `<style>` blocks, https images and fonts, and no script but its own (by hash), so
+ * neither the email's `<script>` nor its `on…` attributes run. The editor frames it with
+ * `sandbox="allow-scripts"`: an opaque origin that cannot reach the dashboard or its session.
+ * The parsed document is imported, so its scripts are inert even before the policy is asked; its
+ * links are not followed and its refresh pragmas are dropped, so the frame never leaves this page
+ * (the editor posts to it on each load without naming an origin, which an opaque one has not).
+ */
+const PREVIEW_SCRIPT =
+  // a link in the email stays where it is; the frame is only ever this page
+  'addEventListener("click",function(e){if(e.target.closest&&e.target.closest("a"))e.preventDefault()},true);' +
+  'addEventListener("message",function(e){if(e.source!==parent||!e.data||typeof e.data.html!=="string")return;' +
+  'var d=new DOMParser().parseFromString(e.data.html,"text/html");' +
+  // a refresh pragma would take effect on insertion and navigate the frame
+  'd.querySelectorAll("meta[http-equiv]").forEach(function(m){m.remove()});' +
+  "document.replaceChild(document.importNode(d.documentElement,true),document.documentElement)});";
+export const PREVIEW_FRAME_PAGE = `<!doctype html><html><head><meta charset="utf-8"><script>${PREVIEW_SCRIPT}</script></head><body></body></html>`;
+export const PREVIEW_FRAME_POLICY = [
+  "default-src 'none'",
+  `script-src 'sha256-${createHash("sha256").update(PREVIEW_SCRIPT).digest("base64")}'`,
+  "style-src 'unsafe-inline' https:",
+  "img-src https: data:",
+  "font-src https: data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'self'",
+].join("; ");
 
 /** DASHBOARD_DIR, else the build of the @mailroom/dashboard workspace; null when neither exists. */
 export function dashboardDir(configured: string | undefined): string | null {
@@ -99,6 +130,9 @@ export function registerDashboard(app: FastifyInstance, dir: string | null, gate
           .send(page.replaceAll(NONCE_PLACEHOLDER, nonce));
       };
       scope.get("/", html);
+      scope.get("/preview-frame", async (_req, reply) =>
+        reply.type("text/html; charset=utf-8").header("cache-control", "no-cache").header("content-security-policy", PREVIEW_FRAME_POLICY).send(PREVIEW_FRAME_PAGE),
+      );
       scope.setNotFoundHandler(html);
 
       if (!dir) return;

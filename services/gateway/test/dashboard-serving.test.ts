@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
@@ -96,6 +97,28 @@ describe("the dashboard under /app/", () => {
 
     const second = await get(built.url, "/app/");
     expect(second.headers["content-security-policy"]).not.toBe(first.headers["content-security-policy"]);
+  });
+
+  it("answers the template preview's frame with its own policy: inline styles yes, no script but its one", async () => {
+    const res = await get(built.url, "/app/preview-frame");
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/^text\/html/);
+    const csp = directives(res.headers["content-security-policy"]);
+    const script = /<script>([\s\S]*?)<\/script>/.exec(res.body)?.[1] ?? "";
+    expect(script).toContain('addEventListener("message"');
+    expect(Object.fromEntries(csp)).toEqual({
+      "default-src": "'none'",
+      // the page's own script, by the hash of its text: nothing else on the page can run
+      "script-src": `'sha256-${createHash("sha256").update(script).digest("base64")}'`,
+      "style-src": "'unsafe-inline' https:",
+      "img-src": "https: data:",
+      "font-src": "https: data:",
+      "base-uri": "'none'",
+      "form-action": "'none'",
+      "frame-ancestors": "'self'",
+    });
+    // not the app: a page without the build works too
+    expect((await get(unbuilt.url, "/app/preview-frame")).status).toBe(200);
   });
 
   it("answers the same HTML for any app path, so the client routes it (and never the raw index.html)", async () => {

@@ -43,8 +43,7 @@ describe("the Templates page", () => {
     await body.focus();
     // The HTML mode closes the <b> tag itself.
     await page.keyboard.type("Hi {{ firstName }}, this is {{ contact.email }} <b>{{ note }}");
-    // The preview's frame runs no script at all (not even the test's): what it shows is its srcdoc.
-    const preview = () => page.getByTitle("Email preview").getAttribute("srcdoc");
+    const preview = () => page.frameLocator('iframe[title="Email preview"]').locator("body").innerHTML();
     await expect.poll(preview).toContain("Hi Ada, this is ada@example.com");
     expect(await page.getByTestId("preview-subject").textContent()).toBe("Hello Ada");
     expect(await a11yViolations(page)).toEqual([]);
@@ -88,6 +87,39 @@ describe("the Templates page", () => {
     expect(message!.html).toContain("Hi Grace, this is");
     expect(message!.html).toContain("&lt;i&gt;x&lt;/i&gt;");
     expect(await a11yViolations(page)).toEqual([]);
+    await context.close();
+  });
+
+  it("shows the email's own styles in the preview and runs none of its scripts", async () => {
+    const context = await signedInContext(browser, platform.url, owner);
+    const page = await context.newPage();
+    const dialogs: string[] = [];
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await page.goto(`${platform.url}/app/templates/new`);
+    await page.getByRole("textbox", { name: "Body" }).focus();
+    await page.keyboard.insertText(
+      "<style>.big{font-size:30px}</style>" +
+        '<p class="big" style="color: rgb(200, 0, 0)" id="styled">Styled {{ firstName }}</p>' +
+        "<img src=\"x\" onerror=\"document.body.dataset.ran='handler';alert(1)\">" +
+        "<script>document.body.dataset.ran='script';alert(2)</script>" +
+        '<a href="https://example.com/away" id="away">away</a>',
+    );
+    const frame = page.frameLocator('iframe[title="Email preview"]');
+    await frame.getByText("Styled Ada").waitFor();
+    const styled = frame.locator("#styled");
+    expect(await styled.evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).fontSize])).toEqual(["rgb(200, 0, 0)", "30px"]);
+    // the image has failed (its src is refused), so its handler would have run by now
+    await expect.poll(() => frame.locator("img").evaluate((img) => (img as HTMLImageElement).complete)).toBe(true);
+    expect(await frame.locator("body").evaluate((b) => b.dataset.ran ?? null)).toBeNull();
+    // a link in the email does not take the frame away from the preview
+    await frame.locator("#away").click();
+    await page.getByRole("textbox", { name: "Body" }).press("End");
+    await page.keyboard.insertText("<p>more</p>");
+    await frame.getByText("more").waitFor();
+    expect(dialogs).toEqual([]);
     await context.close();
   });
 

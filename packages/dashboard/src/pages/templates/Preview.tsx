@@ -1,6 +1,6 @@
 import { Alert, Stack, Text } from "@mantine/core";
 import { Liquid } from "liquidjs";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { previewVariables, type Sample } from "./sample";
 
 // As the sending service renders (services/sending/src/domain/render.ts): outputs HTML-escaped in
@@ -23,18 +23,32 @@ async function render(subject: string, body: string, sample: Sample): Promise<Re
 }
 
 /**
- * The rendered email in a sandboxed iframe: `sandbox=""` gives the document an opaque origin and no
- * scripts, so a template's HTML can neither run code nor reach the dashboard.
+ * The rendered email in the gateway's preview frame (`/app/preview-frame`), which shows the HTML
+ * posted to it under its own policy: the email's inline styles apply, its scripts never run.
+ * `sandbox="allow-scripts"` (no same origin) keeps the frame's document out of the dashboard's
+ * origin, so neither it nor the template can reach the dashboard. The frame stays mounted while a
+ * render fails, showing the last good one, so it need not load again.
  */
 export default function Preview({ subject, body, sample }: { subject: string; body: string; sample: Sample }) {
   const [rendered, setRendered] = useState<Rendered>({ subject: "", html: "" });
+  const [shown, setShown] = useState({ subject: "", html: "" });
+  const frame = useRef<HTMLIFrameElement>(null);
+  const [frameReady, setFrameReady] = useState(false);
   useEffect(() => {
     let current = true;
-    void render(subject, body, sample).then((r) => current && setRendered(r));
+    void render(subject, body, sample).then((r) => {
+      if (!current) return;
+      setRendered(r);
+      if (!("error" in r)) setShown(r);
+    });
     return () => {
       current = false;
     };
   }, [subject, body, sample]);
+  useEffect(() => {
+    // The frame's origin is opaque, so none can be named; the frame never leaves the gateway's page.
+    if (frameReady) frame.current?.contentWindow?.postMessage({ html: shown.html }, "*");
+  }, [frameReady, shown.html]);
 
   return (
     <Stack gap="xs" aria-label="Preview" role="region">
@@ -44,13 +58,19 @@ export default function Preview({ subject, body, sample }: { subject: string; bo
           {rendered.error}
         </Alert>
       ) : (
-        <>
-          <Text size="sm">
-            Subject: <span data-testid="preview-subject">{rendered.subject}</span>
-          </Text>
-          <iframe title="Email preview" sandbox="" srcDoc={rendered.html} style={{ width: "100%", height: 360, border: "1px solid var(--mantine-color-default-border)", background: "white" }} />
-        </>
+        <Text size="sm">
+          Subject: <span data-testid="preview-subject">{shown.subject}</span>
+        </Text>
       )}
+      <iframe
+        ref={frame}
+        title="Email preview"
+        src={`${import.meta.env.BASE_URL}preview-frame`}
+        sandbox="allow-scripts"
+        onLoad={() => setFrameReady(true)}
+        hidden={"error" in rendered}
+        style={{ width: "100%", height: 360, border: "1px solid var(--mantine-color-default-border)", background: "white" }}
+      />
     </Stack>
   );
 }
