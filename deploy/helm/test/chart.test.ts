@@ -116,19 +116,17 @@ describe.each([
 describe("production values", () => {
   it("creates KEDA ScaledObjects on the real stream and consumer names of packages/contracts", () => {
     const names = wire("mailroom");
-    const scaled = Object.fromEntries(
-      kinds(production, "ScaledObject").map((s) => [s.spec.scaleTargetRef.name, s.spec.triggers[0]]),
-    );
+    const scaled = Object.fromEntries(kinds(production, "ScaledObject").map((s) => [s.spec.scaleTargetRef.name, s.spec.triggers]));
     expect(Object.keys(scaled).sort()).toEqual(["prod-mailroom-sending", "prod-mailroom-workflows"]);
-    expect(scaled["prod-mailroom-sending"]).toMatchObject({
-      type: "nats-jetstream",
-      metadata: { stream: names.streams.sendJobs.name, consumer: names.consumers.sendingDelivery },
-    });
-    expect(scaled["prod-mailroom-workflows"]).toMatchObject({
-      type: "nats-jetstream",
-      metadata: { stream: names.streams.events.name, consumer: names.consumers.workflowsTriggers },
-    });
-    for (const trigger of Object.values(scaled)) {
+    // both of sending's lanes: a transactional backlog scales it as a bulk one does
+    expect(scaled["prod-mailroom-sending"]).toMatchObject([
+      { type: "nats-jetstream", metadata: { stream: names.streams.sendJobs.name, consumer: names.consumers.sendingDelivery } },
+      { type: "nats-jetstream", metadata: { stream: names.streams.transactionalJobs.name, consumer: names.consumers.sendingTransactional } },
+    ]);
+    expect(scaled["prod-mailroom-workflows"]).toMatchObject([
+      { type: "nats-jetstream", metadata: { stream: names.streams.events.name, consumer: names.consumers.workflowsTriggers } },
+    ]);
+    for (const trigger of Object.values(scaled).flat()) {
       expect(Object.keys(trigger.metadata)).toEqual(
         expect.arrayContaining(["natsServerMonitoringEndpoint", "account", "stream", "consumer", "lagThreshold"]),
       );
@@ -138,9 +136,11 @@ describe("production values", () => {
   it("derives stream names from config.natsPrefix exactly as wireNames does", async () => {
     const prefix = "acme-Prod_2";
     const manifests = await render(CHART, "prod", ["-f", PRODUCTION, "--set", `config.natsPrefix=${prefix}`]);
-    const streams = kinds(manifests, "ScaledObject").map((s) => s.spec.triggers[0].metadata.stream).sort();
+    const streams = kinds(manifests, "ScaledObject")
+      .flatMap((s) => s.spec.triggers.map((t: { metadata: { stream: string } }) => t.metadata.stream))
+      .sort();
     const names = wire(prefix);
-    expect(streams).toEqual([names.streams.events.name, names.streams.sendJobs.name].sort());
+    expect(streams).toEqual([names.streams.events.name, names.streams.sendJobs.name, names.streams.transactionalJobs.name].sort());
   });
 
   it("leaves replicas to KEDA and the HPA, and sets them elsewhere", () => {

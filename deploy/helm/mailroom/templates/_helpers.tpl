@@ -54,14 +54,20 @@ prefix upper-cased with "-" turned into "_". The chart test compares against wir
 {{- .Values.config.natsPrefix | upper | replace "-" "_" -}}
 {{- end -}}
 
-{{/* The JetStream backlog each KEDA-scaled service drains (consumer names: wireNames().consumers). */}}
+{{/*
+The JetStream backlogs each KEDA-scaled service drains (consumer names: wireNames().consumers).
+Sending has two lanes: bulk mail and transactional mail, each with its own consumer; KEDA scales on
+the larger of the two.
+*/}}
 {{- define "mailroom.kedaTargets" -}}
 sending:
-  stream: {{ include "mailroom.streamPrefix" . }}_SEND_JOBS
-  consumer: sending-delivery
+  - stream: {{ include "mailroom.streamPrefix" . }}_SEND_JOBS
+    consumer: sending-delivery
+  - stream: {{ include "mailroom.streamPrefix" . }}_TRANSACTIONAL_JOBS
+    consumer: sending-transactional
 workflows:
-  stream: {{ include "mailroom.streamPrefix" . }}_EVENTS
-  consumer: workflows-triggers
+  - stream: {{ include "mailroom.streamPrefix" . }}_EVENTS
+    consumer: workflows-triggers
 {{- end -}}
 
 {{/* A service's replica count is left to its autoscaler when one owns it. */}}
