@@ -189,6 +189,62 @@ describe("the Workflows area", () => {
     await context.close();
   });
 
+  it("edits a condition of several filters in the filter builder, and turns a one-filter condition into one", async () => {
+    const api = apiClient(fx.platform.url, fx.owner.secretKey);
+    const created = (await api.post("/workflows", { name: `Filters ${hex()}`, eventName: `paid-${hex()}` })).body;
+    const several = {
+      logic: "AND",
+      groups: [
+        {
+          filters: [
+            { field: "event.plan", operator: "equals", value: "pro" },
+            { field: "contact.subscribed", operator: "equals", value: true },
+          ],
+        },
+      ],
+    };
+    const addStep = (name: string, config: unknown) => api.post(`/workflows/${created.id}/steps`, { type: "CONDITION", name, config });
+    const both = (await addStep("Both", several)).body;
+    const single = (await addStep("Single", { field: "event.plan", operator: "equals", value: "team" })).body;
+    const context = await signedInContext(fx.browser, fx.platform.url, fx.owner);
+    const page = await context.newPage();
+    await page.goto(`${fx.platform.url}/app/workflows/${created.id}`);
+
+    // several filters: the builder, with both rows; one value changed, the other kept
+    await node(graph(page), "Both").getByText("Both").click();
+    const form = page.getByRole("form", { name: "Step Both" });
+    const first = form.getByRole("group", { name: "Group 1 filter 1", exact: true });
+    await expect.poll(() => first.getByRole("textbox", { name: "Event data key" }).inputValue()).toBe("plan");
+    await form.getByRole("group", { name: "Group 1 filter 2", exact: true }).waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
+    await first.getByRole("textbox", { name: "Value" }).fill("enterprise");
+    await form.getByRole("button", { name: "Save step" }).click();
+    await page.getByText("Saved Both").waitFor();
+    const stored = (await api.get(`/workflows/${created.id}`)).body.steps.find((s: { id: string }) => s.id === both.id).config;
+    // (the builder writes a field by its general name: contact.subscribed is subscribed)
+    expect(stored).toEqual({
+      logic: "AND",
+      groups: [{ filters: [{ field: "event.plan", operator: "equals", value: "enterprise" }, { field: "subscribed", operator: "equals", value: true }] }],
+    });
+
+    // one filter: its fields, then "Use several filters" and a second filter added in the builder
+    await node(graph(page), "Single").getByText("Single").click();
+    const singleForm = page.getByRole("form", { name: "Step Single" });
+    await singleForm.getByRole("button", { name: "Use several filters" }).click();
+    await expect.poll(() => singleForm.getByRole("group", { name: "Group 1 filter 1", exact: true }).getByRole("textbox", { name: "Value" }).inputValue()).toBe("team");
+    await singleForm.getByRole("button", { name: "Add filter to Group 1" }).click();
+    const added = singleForm.getByRole("group", { name: "Group 1 filter 2", exact: true });
+    await added.getByRole("textbox", { name: "Value" }).fill("ada@example.com");
+    await singleForm.getByRole("button", { name: "Save step" }).click();
+    await page.getByText("Saved Single").waitFor();
+    const converted = (await api.get(`/workflows/${created.id}`)).body.steps.find((s: { id: string }) => s.id === single.id).config;
+    expect(converted).toEqual({
+      logic: "AND",
+      groups: [{ filters: [{ field: "event.plan", operator: "equals", value: "team" }, { field: "email", operator: "equals", value: "ada@example.com" }] }],
+    });
+    await context.close();
+  });
+
   it("shows a viewer the graph, the settings and the executions read-only", async () => {
     const viewer = await createDashboardUser(fx.platform.env, {
       role: "viewer",

@@ -1,9 +1,10 @@
-import { FILTER_OPERATORS, NO_VALUE_OPERATORS, TIME_OPERATORS, TIME_UNITS } from "@mailroom/contracts";
-import { JsonInput, NumberInput, Select, Stack, Text, TextInput } from "@mantine/core";
+import { FILTER_OPERATORS, type FilterExpression, NO_VALUE_OPERATORS, TIME_OPERATORS, TIME_UNITS } from "@mailroom/contracts";
+import { Button, Group, JsonInput, NumberInput, Select, Stack, Text, TextInput } from "@mantine/core";
 import type { UseFormReturnType } from "@mantine/form";
 import { useTemplates } from "../../api/templates";
+import { FilterBuilder } from "../../components/filter-builder";
 import { EventNameInput } from "./EventNameInput";
-import type { EditableType, Editing } from "./step-config";
+import { type EditableType, type Editing, shortFormToExpression } from "./step-config";
 
 export type StepForm = UseFormReturnType<{ name: string; config: Editing }>;
 
@@ -51,11 +52,7 @@ function Fields({ type, form, readOnly }: { type: EditableType; form: StepForm; 
         </Stack>
       );
     case "CONDITION":
-      return "expression" in form.values.config ? (
-        <JsonInput label="Filter expression (JSON)" autosize minRows={6} readOnly={readOnly} {...field("expression")} />
-      ) : (
-        <ConditionFields form={form} readOnly={readOnly} />
-      );
+      return "expression" in form.values.config ? <ConditionFilters form={form} readOnly={readOnly} /> : <ConditionFields form={form} readOnly={readOnly} />;
     case "WEBHOOK":
       return (
         <Stack gap="xs">
@@ -72,6 +69,33 @@ function Fields({ type, form, readOnly }: { type: EditableType; form: StepForm; 
   }
 }
 
+/**
+ * A CONDITION of several filters (groups, AND/OR, decisions §8) in the filter builder the segments
+ * use, in the workflow dialect (`event.<key>`, the trigger event's data, among its fields).
+ */
+function ConditionFilters({ form, readOnly }: { form: StepForm; readOnly: boolean }) {
+  const error = form.errors["config.expression"];
+  return (
+    <Stack gap="xs">
+      <Text size="sm" fw={500}>
+        Filters
+      </Text>
+      <FilterBuilder
+        dialect="workflow"
+        value={form.values.config.expression as FilterExpression}
+        readOnly={readOnly}
+        showAllErrors={Boolean(error)}
+        onChange={(expression, valid) => form.setFieldValue("config", { expression, expressionValid: valid })}
+      />
+      {error && (
+        <Text size="sm" c="red.9" role="alert">
+          {error}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
 /** A CONDITION's one filter (decisions §8 short form): `contact.email`, `event.<key>`, `data.<key>`, … */
 function ConditionFields({ form, readOnly }: { form: StepForm; readOnly: boolean }) {
   const operator = String(form.values.config.operator);
@@ -83,6 +107,17 @@ function ConditionFields({ form, readOnly }: { form: StepForm; readOnly: boolean
         <TextInput label="Value" description="Text, or JSON (42, true, [&quot;a&quot;, &quot;b&quot;])" readOnly={readOnly} {...form.getInputProps("config.value")} />
       )}
       {TIME_OPERATORS.includes(operator as never) && <Select label="Unit" data={UNIT_OPTIONS} allowDeselect={false} readOnly={readOnly} {...form.getInputProps("config.unit")} />}
+      {!readOnly && (
+        <Group>
+          <Button
+            variant="default"
+            size="xs"
+            onClick={() => form.setFieldValue("config", { expression: shortFormToExpression(form.values.config), expressionValid: true })}
+          >
+            Use several filters
+          </Button>
+        </Group>
+      )}
     </Stack>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_EDITING, toConfig, toEditing } from "./step-config";
+import { DEFAULT_EDITING, shortFormToExpression, toConfig, toEditing } from "./step-config";
 
 describe("a step's config in the side panel", () => {
   it("round-trips each type's config through the form", () => {
@@ -17,14 +17,24 @@ describe("a step's config in the side panel", () => {
     }
   });
 
-  it("keeps a full filter expression as JSON, and time operators with their unit", () => {
+  it("keeps a full filter expression for the filter builder, and time operators with their unit", () => {
     const expression = { logic: "OR", groups: [{ filters: [{ field: "contact.subscribed", operator: "equals", value: true }] }] };
-    expect(toEditing("CONDITION", expression)).toEqual({ expression: JSON.stringify(expression, null, 2) });
+    expect(toEditing("CONDITION", expression)).toEqual({ expression, expressionValid: true });
     expect(toConfig("CONDITION", toEditing("CONDITION", expression))).toEqual({ config: expression });
+    // the builder's own verdict stands: text it cannot read yet is not sent
+    expect(toConfig("CONDITION", { expression, expressionValid: false })).toEqual({ errors: { "config.expression": "Fix the filter's marked inputs" } });
     expect(toConfig("CONDITION", { field: "email.opened", operator: "triggeredWithin", value: "7", unit: "days" })).toEqual({
       config: { field: "email.opened", operator: "triggeredWithin", value: 7, unit: "days" },
     });
     expect(toConfig("CONDITION", { field: "data.plan", operator: "exists", value: "x", unit: "days" })).toEqual({ config: { field: "data.plan", operator: "exists" } });
+  });
+
+  it("turns the one-filter short form into the expression the builder edits, as typed so far", () => {
+    expect(shortFormToExpression({ field: "event.plan", operator: "equals", value: "pro", unit: "days" })).toEqual({
+      logic: "AND",
+      groups: [{ filters: [{ field: "event.plan", operator: "equals", value: "pro" }] }],
+    });
+    expect(shortFormToExpression(DEFAULT_EDITING.CONDITION)).toEqual({ logic: "AND", groups: [{ filters: [{ field: "", operator: "equals" }] }] });
   });
 
   it("puts the step schema's errors at their fields", () => {

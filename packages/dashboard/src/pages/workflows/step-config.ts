@@ -3,8 +3,9 @@ import { formatValue, parseValue } from "../../lib/format";
 
 /**
  * A step's config as its side-panel form holds it, and back. The form edits strings where a person
- * types JSON (webhook headers and body, contact data, a full filter expression) and a CONDITION's
- * one-filter short form as field/operator/value; `toConfig` turns that back into the config the API
+ * types JSON (webhook headers and body, contact data), a CONDITION's one-filter short form as
+ * field/operator/value, and a full filter expression (groups) as the filter builder's value with
+ * the builder's verdict on it (`expressionValid`); `toConfig` turns that back into the config the API
  * takes and checks it with the contract's own step schema, so an error lands at its field
  * (`config.url`) before the request, as the API's 400 would. Pure: unit-tested beside.
  */
@@ -16,7 +17,6 @@ export type Editing = Record<string, unknown>;
 const JSON_KEYS: Partial<Record<EditableType, readonly string[]>> = {
   WEBHOOK: ["headers", "body"],
   UPDATE_CONTACT: ["data"],
-  CONDITION: ["expression"],
 };
 /** Optional text keys left out when empty. */
 const OPTIONAL_TEXT: Partial<Record<EditableType, readonly string[]>> = {
@@ -40,8 +40,8 @@ const json = (v: unknown) => (v === undefined ? "" : JSON.stringify(v, null, 2))
 export function toEditing(type: EditableType, config: Record<string, unknown>): Editing {
   const editing: Editing = { ...DEFAULT_EDITING[type] };
   if (type === "CONDITION") {
-    // a full expression (groups) is edited as JSON; the one-filter short form by its fields
-    if ("logic" in config && config.logic != null) return { expression: json(config) };
+    // a full expression (groups) is edited in the filter builder; the one-filter short form by its fields
+    if ("logic" in config && config.logic != null) return { expression: config, expressionValid: true };
     return { ...editing, ...config, value: config.value === undefined ? "" : formatValue(config.value), unit: config.unit ?? "days" };
   }
   for (const [k, v] of Object.entries(config)) editing[k] = JSON_KEYS[type]?.includes(k) ? json(v) : v;
@@ -52,7 +52,9 @@ export function toEditing(type: EditableType, config: Record<string, unknown>): 
 export function toConfig(type: EditableType, editing: Editing): { config: Record<string, unknown> } | { errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   let config: Record<string, unknown> = {};
+  if (type === "CONDITION" && editing.expressionValid === false) return { errors: { "config.expression": "Fix the filter's marked inputs" } };
   for (const [k, v] of Object.entries(editing)) {
+    if (k === "expressionValid") continue;
     if (JSON_KEYS[type]?.includes(k)) {
       const text = String(v ?? "").trim();
       if (!text) continue;
@@ -80,6 +82,14 @@ export function toConfig(type: EditableType, editing: Editing): { config: Record
     errors[field] ??= `${where}${issue.message}`;
   }
   return { errors };
+}
+
+/**
+ * The one-filter short form as the full expression the filter builder edits ("Add filters"): the
+ * filter as typed so far, whose problems the builder then marks.
+ */
+export function shortFormToExpression(editing: Editing): Record<string, unknown> {
+  return { logic: "AND", groups: [{ filters: [conditionConfig(editing)] }] };
 }
 
 /** The short form: `value` parsed as JSON where it can be, dropped or `unit` dropped as the operator needs. */
