@@ -245,6 +245,32 @@ describe("the Workflows area", () => {
     await context.close();
   });
 
+  it("places a step where it is dragged from the palette onto the canvas", async () => {
+    const api = apiClient(fx.platform.url, fx.owner.secretKey);
+    const created = (await api.post("/workflows", { name: `Placed ${hex()}`, eventName: `placed-${hex()}` })).body;
+    const context = await signedInContext(fx.browser, fx.platform.url, fx.owner);
+    const page = await context.newPage();
+    await page.goto(`${fx.platform.url}/app/workflows/${created.id}`);
+    await graph(page).getByRole("group", { name: /\(Trigger\)$/ }).waitFor();
+
+    // where the drop lands in the flow's own coordinates, from the view's pan and zoom
+    const pane = (await graph(page).boundingBox())!;
+    const target = { x: Math.round(pane.width * 0.7), y: Math.round(pane.height * 0.75) };
+    const view = await graph(page).locator(".react-flow__viewport").evaluate((el) => new DOMMatrix(getComputedStyle(el).transform));
+    const flowAt = { x: (target.x - view.e) / view.a, y: (target.y - view.f) / view.d };
+
+    await page.getByRole("toolbar", { name: "Add a step" }).getByRole("button", { name: "Delay", exact: true }).dragTo(graph(page), { targetPosition: target });
+    const panel = page.getByRole("form", { name: "New Delay step" });
+    await panel.getByRole("textbox", { name: /^Step name/ }).fill("Placed here");
+    await panel.getByRole("button", { name: "Add step" }).click();
+    await node(graph(page), "Placed here").waitFor();
+    const step = (await api.get(`/workflows/${created.id}`)).body.steps.find((s: { name: string }) => s.name === "Placed here");
+    // the pointer is at the middle of the new step's top edge (its input); a node is 220 wide
+    expect(Math.abs(step.position.x - (flowAt.x - 110))).toBeLessThanOrEqual(2);
+    expect(Math.abs(step.position.y - flowAt.y)).toBeLessThanOrEqual(2);
+    await context.close();
+  });
+
   it("shows a viewer the graph, the settings and the executions read-only", async () => {
     const viewer = await createDashboardUser(fx.platform.env, {
       role: "viewer",

@@ -3,9 +3,10 @@ import type { StepRun, Workflow } from "@mailroom/contracts";
 import { useComputedColorScheme } from "@mantine/core";
 import { applyNodeChanges, Background, type Connection, Controls, type Edge, MarkerType, type NodeChange, ReactFlow, useReactFlow, useStore } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { nodeGeometry } from "./geometry";
+import { NODE_WIDTH, nodeGeometry } from "./geometry";
 import { type GraphEdge, edgeFields, type Output, outputOf } from "./graph";
 import { STEP_LABEL } from "./labels";
+import type { EditableType } from "./step-config";
 import { StepNode, type StepNodeType } from "./StepNode";
 
 export type Selection = { kind: "step" | "edge"; id: string } | null;
@@ -23,14 +24,20 @@ export interface CanvasProps {
   onConnect?: (edge: GraphEdge) => void;
   onMove?: (stepId: string, position: { x: number; y: number }) => void;
   onDelete?: (stepIds: string[], transitionIds: string[]) => void;
+  /** A step type dragged from the palette and dropped here, at the flow position of its top-left corner. */
+  onDropStep?: (type: EditableType, position: { x: number; y: number }) => void;
 }
+
+/** The drag data type of a palette button: a step type. */
+export const STEP_DRAG_TYPE = "application/x-mailroom-step";
 
 /**
  * The workflow's graph on a React Flow canvas. The server's graph is the truth: nodes are rebuilt from
  * it whenever it changes, and the canvas only holds positions while a node is dragged (saved on drop).
  */
-export function Canvas({ workflow, editable, selection, onSelect, path, onConnect, onMove, onDelete }: CanvasProps) {
+export function Canvas({ workflow, editable, selection, onSelect, path, onConnect, onMove, onDelete, onDropStep }: CanvasProps) {
   const scheme = useComputedColorScheme("light");
+  const flow = useReactFlow();
   const names = useMemo(() => new Map(workflow.steps.map((s) => [s.id, s.name])), [workflow.steps]);
   const selected = useRef<string | null>(null);
   selected.current = selection?.kind === "step" ? selection.id : null;
@@ -86,6 +93,21 @@ export function Canvas({ workflow, editable, selection, onSelect, path, onConnec
     [onSelect],
   );
 
+  const droppable = editable && onDropStep !== undefined;
+  const dragOver = (e: React.DragEvent) => {
+    if (!droppable || !e.dataTransfer.types.includes(STEP_DRAG_TYPE)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = "copy";
+  };
+  const drop = (e: React.DragEvent) => {
+    const type = e.dataTransfer.getData(STEP_DRAG_TYPE) as EditableType;
+    if (!droppable || !type) return;
+    e.preventDefault();
+    // the pointer at the middle of the new node's top edge, where its input is
+    const at = flow.screenToFlowPosition({ x: e.clientX, y: e.clientY });
+    onDropStep(type, { x: Math.round(at.x - NODE_WIDTH / 2), y: Math.round(at.y) });
+  };
+
   const connect = useCallback(
     (c: Connection) => onConnect?.({ fromStepId: c.source, toStepId: c.target, ...edgeFields((c.sourceHandle ?? "next") as Output) }),
     [onConnect],
@@ -105,6 +127,8 @@ export function Canvas({ workflow, editable, selection, onSelect, path, onConnec
       onConnect={connect}
       onNodeDragStop={(_, n) => onMove?.(n.id, { x: Math.round(n.position.x), y: Math.round(n.position.y) })}
       onDelete={({ nodes: ns, edges: es }) => onDelete?.(ns.map((n) => n.id), es.map((e) => e.id))}
+      onDragOver={dragOver}
+      onDrop={drop}
       nodesDraggable={editable}
       nodesConnectable={editable}
       deleteKeyCode={editable ? ["Delete", "Backspace"] : null}

@@ -12,7 +12,7 @@ import {
 } from "../../api/workflows";
 import { useCan } from "../../components/Can";
 import { notifyError } from "../../components/errors";
-import { Canvas, type Selection } from "./Canvas";
+import { Canvas, STEP_DRAG_TYPE, type Selection } from "./Canvas";
 import { connectionProblem, type GraphEdge, newStepPosition, outputOf } from "./graph";
 import { STEP_LABEL } from "./labels";
 import { LockBanner, useLock } from "./LockBanner";
@@ -27,7 +27,8 @@ export function Editor({ workflow }: { workflow: Workflow }) {
   const canEdit = useCan("editor");
   const lock = useLock(workflow.id);
   const [selection, setSelection] = useState<Selection>(null);
-  const [adding, setAdding] = useState<EditableType | null>(null);
+  // a step being added: its type, and where it was dropped when dragged from the palette
+  const [adding, setAdding] = useState<{ type: EditableType; position?: { x: number; y: number } } | null>(null);
   const createTransition = useCreateTransitionMutation();
   const deleteTransition = useDeleteTransitionMutation();
   const deleteStep = useDeleteStepMutation();
@@ -82,10 +83,10 @@ export function Editor({ workflow }: { workflow: Workflow }) {
   if (adding) {
     panel = (
       <NewStepPanel
-        key={adding}
+        key={adding.type}
         workflow={workflow}
-        type={adding}
-        position={newStepPosition(workflow.steps, workflow.transitions, selectedStep?.id ?? null)}
+        type={adding.type}
+        position={adding.position ?? newStepPosition(workflow.steps, workflow.transitions, selectedStep?.id ?? null)}
         onAdded={(step) => (setAdding(null), setSelection({ kind: "step", id: step.id }))}
         onCancel={() => setAdding(null)}
       />
@@ -138,7 +139,17 @@ export function Editor({ workflow }: { workflow: Workflow }) {
             Add a step:
           </Text>
           {PALETTE.map((t) => (
-            <Button key={t} size="compact-sm" variant={adding === t ? "filled" : "default"} onClick={() => setAdding(t)}>
+            <Button
+              key={t}
+              size="compact-sm"
+              variant={adding?.type === t ? "filled" : "default"}
+              onClick={() => setAdding({ type: t })}
+              draggable
+              onDragStart={(e: React.DragEvent) => {
+                e.dataTransfer.setData(STEP_DRAG_TYPE, t);
+                e.dataTransfer.effectAllowed = "copy";
+              }}
+            >
               {STEP_LABEL[t]}
             </Button>
           ))}
@@ -156,11 +167,13 @@ export function Editor({ workflow }: { workflow: Workflow }) {
                 onConnect={connect}
                 onMove={move}
                 onDelete={remove}
+                onDropStep={(type, position) => setAdding({ type, position })}
               />
             </ReactFlowProvider>
           </Paper>
           <Text size="xs" c="dimmed" mt={4}>
-            Drag from a step's output (bottom) to another step's input (top) to connect them. Select a step or a connection and press Delete to remove it.
+            Drag a step from the palette onto the canvas to place it, or click it to add it below the selected step. Drag from a step's output (bottom) to
+            another step's input (top) to connect them. Select a step or a connection and press Delete to remove it.
           </Text>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 4 }}>
