@@ -28,6 +28,8 @@ afterAll(async () => {
   await browser?.close();
 });
 
+// The first two tests visit every page in turn (about 2 s a page on a quiet machine, three times
+// that on a loaded one): their backstop is the whole tour's, not one step's.
 describe("accessibility of every dashboard page", () => {
   it("has no serious or critical axe violation on any page, signed in as an owner with data", async () => {
     const context = await signedInContext(browser, platform.url, owner);
@@ -42,7 +44,7 @@ describe("accessibility of every dashboard page", () => {
     // every page at once, so one run names all the pages that fail
     expect(found).toEqual({});
     await context.close();
-  });
+  }, 180_000);
 
   it("fits a phone's width on every page: wide tables scroll in their own box, the page never scrolls sideways", async () => {
     const context = await signedInContext(browser, platform.url, owner, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
@@ -56,7 +58,7 @@ describe("accessibility of every dashboard page", () => {
     }
     expect(wide).toEqual({});
     await context.close();
-  });
+  }, 180_000);
 
   it("signs in with the keyboard alone and reaches every navbar link with Tab", async () => {
     const context = await browser.newContext();
