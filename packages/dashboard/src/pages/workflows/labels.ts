@@ -1,4 +1,4 @@
-import type { ExecutionStatus, Step, StepRunStatus, StepType } from "@mailroom/contracts";
+import type { ExecutionStatus, FilterExpression, Step, StepRunStatus, StepType } from "@mailroom/contracts";
 
 export const STEP_LABEL: Record<StepType, string> = {
   TRIGGER: "Trigger",
@@ -32,7 +32,7 @@ export function stepSummary(step: Pick<Step, "type" | "config">): string {
     case "WAIT_FOR_EVENT":
       return `“${String(c.eventName)}”${Number(c.timeout) > 0 ? `, ${String(c.timeout)} s timeout` : ""}`;
     case "CONDITION":
-      return "logic" in c && c.logic ? `${String(c.logic)} of ${(c.groups as unknown[]).length} groups` : `${String(c.field)} ${String(c.operator)} ${c.value === undefined ? "" : JSON.stringify(c.value)}`;
+      return "logic" in c && c.logic ? expressionSummary(c as unknown as FilterExpression) : `${String(c.field)} ${String(c.operator)} ${c.value === undefined ? "" : JSON.stringify(c.value)}`;
     case "WEBHOOK":
       return `${String(c.method ?? "POST")} ${String(c.url)}`;
     case "SEND_EMAIL":
@@ -42,4 +42,12 @@ export function stepSummary(step: Pick<Step, "type" | "config">): string {
     case "EXIT":
       return c.reason ? String(c.reason) : "";
   }
+}
+
+/** A full filter expression on its node: how many filters its one group ANDs, or how its groups are joined. */
+export function expressionSummary(e: FilterExpression): string {
+  if (e.groups.length !== 1) return `${e.logic === "OR" ? "any" : "all"} of ${e.groups.length} groups`;
+  const [group] = e.groups as [FilterExpression["groups"][number]];
+  const n = group.filters.length;
+  return `${n === 1 ? "1 filter" : `all of ${n} filters`}${group.conditions ? " and nested conditions" : ""}`;
 }
