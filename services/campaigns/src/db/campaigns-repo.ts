@@ -110,8 +110,10 @@ export const campaignsRepo = traced("CampaignsRepo", {
     return rows.length > 0;
   },
 
-  /** DRAFT or SCHEDULED → SENDING now, or → SCHEDULED at `at`. */
-  /** `requestId`: the send's Idempotency-Key claim, kept to answer a retry of it (null without a key). */
+  /**
+   * DRAFT or SCHEDULED → SENDING now, or → SCHEDULED at `at`. `requestId`: the send's
+   * Idempotency-Key claim, kept to answer a retry of it (null without a key).
+   */
   async startOrSchedule(q: Q, projectId: string, id: string, at: Date | null, requestId: string | null): Promise<CampaignRow | null> {
     const [row] = at
       ? await q<CampaignRow[]>`
