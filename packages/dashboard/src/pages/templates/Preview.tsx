@@ -33,7 +33,8 @@ export default function Preview({ subject, body, sample }: { subject: string; bo
   const [rendered, setRendered] = useState<Rendered>({ subject: "", html: "" });
   const [shown, setShown] = useState({ subject: "", html: "" });
   const frame = useRef<HTMLIFrameElement>(null);
-  const [frameReady, setFrameReady] = useState(false);
+  // each load of the frame's page (once, unless the browser reloads it) wants the HTML again
+  const [frameLoads, setFrameLoads] = useState(0);
   useEffect(() => {
     let current = true;
     void render(subject, body, sample).then((r) => {
@@ -47,8 +48,8 @@ export default function Preview({ subject, body, sample }: { subject: string; bo
   }, [subject, body, sample]);
   useEffect(() => {
     // The frame's origin is opaque, so none can be named; the frame never leaves the gateway's page.
-    if (frameReady) frame.current?.contentWindow?.postMessage({ html: shown.html }, "*");
-  }, [frameReady, shown.html]);
+    if (frameLoads > 0) frame.current?.contentWindow?.postMessage({ html: shown.html }, "*");
+  }, [frameLoads, shown.html]);
 
   return (
     <Stack gap="xs" aria-label="Preview" role="region">
@@ -67,7 +68,7 @@ export default function Preview({ subject, body, sample }: { subject: string; bo
         title="Email preview"
         src={`${import.meta.env.BASE_URL}preview-frame`}
         sandbox="allow-scripts"
-        onLoad={() => setFrameReady(true)}
+        onLoad={() => setFrameLoads((n) => n + 1)}
         hidden={"error" in rendered}
         style={{ width: "100%", height: 360, border: "1px solid var(--mantine-color-default-border)", background: "white" }}
       />
