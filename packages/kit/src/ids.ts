@@ -37,3 +37,12 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export function isId(value: unknown): value is string {
   return typeof value === "string" && UUID_RE.test(value);
 }
+
+/**
+ * The gateway's claim on a request's Idempotency-Key (`meta.idempotencyId`, the same on every
+ * attempt), when it is an id: a service that makes it the id of what the request writes dedupes a
+ * retry after a lost answer at that row's key.
+ */
+export function idempotencyIdOf(meta: { idempotencyId?: string }): string | undefined {
+  return isId(meta.idempotencyId) ? meta.idempotencyId : undefined;
+}

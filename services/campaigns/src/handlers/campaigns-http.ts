@@ -1,5 +1,5 @@
 import { campaignRoutes, type HttpReply, routeOf } from "@mailroom/contracts";
-import type { RpcServer } from "@mailroom/kit";
+import { idempotencyIdOf, type RpcServer } from "@mailroom/kit";
 import type { CampaignsService } from "../usecases/campaigns-service.js";
 
 const ok = (body: unknown): HttpReply => ({ status: 200, body });
@@ -17,7 +17,7 @@ export function registerCampaignRoutes(server: RpcServer, campaigns: CampaignsSe
       return { status: 204 };
     })
     .route(routeOf(campaignRoutes, "campaigns.send"), async ({ projectId, params, body, meta }) =>
-      success(await campaigns.send(projectId, params.id, body.scheduledFor, meta.idempotencyId)),
+      success(await campaigns.send(projectId, params.id, body.scheduledFor, idempotencyIdOf(meta))),
     )
     .route(routeOf(campaignRoutes, "campaigns.cancel"), async ({ projectId, params }) => success(await campaigns.cancel(projectId, params.id)))
     .route(routeOf(campaignRoutes, "campaigns.test"), async ({ projectId, params, body }) => success(await campaigns.test(projectId, params.id, body.email, body.variant)))

@@ -71,15 +71,14 @@ export class CampaignsService {
    * first attempt started and answers with that campaign instead of refusing a campaign already SENDING.
    */
   async send(projectId: string, id: string, scheduledFor: string | null | undefined, idempotencyId?: string): Promise<Campaign> {
-    const requestId = idempotencyId && isId(idempotencyId) ? idempotencyId : null;
-    const sentBy = (row: CampaignRow) => requestId !== null && row.send_request_id === requestId;
+    const sentBy = (row: CampaignRow) => idempotencyId !== undefined && row.send_request_id === idempotencyId;
     const stored = await this.row(projectId, id);
     if (sentBy(stored)) return this.campaign(stored);
     assertSendable(stored.status);
     const at = scheduleTime(scheduledFor);
     // The sender and the audience may have changed since the campaign was written.
     await this.checkContent(projectId, contentOf(stored, {}));
-    const row = await campaignsRepo.startOrSchedule(this.sql, projectId, id, at, requestId);
+    const row = await campaignsRepo.startOrSchedule(this.sql, projectId, id, at, idempotencyId ?? null);
     if (!row) {
       const now = await this.row(projectId, id);
       if (sentBy(now)) return this.campaign(now);

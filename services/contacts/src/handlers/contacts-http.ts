@@ -1,5 +1,5 @@
 import { AppError, contactsRoutes, type HttpReply, routeOf } from "@mailroom/contracts";
-import { isId, type RpcServer } from "@mailroom/kit";
+import { idempotencyIdOf, type RpcServer } from "@mailroom/kit";
 import { toContact } from "../db/contacts-repo.js";
 import type { ContactsService } from "../usecases/contacts-service.js";
 import type { ContactQueries } from "../usecases/queries.js";
@@ -15,7 +15,7 @@ export function registerContactRoutes(server: RpcServer, service: ContactsServic
       // With an Idempotency-Key the gateway's claim id (the same on every attempt) is the id a new
       // contact gets: a retry after a lost answer finds the contact its first attempt created and
       // answers 201, as that attempt did.
-      const id = meta.idempotencyId && isId(meta.idempotencyId) ? meta.idempotencyId : undefined;
+      const id = idempotencyIdOf(meta);
       const r = await service.upsert(projectId, id ? { ...body, id } : body, "api");
       const isNew = r.isNew || r.row.id === id;
       return ok({ ...toContact(r.row), _meta: { isNew, isUpdate: !isNew } }, isNew ? 201 : 200);
@@ -43,6 +43,6 @@ export function registerContactRoutes(server: RpcServer, service: ContactsServic
     .route(routeOf(contactsRoutes, "contacts.eventNames"), async ({ projectId }) => ok({ data: await queries.eventNames(projectId) }))
     .route(routeOf(contactsRoutes, "contacts.track"), async ({ projectId, body, meta }) => {
       const caller = meta.keyKind === "public" ? "public" : "secret";
-      return ok({ success: true, data: await service.track(projectId, { ...body, caller }, meta.idempotencyId) });
+      return ok({ success: true, data: await service.track(projectId, { ...body, caller }, idempotencyIdOf(meta)) });
     });
 }

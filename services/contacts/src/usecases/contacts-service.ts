@@ -270,7 +270,7 @@ export class ContactsService {
     // With an Idempotency-Key the gateway's claim id (a UUIDv7, the same on every attempt) is the
     // event's id: an attempt after one whose answer was lost meets the first's event at its
     // primary key, writes nothing (its whole statement or transaction fails) and answers as the first did.
-    const eventId = idempotencyId && isId(idempotencyId) ? idempotencyId : newId();
+    const eventId = idempotencyId ?? newId();
     let written: { row: ContactRow; created: boolean } | undefined;
     let result: TrackResult;
     try {

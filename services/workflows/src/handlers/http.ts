@@ -1,5 +1,5 @@
 import { type HttpReply, routeOf, workflowsRoutes } from "@mailroom/contracts";
-import type { RpcServer, Sql } from "@mailroom/kit";
+import { idempotencyIdOf, type RpcServer, type Sql } from "@mailroom/kit";
 import type { Editor } from "../usecases/editor.js";
 import type { Executions } from "../usecases/executions.js";
 
@@ -30,7 +30,7 @@ export function registerWorkflowRoutes(server: RpcServer, sql: Sql, editor: Edit
       return noContent;
     })
     .route(routeOf(workflowsRoutes, "workflows.executions.start"), async ({ projectId, params, body, meta }) =>
-      ok(await executions.start(projectId, params.id, body, meta.idempotencyId), 201),
+      ok(await executions.start(projectId, params.id, body, idempotencyIdOf(meta)), 201),
     )
     .route(routeOf(workflowsRoutes, "workflows.executions.list"), async ({ projectId, params, query }) => ok(await executions.list(projectId, params.id, query)))
     .route(routeOf(workflowsRoutes, "workflows.executions.get"), async ({ projectId, params }) =>

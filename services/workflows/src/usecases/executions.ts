@@ -40,8 +40,7 @@ export class Executions {
    */
   async start(projectId: string, workflowId: string, req: StartExecutionRequest, idempotencyId?: string) {
     await this.workflow(projectId, workflowId);
-    const id = idempotencyId && isId(idempotencyId) ? idempotencyId : undefined;
-    const startedBefore = async () => (id ? await executionsRepo.get(this.sql, projectId, workflowId, id) : null);
+    const startedBefore = async () => (idempotencyId ? await executionsRepo.get(this.sql, projectId, workflowId, idempotencyId) : null);
     const before = await startedBefore();
     if (before) return toExecution(before);
     const { contact } = await this.rpc.call(
@@ -56,7 +55,7 @@ export class Executions {
       contactIds: [contact.id],
       context: { event: {}, ...req.context },
       triggerKey: null,
-      ...(id ? { ids: [id] } : {}),
+      ...(idempotencyId ? { ids: [idempotencyId] } : {}),
       accepts: (w) => {
         disabled = !w.enabled;
         return w.enabled;

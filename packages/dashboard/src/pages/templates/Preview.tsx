@@ -30,8 +30,9 @@ async function render(subject: string, body: string, sample: Sample): Promise<Re
  * render fails, showing the last good one, so it need not load again.
  */
 export default function Preview({ subject, body, sample }: { subject: string; body: string; sample: Sample }) {
-  const [rendered, setRendered] = useState<Rendered>({ subject: "", html: "" });
+  // the last render that worked stays shown while the template does not render
   const [shown, setShown] = useState({ subject: "", html: "" });
+  const [error, setError] = useState<string | null>(null);
   const frame = useRef<HTMLIFrameElement>(null);
   // each load of the frame's page (once, unless the browser reloads it) wants the HTML again
   const [frameLoads, setFrameLoads] = useState(0);
@@ -39,8 +40,9 @@ export default function Preview({ subject, body, sample }: { subject: string; bo
     let current = true;
     void render(subject, body, sample).then((r) => {
       if (!current) return;
-      setRendered(r);
-      if (!("error" in r)) setShown(r);
+      if ("error" in r) return setError(r.error);
+      setError(null);
+      setShown(r);
     });
     return () => {
       current = false;
@@ -54,9 +56,9 @@ export default function Preview({ subject, body, sample }: { subject: string; bo
   return (
     <Stack gap="xs" aria-label="Preview" role="region">
       <Text fw={700}>Preview</Text>
-      {"error" in rendered ? (
+      {error !== null ? (
         <Alert color="red" title="The template does not render">
-          {rendered.error}
+          {error}
         </Alert>
       ) : (
         <Text size="sm">
@@ -69,7 +71,7 @@ export default function Preview({ subject, body, sample }: { subject: string; bo
         src={`${import.meta.env.BASE_URL}preview-frame`}
         sandbox="allow-scripts"
         onLoad={() => setFrameLoads((n) => n + 1)}
-        hidden={"error" in rendered}
+        hidden={error !== null}
         style={{ width: "100%", height: 360, border: "1px solid var(--mantine-color-default-border)", background: "white" }}
       />
     </Stack>
