@@ -209,6 +209,12 @@ describe("the Workflows area", () => {
     const context = await signedInContext(fx.browser, fx.platform.url, fx.owner);
     const page = await context.newPage();
     await page.goto(`${fx.platform.url}/app/workflows/${created.id}`);
+    /** Save step in the step's form, then its config as the API stores it. */
+    const saveAndRead = async (form: Locator, step: { id: string; name: string }) => {
+      await form.getByRole("button", { name: "Save step" }).click();
+      await page.getByText(`Saved ${step.name}`).waitFor();
+      return (await api.get(`/workflows/${created.id}`)).body.steps.find((s: { id: string }) => s.id === step.id).config;
+    };
 
     // several filters: the builder, with both rows; one value changed, the other kept
     await node(graph(page), "Both").getByText("Both").click();
@@ -218,9 +224,7 @@ describe("the Workflows area", () => {
     await form.getByRole("group", { name: "Group 1 filter 2", exact: true }).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
     await first.getByRole("textbox", { name: "Value" }).fill("enterprise");
-    await form.getByRole("button", { name: "Save step" }).click();
-    await page.getByText("Saved Both").waitFor();
-    const stored = (await api.get(`/workflows/${created.id}`)).body.steps.find((s: { id: string }) => s.id === both.id).config;
+    const stored = await saveAndRead(form, both);
     // (the builder writes a field by its general name: contact.subscribed is subscribed)
     expect(stored).toEqual({
       logic: "AND",
@@ -235,9 +239,7 @@ describe("the Workflows area", () => {
     await singleForm.getByRole("button", { name: "Add filter to Group 1" }).click();
     const added = singleForm.getByRole("group", { name: "Group 1 filter 2", exact: true });
     await added.getByRole("textbox", { name: "Value" }).fill("ada@example.com");
-    await singleForm.getByRole("button", { name: "Save step" }).click();
-    await page.getByText("Saved Single").waitFor();
-    const converted = (await api.get(`/workflows/${created.id}`)).body.steps.find((s: { id: string }) => s.id === single.id).config;
+    const converted = await saveAndRead(singleForm, single);
     expect(converted).toEqual({
       logic: "AND",
       groups: [{ filters: [{ field: "event.plan", operator: "equals", value: "team" }, { field: "email", operator: "equals", value: "ada@example.com" }] }],
