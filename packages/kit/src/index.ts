@@ -23,3 +23,5 @@ export * from "./token-bucket.js";
 export * from "./dns-server.js";
 export * from "./periodic.js";
 export * from "./next-turn.js";
+export * from "./events.js";
+export * from "./outbox-groups.js";

@@ -1,5 +1,4 @@
-import { EventEnvelope } from "@mailroom/contracts";
-import { PoisonMessage, type ConsumerSpec } from "@mailroom/kit";
+import { eventsOf, type ConsumerSpec } from "@mailroom/kit";
 import { suppressionsRepo } from "../db/suppressions-repo.js";
 import type { Ctx } from "../usecases/context.js";
 
@@ -16,11 +15,10 @@ export function suppressionConsumer(ctx: Ctx): ConsumerSpec {
     filterSubject: ctx.names.subjects.eventsOfFamily("contact"),
     concurrency: 4,
     async handle(msg) {
-      const parsed = EventEnvelope.safeParse(msg.json());
-      if (!parsed.success) throw new PoisonMessage("not an event envelope");
-      const e = parsed.data;
-      if (e.name !== "contact.subscribed" || !e.email) return;
-      await suppressionsRepo.lift(ctx.sql, e.projectId, [e.email], new Date(e.occurredAt), ["bounce"]);
+      for (const e of eventsOf(msg)) {
+        if (e.name !== "contact.subscribed" || !e.email) continue;
+        await suppressionsRepo.lift(ctx.sql, e.projectId, [e.email], new Date(e.occurredAt), ["bounce"]);
+      }
     },
   };
 }

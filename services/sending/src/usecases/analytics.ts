@@ -2,6 +2,7 @@ import { AppError, type EmailEvent, type StatsQuery, type StatsSeries } from "@m
 import { isId } from "@mailroom/kit";
 import { emailEventsRepo } from "../db/email-events-repo.js";
 import { emailsRepo } from "../db/emails-repo.js";
+import { withRecordedEvents } from "../domain/email-events.js";
 import { fillSeries, statsRange } from "../domain/stats.js";
 import type { Ctx } from "./context.js";
 
@@ -17,6 +18,6 @@ export async function statsSeries(ctx: Ctx, projectId: string, query: StatsQuery
 export async function emailTimeline(ctx: Ctx, projectId: string, emailId: string): Promise<EmailEvent[]> {
   const email = isId(emailId) ? await emailsRepo.get(ctx.sql, projectId, emailId) : null;
   if (!email) throw AppError.notFound("Email");
-  const events = await emailEventsRepo.timeline(ctx.sql, projectId, emailId);
+  const events = withRecordedEvents(email, await emailEventsRepo.timeline(ctx.sql, projectId, emailId));
   return [{ id: email.id, emailId: email.id, type: "QUEUED", occurredAt: email.createdAt, details: {} }, ...events];
 }

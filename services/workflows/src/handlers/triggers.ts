@@ -1,5 +1,5 @@
-import { EventEnvelope, type WireNames } from "@mailroom/contracts";
-import { type BatchConsumerSpec, newId, PoisonMessage, type Sql } from "@mailroom/kit";
+import type { EventEnvelope, WireNames } from "@mailroom/contracts";
+import { type BatchConsumerSpec, eventConsumer, newId, type Sql } from "@mailroom/kit";
 import { type EventStart, executionsRepo } from "../db/executions-repo.js";
 import { workflowsRepo } from "../db/workflows-repo.js";
 import type { Engine } from "../engine/engine.js";
@@ -56,27 +56,16 @@ export function triggersConsumer(
   opts: { leaseMs: number; concurrency: number; batch: number },
 ): BatchConsumerSpec<ContactEvent> {
   const handle = handleTriggerEvents(sql, engine, opts.leaseMs);
-  return {
-    stream: names.streams.events.name,
+  return eventConsumer({
+    names,
     durable: names.consumers.workflowsTriggers,
-    filterSubject: `${names.prefix}.events.>`,
     maxDeliver: 10,
     batch: opts.batch,
     concurrency: opts.concurrency,
     waitMs: 0,
-    decode(msg) {
-      let body: unknown;
-      try {
-        body = msg.json();
-      } catch {
-        throw new PoisonMessage("not an event envelope: not JSON");
-      }
-      const parsed = EventEnvelope.safeParse(body);
-      if (!parsed.success) throw new PoisonMessage(`not an event envelope: ${parsed.error.message}`);
-      // events without a contact start and resume nothing: acked unhandled
-      return parsed.data.contactId ? (parsed.data as ContactEvent) : null;
-    },
+    // events without a contact start and resume nothing: acked unhandled
+    pick: (event) => (event.contactId ? (event as ContactEvent) : null),
     ready: () => engine.room(),
     handle,
-  };
+  });
 }
