@@ -131,7 +131,7 @@ async function scaledOut(api, from, servicePids) {
   await platform.startService("sending", half);
   const [one, two] = platform.procs.get("sending");
   const { sending: _gone, ...others } = servicePids;
-  const meter = cpuMeter({ ...others, "sending 1": one.child.pid, "sending 2": two.child.pid }, METER);
+  const meter = cpuMeter({ ...others, "sending 1": one.child.pid, "sending 2": two.child.pid }, { ...METER, postgres: platform.prefix });
   const run = await campaign(api, from);
   const cpuMsPerEmail = meter.perItemMs(N);
   const { count, distinctMessageIds, duplicates } = await sink.stats();
@@ -157,7 +157,7 @@ try {
   // BENCH_CAMPAIGN_BASELINES=stock (bench:guard's short runs) leaves the second baseline out
   const pooled = dkim && process.env.BENCH_CAMPAIGN_BASELINES !== "stock" ? await measuredBare(from, null, await threadPoolSigning(dkim)) : null;
   const servicePids = { ...Object.fromEntries(SERVICES.map((s) => [s, platform.procs.get(s)?.[0]?.child.pid])), sink: sink.pid };
-  const meter = cpuMeter(servicePids, METER);
+  const meter = cpuMeter(servicePids, { ...METER, postgres: platform.prefix });
   const mailroom = await campaign(api, from);
   const cpuSpent = meter.seconds();
   const cpuMsPerEmail = meter.perItemMs(N);

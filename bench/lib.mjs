@@ -170,8 +170,9 @@ export function leanPoster(baseUrl, key) {
 /**
  * CPU that processes spend over one measured run: `const m = cpuMeter({ gateway: pid, … });
  * … run …; m.perRequestUs(requests)`, `m.perItemMs(emails)` or `m.seconds()`. The NATS server of this machine is included
- * unless `nats: false`, every PostgreSQL process with `postgres: true`, and the bench process itself
- * as `selfName`. Tells where a ratio is lost, process by process.
+ * unless `nats: false`, PostgreSQL with `postgres: true` (every process) or `postgres: <prefix>` (that
+ * platform's backends and the server's writers), and the bench process itself as `selfName`. Tells
+ * where a ratio is lost, process by process.
  */
 export function cpuMeter(pids, { nats = true, postgres = false, selfName = "loadGenerator" } = {}) {
   const all = { ...pids };
@@ -183,7 +184,7 @@ export function cpuMeter(pids, { nats = true, postgres = false, selfName = "load
   }
   const read = () => {
     const out = Object.fromEntries(Object.entries(all).map(([k, pid]) => [k, cpuSeconds(pid)]));
-    if (postgres) out.postgres = postgresCpuSeconds();
+    if (postgres) out.postgres = postgresCpuSeconds(typeof postgres === "string" ? postgres : undefined);
     const own = process.cpuUsage();
     out[selfName] = (own.user + own.system) / 1e6;
     return out;
@@ -277,10 +278,29 @@ export async function alternate(paths, { rounds = 3, duration }) {
 
 export const formatCpu = (perRequest) => Object.entries(perRequest).map(([k, v]) => `${k} ${v}`).join(", ");
 
-/** CPU seconds used so far by every PostgreSQL process of this machine (the server and its backends). */
-export function postgresCpuSeconds() {
+/**
+ * CPU seconds used so far by the PostgreSQL processes of this machine: with `prefix` (a platform's),
+ * the backends serving that platform's databases (their process title names the database) and the
+ * server's own writers, so another run's queries on the same server are not counted; without it,
+ * every PostgreSQL process.
+ */
+export function postgresCpuSeconds(prefix) {
   let total = 0;
-  for (const pid of execFileSync("pgrep", ["-x", "postgres"]).toString().trim().split("\n").filter(Boolean)) total += cpuSeconds(Number(pid)) ?? 0;
+  for (const pid of execFileSync("pgrep", ["-x", "postgres"]).toString().trim().split("\n").filter(Boolean)) {
+    if (prefix) {
+      let title = "";
+      try {
+        title = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      } catch {
+        continue;
+      }
+      // a backend's title names its user, database and client ("… postgres mrt_x_sending 127.0.0.1(5123) idle");
+      // the server's writers name no client
+      const backend = /\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\]/.test(title);
+      if (backend && !title.includes(` ${prefix}_`)) continue;
+    }
+    total += cpuSeconds(Number(pid)) ?? 0;
+  }
   return total;
 }
 
