@@ -23,3 +23,4 @@ export * from "./token-bucket.js";
 export * from "./dns-server.js";
 export * from "./periodic.js";
 export * from "./next-turn.js";
+export * from "./lease.js";
