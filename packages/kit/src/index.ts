@@ -24,3 +24,4 @@ export * from "./dns-server.js";
 export * from "./periodic.js";
 export * from "./next-turn.js";
 export * from "./lease.js";
+export * from "./columns.js";
