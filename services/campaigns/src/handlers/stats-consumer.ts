@@ -1,8 +1,8 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import type { WireNames } from "@mailroom/contracts";
-import type { BatchConsumerSpec, Logger, Sql } from "@mailroom/kit";
-import { statsRepo } from "../db/stats-repo.js";
+import type { BatchConsumerSpec } from "@mailroom/kit";
 import { statHit, type StatHit } from "../domain/stats.js";
+import type { CampaignStats } from "../usecases/stats.js";
 
 /** Families whose events can move campaign stats; the rest are skipped before parsing. */
 const FAMILIES = new Set(["email", "contact"]);
@@ -13,7 +13,7 @@ const FAMILIES = new Set(["email", "contact"]);
  * nats-server 2.9 allows one filter subject, so it reads the whole EVENTS stream and skips custom
  * and segment events by their subject token.
  */
-export function statsConsumer(names: WireNames, sql: Sql, log: Logger): BatchConsumerSpec<StatHit> {
+export function statsConsumer(names: WireNames, stats: CampaignStats): BatchConsumerSpec<StatHit> {
   return {
     stream: names.streams.events.name,
     durable: names.consumers.campaignsStats,
@@ -25,10 +25,7 @@ export function statsConsumer(names: WireNames, sql: Sql, log: Logger): BatchCon
     maxDeliver: 30,
     retryDelayMs: (attempt) => Math.min(300_000, 1000 * 2 ** (attempt - 1)),
     decode: hitOf,
-    async handle(hits) {
-      const sent = await statsRepo.applyHits(sql, hits);
-      if (sent.length) log.info({ campaignIds: sent }, "campaigns sent");
-    },
+    handle: (hits) => stats.apply(hits),
   };
 }
 
