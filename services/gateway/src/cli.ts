@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { SERVICE_NAMES, SERVICES, sendingRpc, wireNames } from "@mailroom/contracts";
 import { Blobs, RpcClient, connectNats, createLogger, loadConfig, migrate, openDatabase, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
 import { keysRepo } from "./db/keys-repo.js";
-import { createUser } from "./domain/create-user.js";
+import { createUser } from "./usecases/create-user.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const USAGE = `usage:

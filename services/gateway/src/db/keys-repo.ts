@@ -1,5 +1,6 @@
 import { columns, newId, type RowOf, traced, type Q, type Row, type Sql } from "@mailroom/kit";
 import type { apiKeys } from "./schema.js";
+import type { KeyRecord } from "../domain/authenticator.js";
 import { generateKey, hashKey, keyPrefix, type KeyKind } from "../domain/keys.js";
 
 type KeyRow = Row<typeof apiKeys>;
@@ -8,13 +9,6 @@ type ListedRow = RowOf<typeof LISTED>;
 const toListing = (r: ListedRow): KeyListing => ({
   id: r.id, kind: r.kind, name: r.name, prefix: r.prefix, rateLimit: r.rate_limit, createdAt: r.created_at, revokedAt: r.revoked_at,
 });
-
-export interface KeyRecord {
-  id: string;
-  projectId: string;
-  kind: KeyKind;
-  rateLimit: number | null;
-}
 
 export interface KeyListing {
   id: string;
