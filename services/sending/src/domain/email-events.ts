@@ -1,6 +1,6 @@
 import type { EmailEventType, EventEnvelope } from "@mailroom/contracts";
 import { isId } from "@mailroom/kit";
-import type { STAT_COUNTERS } from "../db/schema.js";
+import type { STAT_COUNTERS } from "./stat-counters.js";
 
 export type StatCounter = (typeof STAT_COUNTERS)[number];
 

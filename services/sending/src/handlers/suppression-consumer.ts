@@ -1,7 +1,6 @@
-import { EventEnvelope } from "@mailroom/contracts";
+import { EventEnvelope, type WireNames } from "@mailroom/contracts";
 import { PoisonMessage, type ConsumerSpec } from "@mailroom/kit";
-import { suppressionsRepo } from "../db/suppressions-repo.js";
-import type { Ctx } from "../usecases/context.js";
+import type { SuppressionChecks } from "../usecases/lookups.js";
 
 /**
  * `contact.subscribed` lifts the bounce suppressions of the address that are older than the event:
@@ -9,18 +8,18 @@ import type { Ctx } from "../usecases/context.js";
  * complaint stays: a resubscription made with an API key does not take back the recipient's
  * complaint (the subscribe page lifts it itself).
  */
-export function suppressionConsumer(ctx: Ctx): ConsumerSpec {
+export function suppressionConsumer(names: WireNames, suppressions: SuppressionChecks): ConsumerSpec {
   return {
-    stream: ctx.names.streams.events.name,
-    durable: ctx.names.consumers.sendingSuppression,
-    filterSubject: ctx.names.subjects.eventsOfFamily("contact"),
+    stream: names.streams.events.name,
+    durable: names.consumers.sendingSuppression,
+    filterSubject: names.subjects.eventsOfFamily("contact"),
     concurrency: 4,
     async handle(msg) {
       const parsed = EventEnvelope.safeParse(msg.json());
       if (!parsed.success) throw new PoisonMessage("not an event envelope");
       const e = parsed.data;
       if (e.name !== "contact.subscribed" || !e.email) return;
-      await suppressionsRepo.lift(ctx.sql, e.projectId, [e.email], new Date(e.occurredAt), ["bounce"]);
+      await suppressions.lift(e.projectId, [e.email], new Date(e.occurredAt), false);
     },
   };
 }
