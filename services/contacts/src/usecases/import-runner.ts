@@ -64,10 +64,13 @@ export class ImportRunner {
       const claimed = await Lease.claim(this.sql, importsRepo, this.lease);
       if (!claimed) return;
       const { lease, row: job } = claimed;
-      const run = this.run(job, lease).finally(() => {
-        this.running.delete(job.id);
-        this.poke();
-      });
+      // a write that fails after the run gave up (the lease lost, the database away) is logged, never thrown unhandled
+      const run = this.run(job, lease)
+        .catch((err) => this.log.warn({ err: String(err), importId: job.id }, "import run ended on an error; it resumes once its lease runs out"))
+        .finally(() => {
+          this.running.delete(job.id);
+          this.poke();
+        });
       this.running.set(job.id, run);
     }
   }
