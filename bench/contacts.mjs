@@ -9,14 +9,14 @@ import { randomUUID } from "node:crypto";
 import { v7 } from "uuid";
 import { Platform, apiClient } from "@mailroom/testkit";
 import { CursorCodec } from "../services/contacts/dist/domain/cursor.js";
-import { alternate, formatCpu, load, peakRssMb, startBaseline, writeResult, BENCH_ENV, profiled } from "./lib.mjs";
+import { alternate, formatCpu, load, peakRssMb, startBaseline, writeResult, BENCH_ENV, profiled, size } from "./lib.mjs";
 
-const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
-const SAMPLES = 60;
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONTACTS = size("BENCH_CONTACTS", 1_000_000, 2000);
+const SAMPLES = size("BENCH_SAMPLES", 60, 5);
+const DURATION = size("BENCH_DURATION", 10, 1);
 const CONNECTIONS = 50;
 /** Rounds of the two /v1/track paths, alternated (lib.mjs alternate()). */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = size("BENCH_ROUNDS", 3, 1);
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

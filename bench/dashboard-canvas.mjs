@@ -10,9 +10,10 @@ import { cpus, loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { apiClient, Platform } from "@mailroom/testkit";
 import { createDashboardUser, launchBrowser, signedInContext } from "@mailroom/testkit/browser";
+import { size } from "./lib.mjs";
 
 const STEPS = 100;
-const RUNS = Number(process.env.BENCH_CANVAS_RUNS ?? 10);
+const RUNS = size("BENCH_CANVAS_RUNS", 10, 2);
 const TARGET_MS = 100;
 
 const PROBE = `

@@ -15,11 +15,11 @@ import { apiClient, Platform } from "@mailroom/testkit";
 import { createDashboardUser, launchBrowser, PROJECT_STORAGE_KEY, signedInContext } from "@mailroom/testkit/browser";
 import { canvasBench } from "./dashboard-canvas.mjs";
 import { measureStats, seedEmailEvents } from "./dashboard-stats.mjs";
-import { BENCH_ENV, seedContacts, writeResult } from "./lib.mjs";
+import { BENCH_ENV, seedContacts, writeResult, size } from "./lib.mjs";
 
-const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
-const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const EMAIL_EVENTS = Number(process.env.BENCH_EMAIL_EVENTS ?? 10_000_000);
+const CONTACTS = size("BENCH_CONTACTS", 1_000_000, 2000);
+const RUNS = size("BENCH_RUNS", 15, 2);
+const EMAIL_EVENTS = size("BENCH_EMAIL_EVENTS", 10_000_000, 20_000);
 const STATS_TARGET_P99_MS = 100;
 const BUDGET_KB = 250;
 const TARGET_MS = 300;

@@ -11,9 +11,9 @@ import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { wireNames } from "@mailroom/contracts";
 import { DATABASE_URL, NATS_URL, Platform } from "@mailroom/testkit";
-import { BENCH_ENV, cpuSeconds, machine, writeResult, profiled } from "./lib.mjs";
+import { BENCH_ENV, cpuSeconds, machine, writeResult, profiled, size } from "./lib.mjs";
 
-const N = Number(process.env.BENCH_RECIPIENTS ?? 5000);
+const N = size("BENCH_RECIPIENTS", 5000, 200);
 const platform = new Platform({ services: ["contacts"], env: { ...BENCH_ENV }, serviceEnv: profiled() });
 
 async function seed(sql, projectId) {

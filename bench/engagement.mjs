@@ -9,14 +9,14 @@ import nodemailer from "nodemailer";
 import { connect } from "@nats-io/transport-node";
 import { startMailbox } from "@mailroom/devmailbox";
 import { Platform, apiClient, freePort, waitFor } from "@mailroom/testkit";
-import { alternate, formatCpu, load, peakRssMb, startBaseline, writeResult, BENCH_ENV, profiled } from "./lib.mjs";
+import { alternate, formatCpu, load, peakRssMb, startBaseline, writeResult, BENCH_ENV, profiled, size } from "./lib.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const DURATION = size("BENCH_DURATION", 10, 1);
 /** Rounds of the two paths, alternated (lib.mjs alternate()). */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const EMAILS = Number(process.env.BENCH_EMAILS ?? 300);
-const DSNS = Number(process.env.BENCH_DSNS ?? 2000);
+const ROUNDS = size("BENCH_ROUNDS", 3, 1);
+const EMAILS = size("BENCH_EMAILS", 300, 20);
+const DSNS = size("BENCH_DSNS", 2000, 50);
 const RPD = "bounces.bench.test";
 
 const mailbox = await startMailbox({ smtpPort: 0, httpPort: 0, maxMessages: EMAILS + 10 });

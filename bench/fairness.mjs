@@ -11,15 +11,15 @@
 // Targets: B's p99 under 2 s while A runs; A's rate within 10% of alone.
 import { parseArgs } from "node:util";
 import { Platform, apiClient } from "@mailroom/testkit";
-import { BENCH_ENV, machine, peakRssMb, profiled, seedContacts, writeResult } from "./lib.mjs";
+import { BENCH_ENV, machine, peakRssMb, profiled, seedContacts, writeResult, size } from "./lib.mjs";
 import { startSinkProcess } from "./sink.mjs";
 
 const { values: args } = parseArgs({
   options: {
-    recipients: { type: "string", default: process.env.BENCH_RECIPIENTS ?? "100000" },
-    "b-seconds": { type: "string", default: process.env.BENCH_B_SECONDS ?? "30" },
+    recipients: { type: "string", default: String(size("BENCH_RECIPIENTS", 100_000, 600)) },
+    "b-seconds": { type: "string", default: String(size("BENCH_B_SECONDS", 30, 3)) },
     "c-campaign": { type: "string", default: process.env.BENCH_C_CAMPAIGN },
-    rounds: { type: "string", default: process.env.BENCH_ROUNDS ?? "2" },
+    rounds: { type: "string", default: String(size("BENCH_ROUNDS", 2, 1)) },
   },
 });
 const N = Number(args.recipients);

@@ -3,12 +3,12 @@
 // against a bare fastify route answering the same body in-process, same run, same concurrency. The
 // bare route runs in a process of its own, as the gateway does (bench/baseline.mjs says why).
 import { Platform } from "@mailroom/testkit";
-import { alternate, formatCpu, load, peakRssMb, profiled, startBaseline, startHelper, writeResult, BENCH_ENV } from "./lib.mjs";
+import { alternate, formatCpu, load, peakRssMb, profiled, startBaseline, startHelper, writeResult, BENCH_ENV, size } from "./lib.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const DURATION = size("BENCH_DURATION", 10, 1);
 /** Rounds of the three paths, alternated (lib.mjs alternate()). */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = size("BENCH_ROUNDS", 3, 1);
 
 const platform = new Platform({ services: ["gateway"], env: { ...BENCH_ENV }, serviceEnv: profiled() });
 await platform.start();

@@ -73,11 +73,27 @@ export function machine() {
   return `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 }
 
+/**
+ * BENCH_SMOKE=1: every benchmark at a tiny size, in seconds, to show it still starts and finishes
+ * (`npm test` runs them so: a benchmark nobody runs rots). Its figures mean nothing and go to
+ * .mailroom/bench-smoke, never over the recorded ones.
+ */
+export const SMOKE = process.env.BENCH_SMOKE === "1";
+
+/** A size or count: its variable when set, else the full size, or the smoke size in a smoke run. */
+export function size(variable, full, smoke) {
+  const given = process.env[variable];
+  return given !== undefined && given !== "" ? Number(given) : SMOKE ? smoke : full;
+}
+
+/** Where results go: bench/results, a smoke run's folder, or BENCH_RESULTS_DIR (bench:compare's runs). */
+export const RESULTS_DIR = process.env.BENCH_RESULTS_DIR || (SMOKE ? ".mailroom/bench-smoke" : "bench/results");
+
 export function writeResult(name, result, markdown) {
-  mkdirSync("bench/results", { recursive: true });
-  const stamped = { name, date: new Date().toISOString(), machine: machine(), ...result };
-  writeFileSync(`bench/results/${name}.json`, `${JSON.stringify(stamped, null, 2)}\n`);
-  writeFileSync(`bench/results/${name}.md`, `## ${name}\n\n${stamped.date} on ${stamped.machine}\n\n${markdown}\n`);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const stamped = { name, date: new Date().toISOString(), machine: machine(), ...(SMOKE ? { smoke: true } : {}), ...result };
+  writeFileSync(`${RESULTS_DIR}/${name}.json`, `${JSON.stringify(stamped, null, 2)}\n`);
+  writeFileSync(`${RESULTS_DIR}/${name}.md`, `## ${name}\n\n${stamped.date} on ${stamped.machine}\n\n${markdown}\n`);
   console.log(markdown);
 }
 

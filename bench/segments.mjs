@@ -14,13 +14,13 @@ import { jetstream } from "@nats-io/jetstream";
 import { wireNames } from "@mailroom/contracts";
 import { newId } from "@mailroom/kit";
 import { Platform } from "@mailroom/testkit";
-import { writeResult, BENCH_ENV, profiled } from "./lib.mjs";
+import { writeResult, BENCH_ENV, profiled, size } from "./lib.mjs";
 
-const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
+const CONTACTS = size("BENCH_CONTACTS", 1_000_000, 2000);
 const EVENTS_PER_CONTACT = Number(process.env.BENCH_EVENTS_PER_CONTACT ?? 5);
-const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 30);
+const SAMPLES = size("BENCH_SAMPLES", 30, 3);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
-const CHANGE_SECONDS = Number(process.env.BENCH_CHANGE_SECONDS ?? 15);
+const CHANGE_SECONDS = size("BENCH_CHANGE_SECONDS", 15, 2);
 const TRACKED = 50;
 const DAY = 86_400_000;
 

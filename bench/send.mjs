@@ -11,17 +11,17 @@
 import { parseArgs } from "node:util";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { writeResult, BENCH_ENV, profiled, signingOptions, threadPoolSigning, cpuMeter, formatCpu, peakRssMb, alternate, load, startBaseline } from "./lib.mjs";
+import { writeResult, BENCH_ENV, profiled, signingOptions, threadPoolSigning, cpuMeter, formatCpu, peakRssMb, alternate, load, startBaseline, size } from "./lib.mjs";
 import { startSinkProcess } from "./sink.mjs";
 import nodemailer from "nodemailer";
 import { Platform, REPO_ROOT, addZones, apiClient, startDnsServer, waitFor, DATABASE_URL, NATS_URL } from "@mailroom/testkit";
 
 const { values: args } = parseArgs({
   options: {
-    duration: { type: "string", default: "10" },
+    duration: { type: "string", default: String(size("BENCH_DURATION", 10, 1)) },
     connections: { type: "string", default: "32" },
-    emails: { type: "string", default: "20000" },
-    rounds: { type: "string", default: "3" },
+    emails: { type: "string", default: String(size("BENCH_EMAILS", 20_000, 200)) },
+    rounds: { type: "string", default: String(size("BENCH_ROUNDS", 3, 1)) },
   },
 });
 const duration = Number(args.duration);

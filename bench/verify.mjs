@@ -3,12 +3,12 @@
 // gateway forwarding to a service that answers at once), same run, in alternated rounds
 // (BENCH_ROUNDS, 3); cold-cache p50/p99 against a local DNS server.
 import { Platform, apiClient, startDnsServer } from "@mailroom/testkit";
-import { alternate, formatCpu, load, peakRssMb, startHelper, writeResult, BENCH_ENV, profiled } from "./lib.mjs";
+import { alternate, formatCpu, load, peakRssMb, startHelper, writeResult, BENCH_ENV, profiled, size } from "./lib.mjs";
 
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DURATION = size("BENCH_DURATION", 10, 1);
+const ROUNDS = size("BENCH_ROUNDS", 3, 1);
 const CONNECTIONS = 50;
-const COLD = 200;
+const COLD = size("BENCH_COLD", 200, 10);
 
 const dns = await startDnsServer();
 const zone = { NS: ["ns1.bench.example"], A: ["192.0.2.10"], MX: [{ exchange: "mx.bench.example", priority: 10 }] };

@@ -6,11 +6,11 @@
 import { createServer } from "node:http";
 import postgres from "postgres";
 import { apiClient, Platform, DATABASE_URL } from "@mailroom/testkit";
-import { BENCH_ENV, cpuSeconds, leanPoster, profiled, writeResult } from "./lib.mjs";
+import { BENCH_ENV, cpuSeconds, leanPoster, profiled, writeResult, size } from "./lib.mjs";
 
 const RATE = Number(process.env.BENCH_RATE ?? 200);
-const SECONDS = Number(process.env.BENCH_DURATION ?? 10);
-const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
+const SECONDS = size("BENCH_DURATION", 10, 1);
+const CONTACTS = size("BENCH_CONTACTS", 10_000, 200);
 
 const arrivals = new Map();
 const receiver = createServer((req, res) => {
@@ -94,7 +94,7 @@ try {
   };
   // The first seconds after start-up run cold (JIT, plan and connection caches, pools filling): they
   // are posted at the same rate but measured apart, as the warm-up of the HTTP benchmarks is.
-  const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+  const WARMUP = size("BENCH_WARMUP", 3, 1);
   await paced("w", RATE * WARMUP, false);
   const total = RATE * SECONDS;
   const latencyCpu = cpu();

@@ -38,3 +38,6 @@ if (process.argv.length <= 2) {
 // The fault suite (kill -9, NATS/PostgreSQL restarts, Redis down, SIGTERM) on servers of its own,
 // one file at a time, after the main suite: about 4 minutes. Skipped when a subset was asked for.
 if (process.argv.length <= 2) run("npx", ["vitest", "run", "--config", "packages/faults/vitest.config.ts"]);
+// Every benchmark at a tiny size (bench/lib.mjs SMOKE): a benchmark that can no longer start fails
+// the suite instead of rotting until someone runs it.
+if (process.argv.length <= 2) run("node", ["scripts/bench.mjs", "--smoke", "--no-build"]);

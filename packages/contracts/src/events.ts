@@ -21,6 +21,45 @@ export const EventEnvelope = z.object({
 });
 export type EventEnvelope = z.infer<typeof EventEnvelope>;
 
+/**
+ * Several events of one family and project in one message on the EVENTS stream, marked by the
+ * `Mailroom-Event-Batch` header: what a write that emits many events at once (the delivery worker's
+ * sent records) publishes, so the bus, the outbox and every consumer pay per batch, not per event.
+ * Compatibility: consumers read both shapes (kit `eventsOf`); a consumer of a release that predates
+ * batches gives a batch up as poison, so consumers are upgraded before the producers that batch.
+ */
+export const EventBatch = z.object({ events: z.array(EventEnvelope) });
+export type EventBatch = z.infer<typeof EventBatch>;
+
+/**
+ * Headers of the EVENTS stream's messages. `names` lists the event names a message carries (comma
+ * separated, each once), so a consumer skips a message it has no use for without parsing it; a
+ * message without it (an older producer) is parsed. Never rename: in-flight messages carry them.
+ */
+export const EVENT_HEADERS = {
+  batch: "Mailroom-Event-Batch",
+  names: "Mailroom-Event-Names",
+} as const;
+
+/** The envelope fields checked by hand: the fast path of reading an event, zod only when it fails. */
+export function isEventEnvelope(v: unknown): v is EventEnvelope {
+  if (typeof v !== "object" || v === null) return false;
+  const e = v as Record<string, unknown>;
+  return (
+    typeof e.id === "string" &&
+    typeof e.projectId === "string" &&
+    typeof e.name === "string" &&
+    typeof e.family === "string" &&
+    (EVENT_FAMILIES as readonly string[]).includes(e.family) &&
+    (e.contactId === null || typeof e.contactId === "string") &&
+    (e.email === null || typeof e.email === "string") &&
+    typeof e.data === "object" &&
+    e.data !== null &&
+    !Array.isArray(e.data) &&
+    typeof e.occurredAt === "string"
+  );
+}
+
 export const SYSTEM_EVENT_NAMES = [
   "email.sent",
   "email.delivery",

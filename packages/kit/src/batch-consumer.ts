@@ -29,10 +29,11 @@ export interface BatchConsumerSpec<T> {
   /** Delay before retry n (1-based). */
   retryDelayMs?: (attempt: number) => number;
   /**
-   * One message to what `handle` takes, or null when it means nothing here (acked, not handled).
-   * A throw makes the message poison: it alone is given up, the rest of its batch goes on.
+   * The items one message carries for `handle` (an event batch carries many), none when it means
+   * nothing here (acked, not handled). A throw makes the message poison: it alone is given up, the
+   * rest of its batch goes on.
    */
-  decode(msg: JsMsg): T | null;
+  decode(msg: JsMsg): readonly T[];
   /** Resolves when the handler can take another batch (backpressure from what it feeds). */
   ready?(): Promise<void>;
   /** Applies a batch atomically (one transaction): it resolves when all of it is durable, or throws having applied none of it. */
@@ -42,7 +43,7 @@ export interface BatchConsumerSpec<T> {
 
 interface Item<T> {
   msg: JsMsg;
-  value: T;
+  values: readonly T[];
 }
 
 /**
@@ -112,15 +113,15 @@ export class BatchConsumer<T> {
     for (const msg of msgs) {
       if (msg.redelivered) this.deps.metrics.redeliveries.inc({ consumer: this.spec.durable });
       if (await this.failures.exhausted(msg)) continue;
-      let value: T | null;
+      let values: readonly T[];
       try {
-        value = this.spec.decode(msg);
+        values = this.spec.decode(msg);
       } catch (err) {
         await this.failures.giveUp(msg, err);
         continue;
       }
-      if (value === null) msg.ack();
-      else items.push({ msg, value });
+      if (values.length === 0) msg.ack();
+      else items.push({ msg, values });
     }
     if (items.length === 0) return;
     try {
@@ -161,7 +162,7 @@ export class BatchConsumer<T> {
       only,
     );
     try {
-      await context.with(trace.setSpan(only, span), () => this.spec.handle(items.map((i) => i.value)));
+      await context.with(trace.setSpan(only, span), () => this.spec.handle(items.length === 1 ? [...items[0]!.values] : items.flatMap((i) => i.values)));
     } finally {
       span.end();
     }

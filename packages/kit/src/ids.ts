@@ -1,4 +1,4 @@
-import { randomFillSync } from "node:crypto";
+import { createHash, randomFillSync } from "node:crypto";
 import { v7 } from "uuid";
 
 /**
@@ -45,4 +45,17 @@ export function isId(value: unknown): value is string {
  */
 export function idempotencyIdOf(meta: { idempotencyId?: string }): string | undefined {
   return isId(meta.idempotencyId) ? meta.idempotencyId : undefined;
+}
+
+/**
+ * A stable id for `name` of `base` (UUIDv8 from SHA-256): the same inputs always give the same id,
+ * so an event that exactly one row transition emits (an email's `email.sent`) has an id that can be
+ * derived again from the row, where its history is kept.
+ */
+export function derivedId(base: string, name: string): string {
+  const h = createHash("sha256").update(base).update("\0").update(name).digest();
+  h[6] = (h[6]! & 0x0f) | 0x80; // version 8
+  h[8] = (h[8]! & 0x3f) | 0x80; // RFC 9562 variant
+  const x = h.subarray(0, 16).toString("hex");
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }

@@ -25,3 +25,5 @@ export * from "./periodic.js";
 export * from "./next-turn.js";
 export * from "./lease.js";
 export * from "./columns.js";
+export * from "./events.js";
+export * from "./outbox-groups.js";

@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type postgres from "postgres";
 import type { TransactionSql } from "postgres";
-import { eventFamily, type EventEnvelope, type WireNames } from "@mailroom/contracts";
+import { EVENT_HEADERS, eventFamily, type EventEnvelope, type WireNames } from "@mailroom/contracts";
 import { copyEscape, copyText, type Sql } from "./db.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
@@ -45,6 +45,8 @@ export interface OutboxMessage {
   id: string;
   subject: string;
   payload: unknown;
+  /** Headers of this message, beside the trace headers every row carries. */
+  headers?: Record<string, string>;
 }
 
 /** A row as enqueued: what the relay publishes, serialised once. */
@@ -73,15 +75,16 @@ export async function enqueue(tx: postgres.ISql, messages: OutboxMessage[]): Pro
  * the rows exist if and only if the write does. After it, hand `stored` to `OutboxRelay.kick`.
  */
 export function outboxRows(messages: OutboxMessage[], owners?: string[]): { json: string; stored: StoredMessage[] } {
-  const headers = traceHeaders();
-  const trace = JSON.stringify(headers);
+  const trace = traceHeaders();
+  const traceJson = JSON.stringify(trace);
   const stored: StoredMessage[] = [];
   const parts = messages.map((m, i) => {
     const data = JSON.stringify(m.payload);
+    const headers = m.headers ? { ...trace, ...m.headers } : trace;
     stored.push({ id: m.id, subject: m.subject, data, headers });
     const owner = owners ? `,"owner":${JSON.stringify(owners[i])}` : "";
     // payload is spliced in as serialised: the JSON document carries it as an object, not a string
-    return `{"id":${JSON.stringify(m.id)},"subject":${JSON.stringify(m.subject)},"payload":${data},"headers":${trace}${owner}}`;
+    return `{"id":${JSON.stringify(m.id)},"subject":${JSON.stringify(m.subject)},"payload":${data},"headers":${m.headers ? JSON.stringify(headers) : traceJson}${owner}}`;
   });
   return { json: `[${parts.join(",")}]`, stored };
 }
@@ -105,15 +108,24 @@ export function outboxInsert(q: postgres.ISql, json: string) {
  */
 export async function outboxCopy(tx: postgres.ISql, messages: OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  const headers = copyEscape(JSON.stringify(traceHeaders()));
+  const trace = traceHeaders();
+  const headers = copyEscape(JSON.stringify(trace));
   let text = "";
-  for (const m of messages) text += `${m.id}\t${copyEscape(m.subject)}\t${copyEscape(JSON.stringify(m.payload))}\t${headers}\n`;
+  for (const m of messages) {
+    const own = m.headers ? copyEscape(JSON.stringify({ ...trace, ...m.headers })) : headers;
+    text += `${m.id}\t${copyEscape(m.subject)}\t${copyEscape(JSON.stringify(m.payload))}\t${own}\n`;
+  }
   await copyText(tx, "copy outbox (id, subject, payload, headers) from stdin", text);
 }
 
-/** An event envelope as an outbox message on the EVENTS stream. */
+/** An event envelope as an outbox message on the EVENTS stream (event-batch.ts: many in one). */
 export function eventMessage(names: WireNames, event: EventEnvelope): OutboxMessage {
-  return { id: event.id, subject: names.subjects.event(eventFamily(event.name), event.projectId), payload: event };
+  return {
+    id: event.id,
+    subject: names.subjects.event(eventFamily(event.name), event.projectId),
+    payload: event,
+    headers: { [EVENT_HEADERS.names]: event.name },
+  };
 }
 
 /** NATS's default max_payload, for a connection that has not said its own yet. */

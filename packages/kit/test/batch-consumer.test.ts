@@ -19,7 +19,7 @@ function spec(t: { subject: string; durable: string }, over: Partial<BatchConsum
     batch: 10,
     waitMs: 1000,
     retryDelayMs: () => 50,
-    decode: (msg: JsMsg) => msg.json<Item>(),
+    decode: (msg: JsMsg) => [msg.json<Item>()],
     ...over,
   };
 }
@@ -130,7 +130,7 @@ describe("BatchConsumer", () => {
       spec(t, {
         decode: (msg) => {
           const item = msg.json<Item>();
-          return item.n < 0 ? null : item;
+          return item.n < 0 ? [] : [item];
         },
         handle: async (items) => void handled.push(...items.map((i) => i.n)),
         onGiveUp: async (msg) => void givenUp.push(msg.string()),

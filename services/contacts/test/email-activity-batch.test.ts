@@ -79,7 +79,8 @@ describe("the email-activity projection, a batch per transaction", () => {
     const rows = await activity(c.id);
     expect(rows.map((r) => r.kind)).toEqual(["delivered", "sent"]);
     expect(new Date(rows[1]!.occurred_at).toISOString()).toBe(sent.occurredAt);
-    expect(await consumed([sent.id, delivered.id, sentAgain.id])).toBe(3);
+    // no id is kept for these: the activity row's key is what makes each count once
+    expect(await consumed([sent.id, delivered.id, sentAgain.id])).toBe(0);
     await published();
     expect(await changesOf(p, c.id)).toEqual([
       ["created", ["email", "subscribed"]],
@@ -153,7 +154,8 @@ describe("the email-activity projection, a batch per transaction", () => {
     const late = emailEvent(p.id, gone.id, "email.complaint");
     const ok = emailEvent(p.id, live.id, "email.sent");
     await projection.apply([late, ok]);
-    expect(await consumed([late.id, ok.id])).toBe(2);
+    // the unsubscribing event's id is kept, even though it changed nothing; the sent's needs none
+    expect(await consumed([late.id, ok.id])).toBe(1);
     expect(await activity(gone.id)).toEqual([]);
     expect((await activity(live.id)).map((r) => r.kind)).toEqual(["sent"]);
     await published();

@@ -1,5 +1,6 @@
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
+import { eventsOf } from "@mailroom/kit";
 import { wireNames, type ContactChange, type EventEnvelope, type WireNames } from "@mailroom/contracts";
 import { sharedPlatform, waitFor } from "@mailroom/testkit/shared";
 import { randomUUID } from "node:crypto";
@@ -31,7 +32,7 @@ export class Bus {
   }
 
   /** Every message now on `stream` under `subject`, oldest first (an ephemeral consumer from the start). */
-  async read<T>(stream: string, subject: string): Promise<T[]> {
+  async read<T>(stream: string, subject: string, decode: (m: JsMsg) => T[] = (m) => [m.json<T>()]): Promise<T[]> {
     const jsm = await jetstreamManager(this.nc);
     const info = await jsm.consumers.add(stream, {
       ack_policy: AckPolicy.None,
@@ -46,7 +47,7 @@ export class Bus {
       const batch = await consumer.fetch({ max_messages: Math.min(pending, 500), expires: 2000 });
       let got = 0;
       for await (const m of batch) {
-        out.push(m.json<T>());
+        out.push(...decode(m));
         got++;
       }
       if (got === 0) break;
@@ -57,7 +58,7 @@ export class Bus {
   }
 
   events(projectId: string, family: "contact" | "custom" | "email" | "segment"): Promise<EventEnvelope[]> {
-    return this.read(this.names.streams.events.name, this.names.subjects.event(family, projectId));
+    return this.read(this.names.streams.events.name, this.names.subjects.event(family, projectId), eventsOf);
   }
 
   changes(projectId: string): Promise<ContactChange[]> {

@@ -85,8 +85,9 @@ async function lostAnswerThenRetried(db: postgres.Sql, table: string, statement:
     expect(early.status).toBe(409);
     await sleep(Number(early.headers.get("retry-after")) * 1000);
     expect((await send()).status).toBe(503);
-    // both attempts wait in the service: on the lock, or on the row the other wrote first
-    expect(await writesTo(db, statement, true)).toBe(2);
+    // both attempts wait in the service: on the lock, or on the row the other wrote first. The
+    // gateway's 503 does not mean the retry's statement has reached the database yet: wait for it.
+    await waitFor(async () => (await writesTo(db, statement, true)) === 2, { timeoutMs: 10_000, what: "both attempts to wait at their statement" });
   } finally {
     await unlock();
   }
@@ -149,7 +150,7 @@ describe("a /v1/send retried with the same Idempotency-Key", () => {
       // a retry while the first attempt still runs: both wait on the lock, and time out
       const twin = await sendTo(to, key);
       expect(twin.status).toBe(503);
-      expect(await waitingInserts()).toBe(2);
+      await waitFor(async () => (await waitingInserts()) === 2, { timeoutMs: 10_000, what: "both attempts to wait at the insert" });
     } finally {
       await unlock();
     }

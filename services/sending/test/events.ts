@@ -1,6 +1,7 @@
 import { connect } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
 import { wireNames, type EventEnvelope, type EventFamily } from "@mailroom/contracts";
+import { eventsOf } from "@mailroom/kit";
 import { waitFor, type Drain } from "@mailroom/testkit";
 
 /** The events of one family and project on the EVENTS stream, once `count` match `predicate`. */
@@ -27,8 +28,7 @@ export async function familyEvents(
         while (left > 0) {
           const batch = await consumer.fetch({ max_messages: Math.min(left, 256), expires: 2000 });
           for await (const m of batch) {
-            const e = m.json<EventEnvelope>();
-            if (predicate(e)) found.push(e);
+            for (const e of eventsOf(m)) if (predicate(e)) found.push(e);
             left = m.info.pending;
           }
         }

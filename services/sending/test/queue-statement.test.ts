@@ -2,7 +2,8 @@
 // one statement, which must write each email's job or event if and only if it writes that email.
 import { afterAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { openDatabase, outboxRows } from "@mailroom/kit";
+import { wireNames } from "@mailroom/contracts";
+import { eventBatches, openDatabase, outboxRows, writtenGroups } from "@mailroom/kit";
 import { sharedPlatform } from "@mailroom/testkit/shared";
 import { emailsRepo, type NewEmail } from "../src/db/emails-repo.js";
 import { suppressionsRepo } from "../src/db/suppressions-repo.js";
@@ -72,25 +73,43 @@ describe("emailsRepo.insertQueuedMany", () => {
 });
 
 describe("emailsRepo.markSentMany", () => {
-  it("moves QUEUED records with their events, and writes no event for a record already moved", async () => {
+  const names = wireNames(sharedPlatform().prefix);
+  /** An email.sent per email, as the delivery worker batches them. */
+  const sentEvents = (emails: NewEmail[], at: Date) =>
+    eventBatches(
+      names,
+      emails.map((e) => ({
+        owner: e.id,
+        event: { id: randomUUID(), projectId, name: "email.sent", family: "email" as const, contactId: e.contactId, email: e.to, data: { emailId: e.id }, occurredAt: at.toISOString() },
+      })),
+    );
+  const sentCount = async () =>
+    (await db<{ n: number }[]>`select coalesce(sum(sent), 0)::int as n from email_stats_hourly where project_id = ${projectId}`)[0]!.n;
+
+  it("moves QUEUED records with their event batch and counters, and writes neither for a record already moved", async () => {
     const emails = [email(null), email(null)];
     await emailsRepo.insertQueuedMany(db, emails, "[]");
     await db`update emails set status = 'FAILED' where id = ${emails[1]!.id}`;
-    const { messages, json } = outboxOf(emails);
     const at = new Date();
+    const before = await sentCount();
+    const { json, groups } = sentEvents(emails, at);
     const moved = await emailsRepo.markSentMany(db, emails.map((e) => ({ id: e.id, at, delivered: false, providerMessageId: "abc" })), json);
     expect(moved).toEqual(new Set([emails[0]!.id]));
-    expect((await outboxIds(messages.map((m) => m.id))).sort()).toEqual(messages.slice(0, 2).map((m) => m.id).sort());
+    const [row] = await db<{ payload: { events: Array<{ data: { emailId: string } }> } }[]>`select payload from outbox where id = ${groups[0]!.id}`;
+    expect(row!.payload.events.map((e) => e.data.emailId)).toEqual([emails[0]!.id]);
+    expect(writtenGroups(groups, moved).map((b) => JSON.parse(b.data).events.length)).toEqual([1]);
+    expect(await sentCount()).toBe(before + 1);
     const rows = await db`select id, status, provider_message_id from emails where id = any(${emails.map((e) => e.id)}::uuid[]) order by status`;
     expect(rows.map((r) => [r.id, r.status, r.provider_message_id])).toEqual([
       [emails[1]!.id, "FAILED", null],
       [emails[0]!.id, "SENT", "abc"],
     ]);
     // a second record of the same sends (a retry after a lost answer) changes nothing and writes nothing
-    const retry = outboxOf(emails);
+    const retry = sentEvents(emails, at);
     expect(await emailsRepo.markSentMany(db, emails.map((e) => ({ id: e.id, at, delivered: false, providerMessageId: "abc" })), retry.json)).toEqual(new Set());
-    expect(await outboxIds(retry.messages.map((m) => m.id))).toEqual([]);
-    await db`delete from outbox where id = any(${messages.map((m) => m.id)}::uuid[])`;
+    expect(await outboxIds(retry.groups.map((b) => b.id))).toEqual([]);
+    expect(await sentCount()).toBe(before + 1);
+    await db`delete from outbox where id = ${groups[0]!.id}`;
   });
 });
 

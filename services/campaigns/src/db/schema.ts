@@ -120,6 +120,21 @@ export const countedEmailEvents = pgTable(
 );
 
 /**
+ * Event batches already counted, by message id (the outbox row's, the same on every redelivery and
+ * republish): a batch carries events that each happen once per email (an email's QUEUED → SENT
+ * move), so the batch is the unit of de-duplication and no row is written per email. Kept as long
+ * as counted_email_events.
+ */
+export const countedMessages = pgTable(
+  "counted_messages",
+  {
+    id: uuid("id").primaryKey(),
+    countedAt: at("counted_at").notNull().defaultNow(),
+  },
+  (t) => [index("counted_messages_at_idx").on(t.countedAt)],
+);
+
+/**
  * The A/B test's sample: which variant each sampled recipient was given, drawn once in one
  * transaction. It outlives campaign_pending so that each email event (by its contact) is counted in
  * its variant's stats.

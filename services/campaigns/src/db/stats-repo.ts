@@ -1,7 +1,7 @@
 import { traced, type Q, type Row, type Sql } from "@mailroom/kit";
 import { zeroDeltas, type StatDeltas, type StatHit } from "../domain/stats.js";
 import { campaignsRepo } from "./campaigns-repo.js";
-import type { countedEmailEvents } from "./schema.js";
+import type { countedEmailEvents, countedMessages } from "./schema.js";
 
 /**
  * The same new hits, counted in their variant's stats when the recipient is in an A/B test's sample
@@ -31,16 +31,22 @@ async function addVariantHits(tx: Q, hits: Array<{ projectId: string; campaignId
 
 export const statsRepo = traced("StatsRepo", {
   /**
-   * Applies a batch of stat hits in one transaction: each (email, stat) pair is counted the first time
-   * only (counted_email_events), the new ones are summed per campaign and added to its counters, and
-   * the campaigns touched are checked for completion. Returns the campaigns that became SENT.
+   * Applies a batch of stat hits in one transaction: a hit counts the first time only (its event
+   * batch is new in counted_messages, or, alone, its email and stat are new in
+   * counted_email_events), the new ones are summed per campaign and added to its counters, and the
+   * campaigns touched are checked for completion. Returns the campaigns that became SENT.
    */
   async applyHits(sql: Sql, hits: StatHit[]): Promise<string[]> {
     if (hits.length === 0) return [];
     const owner = new Map<string, StatHit>();
     const emailIds: string[] = [];
     const kinds: string[] = [];
+    const batchIds = new Set<string>();
     for (const h of hits) {
+      if (h.batchId !== null) {
+        batchIds.add(h.batchId);
+        continue;
+      }
       owner.set(h.emailId, h);
       for (const k of h.kinds) {
         emailIds.push(h.emailId);
@@ -48,17 +54,27 @@ export const statsRepo = traced("StatsRepo", {
       }
     }
     return (await sql.begin(async (tx) => {
-      const fresh = await tx<Pick<Row<typeof countedEmailEvents>, "email_id" | "kind">[]>`
-        insert into counted_email_events (email_id, kind)
-        select distinct e, k from unnest(${emailIds}::uuid[], ${kinds}::text[]) as t(e, k)
-        on conflict do nothing returning email_id, kind`;
+      const batches = batchIds.size
+        ? await tx<Pick<Row<typeof countedMessages>, "id">[]>`
+            insert into counted_messages (id) select unnest(${[...batchIds]}::uuid[]) on conflict do nothing returning id`
+        : [];
+      const singles = emailIds.length
+        ? await tx<Pick<Row<typeof countedEmailEvents>, "email_id" | "kind">[]>`
+            insert into counted_email_events (email_id, kind)
+            select distinct e, k from unnest(${emailIds}::uuid[], ${kinds}::text[]) as t(e, k)
+            on conflict do nothing returning email_id, kind`
+        : [];
+      const newBatches = new Set(batches.map((b) => b.id));
+      const fresh = [
+        ...hits.filter((h) => h.batchId !== null && newBatches.has(h.batchId)).flatMap((h) => h.kinds.map((kind) => ({ hit: h, kind }))),
+        ...singles.map((row) => ({ hit: owner.get(row.email_id)!, kind: row.kind })),
+      ];
       if (fresh.length === 0) return [];
 
       const perCampaign = new Map<string, { projectId: string; deltas: StatDeltas }>();
-      for (const row of fresh) {
-        const hit = owner.get(row.email_id)!;
+      for (const { hit, kind } of fresh) {
         const entry = perCampaign.get(hit.campaignId) ?? { projectId: hit.projectId, deltas: zeroDeltas() };
-        entry.deltas[row.kind as keyof StatDeltas] += 1;
+        entry.deltas[kind as keyof StatDeltas] += 1;
         perCampaign.set(hit.campaignId, entry);
       }
       const ids = [...perCampaign.keys()];
@@ -76,7 +92,7 @@ export const statsRepo = traced("StatsRepo", {
                     ${column("ended")}::int[])
           as d(id, project_id, sent, delivered, opened, clicked, bounced, complained, unsubscribed, failed, ended)
         where c.id = d.id and c.project_id = d.project_id`;
-      await addVariantHits(tx, fresh.map((row) => ({ ...owner.get(row.email_id)!, kind: row.kind })));
+      await addVariantHits(tx, fresh.map(({ hit, kind }) => ({ ...hit, kind })));
       return campaignsRepo.completeFinished(tx, ids);
     })) as string[];
   },
@@ -84,5 +100,6 @@ export const statsRepo = traced("StatsRepo", {
   /** Nothing older than the EVENTS stream's max age can be redelivered, so its marks can go. */
   async purgeCounted(q: Q): Promise<void> {
     await q`delete from counted_email_events where counted_at < now() - interval '8 days'`;
+    await q`delete from counted_messages where counted_at < now() - interval '8 days'`;
   },
 });

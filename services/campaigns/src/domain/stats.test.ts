@@ -7,10 +7,16 @@ const emailId = "01890a5d-ac96-774b-bcce-b302099a8059";
 const event = (name: string, data: Record<string, unknown> = {}) => ({ projectId, name, data: { emailId, campaignId, ...data } });
 
 describe("statHit", () => {
-  it("ends a recipient's job on sent, failed or a permanent bounce", () => {
+  it("ends a recipient's job on sent or failed, the one terminal event each email has", () => {
     expect(statHit(event("email.sent"))?.kinds).toEqual(["sent", "ended"]);
     expect(statHit(event("email.failed"))?.kinds).toEqual(["failed", "ended"]);
-    expect(statHit(event("email.bounce", { bounceType: "Permanent" }))?.kinds).toEqual(["bounced", "ended"]);
+    // a bounce is only taken for an email already sent (or failed): it has ended already
+    expect(statHit(event("email.bounce", { bounceType: "Permanent" }))?.kinds).toEqual(["bounced"]);
+  });
+
+  it("names the batch that carried the event, or none", () => {
+    expect(statHit(event("email.sent"), "b1")?.batchId).toBe("b1");
+    expect(statHit(event("email.open"))?.batchId).toBeNull();
   });
 
   it("counts engagement without ending anything", () => {

@@ -12,6 +12,12 @@ export interface StatHit {
   /** The recipient (the event envelope's), by which an A/B test's sample is counted per variant. */
   contactId: string | null;
   kinds: StatKind[];
+  /**
+   * The event batch that carried it (its message id), or null for an event in a message of its own.
+   * A batch's events each happen once per email (the record's QUEUED → SENT move emits them), so
+   * a batch is counted once as a whole; a lone event is counted once per email and stat.
+   */
+  batchId: string | null;
 }
 
 interface EventLike {
@@ -25,17 +31,18 @@ interface EventLike {
  * Maps an event of the EVENTS stream to the campaign stats it moves; null when it moves none (not a
  * campaign email, a test copy, which carries no campaignId, or an event of another kind).
  *
- * A recipient's job ends with `email.sent` or, when it can never be sent, `email.failed`. A
- * permanent bounce also ends it: a relay that refuses an address at once may report that instead
- * of a send. `ended` is counted once per email whichever of them comes first.
+ * A recipient's job ends with `email.sent` or, when it can never be sent, `email.failed`: the sending
+ * service emits exactly one of them per email (only a QUEUED record moves to SENT or FAILED). A
+ * permanent bounce ends nothing: the sending service takes a bounce only for a record no longer
+ * QUEUED, so its email has ended already.
  */
-export function statHit(event: EventLike): StatHit | null {
+export function statHit(event: EventLike, batchId: string | null = null): StatHit | null {
   const emailId = event.data.emailId;
   const campaignId = event.data.campaignId;
   if (!isId(emailId) || !isId(campaignId) || !isId(event.projectId)) return null;
   const kinds = kindsOf(event);
   const contactId = typeof event.contactId === "string" ? event.contactId : null;
-  return kinds.length ? { projectId: event.projectId, campaignId, emailId, contactId, kinds } : null;
+  return kinds.length ? { projectId: event.projectId, campaignId, emailId, contactId, kinds, batchId } : null;
 }
 
 function kindsOf(event: EventLike): StatKind[] {
@@ -51,7 +58,7 @@ function kindsOf(event: EventLike): StatKind[] {
     case "email.click":
       return ["clicked"];
     case "email.bounce":
-      return event.data.bounceType === "Permanent" ? ["bounced", "ended"] : [];
+      return event.data.bounceType === "Permanent" ? ["bounced"] : [];
     case "email.complaint":
       return ["complained"];
     // Only an unsubscribe through a campaign email's link names the email and its campaign.
@@ -61,6 +68,18 @@ function kindsOf(event: EventLike): StatKind[] {
       return [];
   }
 }
+
+/** The event names that can move campaign stats: a message naming none of them is skipped unread. */
+export const STAT_EVENT_NAMES: ReadonlySet<string> = new Set([
+  "email.sent",
+  "email.failed",
+  "email.delivery",
+  "email.open",
+  "email.click",
+  "email.bounce",
+  "email.complaint",
+  "contact.unsubscribed",
+]);
 
 export type StatDeltas = Record<StatKind, number>;
 

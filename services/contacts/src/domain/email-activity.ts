@@ -13,6 +13,9 @@ const KIND_OF_EVENT: Readonly<Record<string, ActivityKind>> = {
   "email.complaint": "complained",
 };
 
+/** Whether events of this name can be activity (the rest of the email family is skipped unread). */
+export const isActivityEvent = (name: string): boolean => Object.hasOwn(KIND_OF_EVENT, name);
+
 export interface EmailActivity {
   kind: ActivityKind;
   emailId: string;
@@ -26,7 +29,7 @@ export interface EmailActivity {
  * subscribed.
  */
 export function emailActivityOf(event: Pick<EventEnvelope, "name" | "contactId" | "data">): EmailActivity | null {
-  const kind = KIND_OF_EVENT[event.name];
+  const kind = isActivityEvent(event.name) ? KIND_OF_EVENT[event.name] : undefined;
   const emailId = event.data.emailId;
   if (!kind || !event.contactId || typeof emailId !== "string") return null;
   let unsubscribe: UnsubscribeReason | null = null;

@@ -1,5 +1,6 @@
-import { EventEnvelope, type WireNames } from "@mailroom/contracts";
-import { PoisonMessage, type BatchConsumerSpec } from "@mailroom/kit";
+import type { EventEnvelope, WireNames } from "@mailroom/contracts";
+import { eventConsumer, type BatchConsumerSpec } from "@mailroom/kit";
+import { isActivityEvent } from "../domain/email-activity.js";
 import type { EmailActivityProjection } from "../usecases/email-activity.js";
 
 /**
@@ -8,23 +9,18 @@ import type { EmailActivityProjection } from "../usecases/email-activity.js";
  * not matter (activity keeps the first row per email and kind; unsubscription only goes one way),
  * so events are applied a batch per transaction: at campaign rates that is a few transactions a
  * second instead of thousands. A batch waits at most `waitMs` to fill, which bounds the lag a
- * lone event sees. An envelope that does not parse is terminated alone; the rest of its batch goes on.
+ * lone event sees. A message that does not parse is terminated alone; the rest of its batch goes on.
  */
 export function emailEventsConsumer(names: WireNames, projection: EmailActivityProjection): BatchConsumerSpec<EventEnvelope> {
-  return {
-    stream: names.streams.events.name,
+  return eventConsumer({
+    names,
+    family: "email",
     durable: names.consumers.contactsEmailActivity,
-    filterSubject: names.subjects.eventsOfFamily("email"),
+    reads: isActivityEvent,
     batch: 500,
     waitMs: 1000,
     maxDeliver: 10,
-    // A throw here (not JSON, not an envelope) terminates that message alone.
-    decode(msg) {
-      const parsed = EventEnvelope.safeParse(msg.json());
-      if (!parsed.success) throw new PoisonMessage(`not an event envelope: ${parsed.error.message}`);
-      return parsed.data;
-    },
+    pick: (event) => event,
     handle: (events) => projection.apply(events),
-  };
+  });
 }
-

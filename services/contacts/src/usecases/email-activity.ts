@@ -23,7 +23,8 @@ const activityKey = (emailId: string, kind: string) => `${emailId}/${kind}`;
  * unsubscription after a permanent bounce or a complaint. A batch of events is applied in one
  * transaction with set-based statements (at campaign rates one transaction per event was the
  * contacts service's main cost), with the outcome of applying them one by one in order:
- * - an event already consumed (a redelivery), or twice in the batch, changes nothing the second time;
+ * - an event already applied (a redelivery), or twice in the batch, changes nothing the second time:
+ *   its activity row exists, and an unsubscribing event's id is kept (consumed_events);
  * - the first occurrence per email and kind is the activity row, and emits one `activity` contact
  *   change (`email.<kind>`) for the segment tracker, if its project tracks a segment;
  * - an event for a contact that is not in its project (deleted since, or a foreign id) is consumed
@@ -54,8 +55,10 @@ export class EmailActivityProjection {
     if (candidates.length === 0) return;
     await this.writer.run(async (tx, out) => {
       const tracking = await locks.projectsTracking(tx, candidates.map((c) => c.projectId));
-      const fresh = await activityRepo.markConsumed(tx, candidates.map((c) => c.event.id));
-      const todo = candidates.filter((c) => fresh.delete(c.event.id)); // once per id, first occurrence
+      // Only an unsubscribing event needs its id kept: the activity row's key already makes every
+      // other one count once, and at campaign rates a kept id per email event was a row per event.
+      const fresh = await activityRepo.markConsumed(tx, candidates.filter((c) => c.activity.unsubscribe).map((c) => c.event.id));
+      const todo = candidates.filter((c) => !c.activity.unsubscribe || fresh.delete(c.event.id)); // unsubscribing: once per id
       if (todo.length === 0) return;
       const now = this.clock();
 

@@ -1,5 +1,5 @@
 import type { Email, EmailSourceType, EmailStatus, ListEmailsQuery } from "@mailroom/contracts";
-import { iso, isoOrNull, outboxInsert, traced, type Q, type Row } from "@mailroom/kit";
+import { iso, isoOrNull, outboxGroupInsert, outboxInsert, traced, type Q, type Row } from "@mailroom/kit";
 import type { OutgoingEmail, SigningKey } from "../domain/compose.js";
 import type { emails as emailsTable } from "./schema.js";
 
@@ -100,12 +100,13 @@ const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export const emailsRepo = traced("EmailsRepo", {
   /**
-   * Inserts QUEUED records (FAILED when `failure` is set) and their outbox rows (`outboxRows(messages,
-   * owners)`, each owned by its email) in one statement, with no transaction around it. Returns the
-   * ids inserted: a record whose idempotency key exists already, or repeats one earlier in `emails`,
-   * is not written, and neither are its rows.
+   * Inserts QUEUED records (FAILED when `failure` is set) with, in the same statement and with no
+   * transaction around it, their outbox rows (`outboxRows(messages, owners)`, each owned by its
+   * email) and their delivery jobs (`groupMessages(…).json`, several emails a job). Returns the ids
+   * inserted: a record whose idempotency key exists already, or repeats one earlier in `emails`, is
+   * not written, and neither are its rows nor its place in a job.
    */
-  async insertQueuedMany(q: Q, emails: NewEmail[], outbox: string): Promise<Set<string>> {
+  async insertQueuedMany(q: Q, emails: NewEmail[], outbox: string, jobs = "[]"): Promise<Set<string>> {
     if (emails.length === 0) return new Set();
     // One JSON parameter (not 23 per email): the statement's text is the same for any number of
     // emails, so each connection prepares it once and runs it in one round trip.
@@ -134,7 +135,8 @@ export const emailsRepo = traced("EmailsRepo", {
         order by v.ordinality
         on conflict (project_id, idempotency_key) do nothing
         returning id),
-      o as (${outboxInsert(q, outbox)} where m.owner in (select id from e))
+      o as (${outboxInsert(q, outbox)} where m.owner in (select id from e)),
+      j as (${outboxGroupInsert(q, jobs, q`select id from e`)})
       select id from e`;
     return new Set(inserted.map((r) => r.id));
   },
@@ -229,11 +231,12 @@ export const emailsRepo = traced("EmailsRepo", {
   },
 
   /**
-   * QUEUED → SENT (DELIVERED when the relay's 250 counts as delivery) with their outbox rows (`outboxRows(messages, owners)`, each owned
-   * by its email), in one statement: an email's rows are written if and only if it moved. Returns the
-   * ids that moved.
+   * QUEUED → SENT (DELIVERED when the relay's 250 counts as delivery), in one statement with their
+   * event batches (`eventBatches(…).json`: an email's events go out if and only if it moved) and
+   * their hourly /stats counters, which count each email once since only a QUEUED record moves.
+   * Returns the ids that moved.
    */
-  async markSentMany(q: Q, sent: Array<{ id: string; at: Date; delivered: boolean; providerMessageId: string | null }>, outbox: string): Promise<Set<string>> {
+  async markSentMany(q: Q, sent: Array<{ id: string; at: Date; delivered: boolean; providerMessageId: string | null }>, events: string): Promise<Set<string>> {
     // One JSON parameter whatever the batch size, so the statement is prepared once, not parsed per
     // batch. The id list is there for the planner: it cannot count a recordset's rows, and guessing
     // 100 it scanned the whole table.
@@ -246,14 +249,19 @@ export const emailsRepo = traced("EmailsRepo", {
           last_error = null, provider_message_id = v.pmid
         from jsonb_to_recordset(${rows}::jsonb) as v(id uuid, status text, sent_at timestamptz, delivered_at timestamptz, pmid text)
         where emails.id = any(${sent.map((e) => e.id)}::uuid[]) and emails.id = v.id and emails.status = 'QUEUED'
-        returning emails.id),
-      o as (${outboxInsert(q, outbox)} where m.owner in (select id from moved))
+        returning emails.id, emails.project_id, emails.campaign_id, emails.sent_at, emails.delivered_at),
+      o as (${outboxGroupInsert(q, events, q`select id from moved`)}),
+      counted as (
+        insert into email_stats_hourly as s (project_id, campaign_id, hour, sent, delivered)
+        select project_id, campaign_id, date_trunc('hour', sent_at, 'UTC'), count(*), count(delivered_at) from moved group by 1, 2, 3
+        on conflict (project_id, hour, campaign_id) do update set sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered)
       select id from moved`;
     return new Set(moved.map((r) => r.id));
   },
 
-  async renewLease(q: Q, id: string, leaseMs: number): Promise<void> {
-    await q`update emails set locked_until = now() + ${leaseMs} * interval '1 millisecond' where id = ${id} and status = 'QUEUED'`;
+  /** Extends the leases of the emails a job is sending now, in one statement. */
+  async renewLeases(q: Q, ids: string[], leaseMs: number): Promise<void> {
+    await q`update emails set locked_until = now() + ${leaseMs} * interval '1 millisecond' where id = any(${ids}::uuid[]) and status = 'QUEUED'`;
   },
 
   /** Gives the lease back after a temporary failure so the retry can take it at once. */

@@ -1,6 +1,6 @@
-import { Batcher, eventMessage, isConnectionError, outboxRows } from "@mailroom/kit";
+import { Batcher, eventBatches, isConnectionError, writtenGroups, type OwnedEvent } from "@mailroom/kit";
 import { emailsRepo, type DeliveryRecord } from "../db/emails-repo.js";
-import { emailEvent } from "../domain/events.js";
+import { emailEvent, recordedEventId } from "../domain/events.js";
 import type { Ctx } from "../usecases/context.js";
 
 export interface SentRecord {
@@ -15,8 +15,10 @@ export interface SentRecord {
 const RECORD_RETRY_MS = 60_000;
 
 /**
- * Records sent emails: SENT (and DELIVERED without DSNs) with their events, through the outbox. The
- * deliveries finishing while one batch commits go together in the next transaction.
+ * Records sent emails: SENT (and DELIVERED without DSNs) with their events, through the outbox, and
+ * their /stats counters. The deliveries finishing while one batch commits go together in the next
+ * statement. The events leave as event batches, which the sending service's own email-events
+ * consumer skips: their timeline is the record's sent_at and delivered_at, their counters are here.
  */
 export class SentRecorder {
   private readonly batcher: Batcher<SentRecord, void>;
@@ -46,24 +48,24 @@ export class SentRecorder {
 
   private async recordMany(items: SentRecord[]): Promise<void[]> {
     const { ctx } = this;
-    const messages = [];
-    const owners: string[] = [];
+    const events: OwnedEvent[] = [];
     for (const s of items) {
-      const events = [emailEvent(s.email, "email.sent", { sentAt: s.at.toISOString() }, s.at)];
-      if (s.delivered) events.push(emailEvent(s.email, "email.delivery", { deliveredAt: s.at.toISOString() }, s.at));
-      for (const e of events) {
-        messages.push(eventMessage(ctx.names, e));
-        owners.push(s.email.id);
+      const id = s.email.id;
+      events.push({ owner: id, event: emailEvent(s.email, "email.sent", { sentAt: s.at.toISOString() }, s.at, recordedEventId(id, "email.sent")) });
+      if (s.delivered) {
+        const delivery = emailEvent(s.email, "email.delivery", { deliveredAt: s.at.toISOString() }, s.at, recordedEventId(id, "email.delivery"));
+        events.push({ owner: id, event: delivery });
       }
     }
-    // One statement, no transaction around it: the records and their events commit together.
-    const { json, stored } = outboxRows(messages, owners);
+    // One statement, no transaction around it: the records, their events (a batch message per
+    // project) and their /stats counters commit together.
+    const { json, groups } = eventBatches(ctx.names, events);
     const moved = await emailsRepo.markSentMany(
       ctx.sql,
       items.map((s) => ({ id: s.email.id, at: s.at, delivered: s.delivered, providerMessageId: s.providerMessageId })),
       json,
     );
-    ctx.outbox.kickOwned(stored, owners, moved);
+    ctx.outbox.kick(writtenGroups(groups, moved));
     return items.map(() => undefined);
   }
 }

@@ -1,4 +1,5 @@
 import type { JsMsg } from "@nats-io/jetstream";
+import PQueue from "p-queue";
 import { Batcher, type ConsumerSpec } from "@mailroom/kit";
 import { emailsRepo, type Claim } from "../db/emails-repo.js";
 import { attachmentsRepo } from "../db/attachments-repo.js";
@@ -7,7 +8,7 @@ import { isPermanentFailure, outgoingMessage } from "../domain/compose.js";
 import { providerMessageId } from "../domain/feedback.js";
 import type { Ctx } from "../usecases/context.js";
 import { failEmail } from "../usecases/fail-email.js";
-import type { SendJob } from "../usecases/queue-email.js";
+import { jobEmailIds } from "../usecases/queue-email.js";
 import { SentRecorder } from "./record-sent.js";
 import type { Relay } from "./transport.js";
 import type { ProjectThrottle } from "./throttle.js";
@@ -15,78 +16,114 @@ import type { ProjectThrottle } from "./throttle.js";
 /** The lease outlives a renewal interval a few times over, so only a dead worker loses it. */
 const LEASE_MS = 15_000;
 const RENEW_MS = 5_000;
+/**
+ * Bulk jobs held at once: each carries up to a hundred emails, so three keep every slot busy while
+ * one finishes its last emails, and a replica never hoards what another replica could send.
+ */
+const BULK_JOBS_IN_FLIGHT = 3;
 
 export interface DeliveryOptions {
   lane: DeliveryLane;
+  /** Emails in flight at once (the lane's slots). */
   concurrency: number;
   throttle: ProjectThrottle;
   /** The relay's 250 also counts as delivery (no DSNs come back). */
   deliveredOn250: boolean;
 }
 
-/** The lease is held by a live worker: try again later, without touching the record. */
-class LeaseHeld extends Error {}
+/** What became of one email of a job: done (sent, failed, gone), or to be tried again later. */
+type Outcome = "done" | "again";
+
+/** Why a job goes back to the queue: some of its emails are to be tried again after the delay. */
+class TryAgain extends Error {}
 
 /**
  * Delivery workers of one lane (domain/lanes.ts): the durable pull consumer `sending-delivery` on
  * SEND_JOBS (bulk, and every job queued before the lanes existed) or `sending-transactional` on
- * TRANSACTIONAL_JOBS, each with its own handler slots. The record's state guards the SMTP call: only
- * the holder of a QUEUED record's lease sends; a SENT record is acked unsent.
+ * TRANSACTIONAL_JOBS. A job names the emails of one queueing write (queue-email.ts); they go
+ * through the lane's slots one by one, and the job is acked once each is sent, failed for good, or
+ * found done. When some are to be tried again (a relay's 4xx, another worker's live lease), the job
+ * is retried after its delay, and the retry finds the others done at its claim. The record's state
+ * guards the SMTP call: only the holder of a QUEUED record's lease sends.
  */
 export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions): ConsumerSpec {
-  // Concurrent jobs share their database round trips: claims (with their keys) and sent records each go
-  // in one statement per batch (group commit), which is most of what a delivery costs. Per lane, so a
-  // transactional claim never waits for a statement full of a campaign's.
-  const batches: Batches = {
+  // Concurrent deliveries share their database round trips: claims (with their keys) and sent records
+  // each go in one statement per batch (group commit), which is most of what a delivery costs. Per
+  // lane, so a transactional claim never waits for a statement full of a campaign's.
+  const lane: Lane = {
+    ctx,
+    relay,
+    opts,
     claims: new Batcher((ids: string[]) => emailsRepo.claimMany(ctx.sql, ids, LEASE_MS), { maxBatch: 256, maxInFlight: 2, lingerMs: 5 }),
     sent: new SentRecorder(ctx),
+    slots: new PQueue({ concurrency: opts.concurrency }),
   };
   const bulk = opts.lane === "bulk";
   return {
     stream: bulk ? ctx.names.streams.sendJobs.name : ctx.names.streams.transactionalJobs.name,
     durable: bulk ? ctx.names.consumers.sendingDelivery : ctx.names.consumers.sendingTransactional,
-    concurrency: opts.concurrency,
+    // transactional jobs are mostly a single email: as many held as there are slots
+    concurrency: bulk ? BULK_JOBS_IN_FLIGHT : opts.concurrency,
     maxDeliver: 8,
     ackWaitMs: LEASE_MS,
     // 1 s, 4 s, 16 s, 64 s, then every 5 minutes: a relay's 4xx usually clears within minutes.
     retryDelayMs: (attempt) => Math.min(300_000, 1000 * 4 ** (attempt - 1)),
-    handle: (msg) => deliver(ctx, relay, opts, batches, msg),
+    handle: (msg) => deliverJob(lane, msg),
     async onGiveUp(msg, err) {
-      const job = msg.json<SendJob>();
-      await failEmail(ctx, job.emailId, `gave up: ${String((err as Error)?.message ?? err)}`, true);
+      for (const id of jobEmailIds(msg)) await failEmail(ctx, id, `gave up: ${String((err as Error)?.message ?? err)}`, true);
     },
   };
 }
 
-interface Batches {
+interface Lane {
+  ctx: Ctx;
+  relay: Relay;
+  opts: DeliveryOptions;
   claims: Batcher<string, Claim>;
   sent: SentRecorder;
+  slots: PQueue;
 }
 
-async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, batches: Batches, msg: JsMsg): Promise<void> {
-  const job = msg.json<SendJob>();
-  const claim = await batches.claims.add(job.emailId);
-  if (claim.kind === "missing" || claim.kind === "done") return;
-  if (claim.kind === "leased") throw new LeaseHeld(`email ${job.emailId} is being sent by another worker`);
-  const { email, key } = claim;
-
-  // Per delivery, and not a kit Periodic on purpose: `working()` must reach NATS on time even while a
+async function deliverJob(lane: Lane, msg: JsMsg): Promise<void> {
+  const ids = jobEmailIds(msg);
+  const held = new Set<string>();
+  // Per job, and not a kit Periodic on purpose: `working()` must reach NATS on time even while a
   // lease renewal is slow, and a Periodic would wait for the renewal before its next run.
   const keepAlive = setInterval(() => {
     msg.working();
-    emailsRepo.renewLease(ctx.sql, email.id, LEASE_MS).catch(() => undefined);
+    if (held.size > 0) emailsRepo.renewLeases(lane.ctx.sql, [...held], LEASE_MS).catch(() => undefined);
   }, RENEW_MS);
+  try {
+    // every email of the job ends its attempt before the job is acked or goes back
+    const outcomes = await Promise.allSettled(ids.map((id) => lane.slots.add(() => deliverOne(lane, id, held, () => msg.working())) as Promise<Outcome>));
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
+    if (failed) throw failed.reason;
+    const again = outcomes.filter((o) => o.status === "fulfilled" && o.value === "again").length;
+    if (again > 0) throw new TryAgain(`${again} of the job's ${ids.length} email(s) to be tried again`);
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
+async function deliverOne(lane: Lane, id: string, held: Set<string>, keepWorking: () => void): Promise<Outcome> {
+  const { ctx, relay, opts } = lane;
+  const claim = await lane.claims.add(id);
+  if (claim.kind === "missing" || claim.kind === "done") return "done";
+  // another worker's lease is live: it is sending this one, or died and the lease will run out
+  if (claim.kind === "leased") return "again";
+  const { email, key } = claim;
+  held.add(email.id);
   try {
     // Mailroom's own mail (usecases/system-email.ts) is the one kind sent without a project's domain
     if (!key && email.from !== ctx.systemFrom) {
       await failEmail(ctx, email.id, "the sender domain is no longer verified");
-      return;
+      return "done";
     }
     const files = await attachmentsRepo.get(ctx.sql, email.attachmentIds);
     // List-Unsubscribe is for marketing mail only; its signed link is made only then.
     const unsubscribeUrl = email.marketing ? ctx.links.url("u", email.id, email.projectId) : "";
     const message = await outgoingMessage(email, files, key, { envelopeSender: ctx.verp.address(email.id), unsubscribeUrl });
-    await opts.throttle.wait(email.projectId, opts.lane, () => msg.working());
+    await opts.throttle.wait(email.projectId, opts.lane, keepWorking);
     let response: string;
     try {
       ({ response } = await relay.send(message, opts.lane));
@@ -94,14 +131,15 @@ async function deliver(ctx: Ctx, relay: Relay, opts: DeliveryOptions, batches: B
       const reason = String((err as Error)?.message ?? err);
       if (isPermanentFailure(err)) {
         await failEmail(ctx, email.id, reason);
-        return;
+        return "done";
       }
       await emailsRepo.release(ctx.sql, email.id, reason);
-      throw err;
+      return "again";
     }
-    await batches.sent.recordOnce({ email, at: new Date(), delivered: opts.deliveredOn250, providerMessageId: providerMessageId(response) });
+    await lane.sent.recordOnce({ email, at: new Date(), delivered: opts.deliveredOn250, providerMessageId: providerMessageId(response) });
     ctx.metrics.emails.inc({ project: email.projectId, status: "sent" });
+    return "done";
   } finally {
-    clearInterval(keepAlive);
+    held.delete(email.id);
   }
 }

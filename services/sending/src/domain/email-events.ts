@@ -1,5 +1,6 @@
-import type { EmailEventType, EventEnvelope } from "@mailroom/contracts";
+import type { Email, EmailEvent, EmailEventType, EventEnvelope } from "@mailroom/contracts";
 import { isId } from "@mailroom/kit";
+import { recordedEventId } from "./events.js";
 import type { STAT_COUNTERS } from "./stat-counters.js";
 
 export type StatCounter = (typeof STAT_COUNTERS)[number];
@@ -19,6 +20,18 @@ export interface TimelineEvent {
 }
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+/** The events that can name an email of ours: every email event but email.received, and unsubscribes. */
+export const TIMELINE_EVENT_NAMES: ReadonlySet<string> = new Set([
+  "email.sent",
+  "email.delivery",
+  "email.open",
+  "email.click",
+  "email.bounce",
+  "email.complaint",
+  "email.failed",
+  "contact.unsubscribed",
+]);
 
 /** Only what the timeline shows of each kind: the base fields are the email record's own. */
 function kindOf(e: EventEnvelope): Pick<TimelineEvent, "type" | "counter" | "details"> | null {
@@ -66,4 +79,24 @@ export function timelineEvent(e: EventEnvelope): TimelineEvent | null {
   if (!kind) return null;
   const campaignId = isId(e.data.campaignId) ? e.data.campaignId : null;
   return { id: e.id, projectId: e.projectId, emailId: e.data.emailId, campaignId, occurredAt, ...kind };
+}
+
+/**
+ * The stored timeline with the delivery events the record keeps itself: its QUEUED → SENT move
+ * stores no event row (delivery/record-sent.ts), so SENT and DELIVERED come from sent_at and
+ * delivered_at, under the ids their events went out with. A stored row of the same type wins (a
+ * DSN's delivery; mail sent before the record kept them). Oldest first; of one instant, the
+ * record's own first.
+ */
+export function withRecordedEvents(email: Pick<Email, "id" | "sentAt" | "deliveredAt">, stored: EmailEvent[]): EmailEvent[] {
+  const has = new Set(stored.map((e) => e.type));
+  const own: EmailEvent[] = [];
+  if (email.sentAt && !has.has("SENT")) own.push({ id: recordedEventId(email.id, "email.sent"), emailId: email.id, type: "SENT", occurredAt: email.sentAt, details: {} });
+  if (email.deliveredAt && !has.has("DELIVERED")) {
+    own.push({ id: recordedEventId(email.id, "email.delivery"), emailId: email.id, type: "DELIVERED", occurredAt: email.deliveredAt, details: {} });
+  }
+  if (own.length === 0) return stored;
+  const at = (e: EmailEvent) => Date.parse(e.occurredAt);
+  // stable: equal instants keep this order, the record's own before the stored
+  return [...own, ...stored].sort((a, b) => at(a) - at(b));
 }

@@ -1,5 +1,5 @@
 import type { EmailSourceType, EventEnvelope } from "@mailroom/contracts";
-import { newId } from "@mailroom/kit";
+import { derivedId, newId } from "@mailroom/kit";
 
 /** What an email event says about its email record (the spec's base fields and the envelope's contact). */
 export interface EventSource {
@@ -16,10 +16,19 @@ export interface EventSource {
   sourceType: EmailSourceType;
 }
 
+/** The delivery events the record's QUEUED → SENT move emits, once each: their history is the record's own. */
+export type RecordedEvent = "email.sent" | "email.delivery";
+
+/**
+ * The id of a delivery event, derived from the email's: the timeline, which reads these from the
+ * record (sent_at, delivered_at) instead of storing them, names them as they went out.
+ */
+export const recordedEventId = (emailId: string, name: RecordedEvent): string => derivedId(emailId, name);
+
 /** An email.* event with every base field of the spec plus `data`. */
-export function emailEvent(src: EventSource, name: string, data: Record<string, unknown>, at: Date): EventEnvelope {
+export function emailEvent(src: EventSource, name: string, data: Record<string, unknown>, at: Date, id = newId()): EventEnvelope {
   return {
-    id: newId(),
+    id,
     projectId: src.projectId,
     name,
     family: "email",

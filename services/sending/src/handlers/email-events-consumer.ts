@@ -1,24 +1,22 @@
-import type { JsMsg } from "@nats-io/jetstream";
-import { EventEnvelope } from "@mailroom/contracts";
-import { PoisonMessage, type BatchConsumerSpec } from "@mailroom/kit";
+import { eventConsumer, type BatchConsumerSpec } from "@mailroom/kit";
 import { emailEventsRepo } from "../db/email-events-repo.js";
-import { timelineEvent, type TimelineEvent } from "../domain/email-events.js";
+import { TIMELINE_EVENT_NAMES, timelineEvent, type TimelineEvent } from "../domain/email-events.js";
 import type { Ctx } from "../usecases/context.js";
 
-/** Families that can name an email: email events, and unsubscribes through an email's link. */
-const FAMILIES = new Set(["email", "contact"]);
-
 /**
- * `sending-email-events`: stores every email event in its email's timeline and counts it into the
- * hourly buckets of /stats, a batch per transaction (acked after commit). Redelivery is harmless:
- * an event id already stored counts nothing. nats-server 2.9 takes one filter subject, so it reads
- * the whole EVENTS stream and skips the other families by their subject token, as campaigns-stats does.
+ * `sending-email-events`: stores the email events in their email's timeline and counts them into
+ * the hourly buckets of /stats, a batch per transaction (acked after commit). Redelivery is harmless:
+ * an event id already stored counts nothing. Event batches are skipped unread: they carry the
+ * delivery worker's sent records, whose timeline is the record itself and whose counters moved with
+ * it (delivery/record-sent.ts). nats-server 2.9 takes one filter subject, so it reads the whole
+ * EVENTS stream and skips what it has no use for by the names each message lists in its headers.
  */
 export function emailEventsConsumer(ctx: Ctx): BatchConsumerSpec<TimelineEvent> {
-  return {
-    stream: ctx.names.streams.events.name,
+  return eventConsumer({
+    names: ctx.names,
     durable: ctx.names.consumers.sendingEmailEvents,
-    filterSubject: `${ctx.names.prefix}.events.>`,
+    batches: "skip",
+    reads: (name) => TIMELINE_EVENT_NAMES.has(name),
     batch: 500,
     // bounds the lag a lone event sees on the dashboard
     waitMs: 500,
@@ -26,23 +24,9 @@ export function emailEventsConsumer(ctx: Ctx): BatchConsumerSpec<TimelineEvent> 
     // before it goes to the dead-letter subject, from where it can be replayed
     maxDeliver: 30,
     retryDelayMs: (attempt) => Math.min(300_000, 1000 * 2 ** (attempt - 1)),
-    decode,
+    pick: timelineEvent,
     handle: async (events) => {
       await emailEventsRepo.record(ctx.sql, events);
     },
-  };
-}
-
-function decode(msg: JsMsg): TimelineEvent | null {
-  // `<prefix>.events.<family>.<projectId>`: the prefix has no dots.
-  if (!FAMILIES.has(msg.subject.split(".")[2] ?? "")) return null;
-  let body: unknown;
-  try {
-    body = msg.json();
-  } catch {
-    throw new PoisonMessage("not JSON");
-  }
-  const parsed = EventEnvelope.safeParse(body);
-  if (!parsed.success) throw new PoisonMessage(`not an event envelope: ${parsed.error.message}`);
-  return timelineEvent(parsed.data);
+  });
 }

@@ -1,5 +1,5 @@
-import { EventEnvelope, type WireNames } from "@mailroom/contracts";
-import { PoisonMessage, type ConsumerSpec } from "@mailroom/kit";
+import type { WireNames } from "@mailroom/contracts";
+import { eventsOf, type ConsumerSpec } from "@mailroom/kit";
 import type { SuppressionChecks } from "../usecases/lookups.js";
 
 /**
@@ -15,11 +15,10 @@ export function suppressionConsumer(names: WireNames, suppressions: SuppressionC
     filterSubject: names.subjects.eventsOfFamily("contact"),
     concurrency: 4,
     async handle(msg) {
-      const parsed = EventEnvelope.safeParse(msg.json());
-      if (!parsed.success) throw new PoisonMessage("not an event envelope");
-      const e = parsed.data;
-      if (e.name !== "contact.subscribed" || !e.email) return;
-      await suppressions.lift(e.projectId, [e.email], new Date(e.occurredAt), false);
+      for (const e of eventsOf(msg)) {
+        if (e.name !== "contact.subscribed" || !e.email) continue;
+        await suppressions.lift(e.projectId, [e.email], new Date(e.occurredAt), false);
+      }
     },
   };
 }

@@ -3,6 +3,7 @@ import { isId, type Sql } from "@mailroom/kit";
 import { emailEventsRepo } from "../db/email-events-repo.js";
 import { emailsRepo } from "../db/emails-repo.js";
 import { linkClicksRepo } from "../db/link-clicks-repo.js";
+import { withRecordedEvents } from "../domain/email-events.js";
 import { fillSeries, statsRange } from "../domain/stats.js";
 
 /** What is read of the emails sent: their records, their timelines, the counts per hour or day, clicks per link. */
@@ -31,7 +32,7 @@ export class Analytics {
   async timeline(projectId: string, emailId: string): Promise<EmailEvent[]> {
     const email = await this.get(projectId, emailId);
     if (!email) throw AppError.notFound("Email");
-    const events = await emailEventsRepo.timeline(this.sql, projectId, emailId);
+    const events = withRecordedEvents(email, await emailEventsRepo.timeline(this.sql, projectId, emailId));
     return [{ id: email.id, emailId: email.id, type: "QUEUED", occurredAt: email.createdAt, details: {} }, ...events];
   }
 

@@ -1,17 +1,51 @@
 import type { WireNames } from "@mailroom/contracts";
-import { Batcher, eventMessage, type OutboxRelay, outboxRows, type Sql } from "@mailroom/kit";
+import type { JsMsg } from "@nats-io/jetstream";
+import {
+  Batcher,
+  eventMessage,
+  groupMessages,
+  isId,
+  type OutboxRelay,
+  outboxRows,
+  PoisonMessage,
+  type Sql,
+  writtenGroups,
+  type GroupItem,
+  type OutboxMessage,
+} from "@mailroom/kit";
 import { emailEvent } from "../domain/events.js";
 import { emailsRepo, type NewEmail } from "../db/emails-repo.js";
 import { suppressionsRepo, type Suppression } from "../db/suppressions-repo.js";
 import { laneOf } from "../domain/lanes.js";
 
 /**
- * The delivery job on SEND_JOBS or TRANSACTIONAL_JOBS (domain/lanes.ts). Compatibility: workers of the previous release read jobs queued by
- * the next one during a rolling upgrade, so fields are only ever added. The record holds the rest.
+ * The delivery job on SEND_JOBS or TRANSACTIONAL_JOBS (domain/lanes.ts): the emails of one queueing
+ * write, of one project and lane, up to JOB_EMAILS; the records hold the rest. Compatibility:
+ * releases before jobs of several emails queued `{emailId, projectId}`, which workers still read;
+ * their workers cannot read `emailIds`, so every sending replica runs this release or a later one
+ * before it queues (docs/architecture.md, "Upgrading").
  */
 export interface SendJob {
-  emailId: string;
-  projectId: string;
+  emailIds?: string[];
+  /** A job of an earlier release: one email. */
+  emailId?: string;
+  projectId?: string;
+}
+
+/** Emails per delivery job: a campaign's enqueue call, whose records commit together. */
+const JOB_EMAILS = 100;
+
+/** The emails a job names, whichever release queued it; a job that names none is poison. */
+export function jobEmailIds(msg: JsMsg): string[] {
+  let job: SendJob;
+  try {
+    job = msg.json<SendJob>();
+  } catch {
+    throw new PoisonMessage("a delivery job that is not JSON");
+  }
+  const ids = Array.isArray(job?.emailIds) ? job.emailIds : typeof job?.emailId === "string" ? [job.emailId] : [];
+  if (ids.length === 0 || !ids.every(isId)) throw new PoisonMessage("a delivery job that names no email");
+  return ids;
 }
 
 /** A call with this many emails is a batch already (a campaign page): it runs alone. */
@@ -49,24 +83,31 @@ export class EmailQueue {
   }
 
   /**
-   * One suppression lookup per project, then every record with its job in one statement. The jobs
-   * leave through the outbox with msgID = email id, so a second publish of one is dropped by JetStream.
+   * One suppression lookup per project, then every record with its job in one statement: a job per
+   * lane and project names up to JOB_EMAILS of the records (outbox-groups.ts), so a campaign's page
+   * is a few messages on the bus, not one per recipient. A job leaves through the outbox with its own
+   * msgID, so a second publish of it is dropped by JetStream.
    */
   private async queueNow(given: NewEmail[]): Promise<Set<string>> {
     const emails = await this.withSuppressions(given);
-    const messages = emails.map((email) => {
+    const jobs: GroupItem[] = [];
+    const events: OutboxMessage[] = [];
+    const owners: string[] = [];
+    for (const email of emails) {
       if (!email.failure) {
-        const job: SendJob = { emailId: email.id, projectId: email.projectId };
-        return { id: email.id, subject: this.jobSubject(email), payload: job };
+        jobs.push({ owner: email.id, subject: this.jobSubject(email), json: JSON.stringify(email.id) });
+        continue;
       }
       // A suppressed email ends here: its terminal event goes out with the record.
       const at = new Date();
-      return eventMessage(this.names, emailEvent(email, "email.failed", { failedAt: at.toISOString(), reason: email.failure }, at));
-    });
-    const owners = emails.map((e) => e.id);
-    const { json, stored } = outboxRows(messages, owners);
-    const ids = await emailsRepo.insertQueuedMany(this.sql, emails, json);
+      events.push(eventMessage(this.names, emailEvent(email, "email.failed", { failedAt: at.toISOString(), reason: email.failure }, at)));
+      owners.push(email.id);
+    }
+    const { json, stored } = outboxRows(events, owners);
+    const grouped = groupMessages(jobs, { key: "emailIds", maxBytes: 64 * 1024, maxItems: JOB_EMAILS });
+    const ids = await emailsRepo.insertQueuedMany(this.sql, emails, json, grouped.json);
     this.outbox.kickOwned(stored, owners, ids);
+    this.outbox.kick(writtenGroups(grouped.groups, ids));
     return ids;
   }
 

@@ -1,5 +1,5 @@
-import { EventEnvelope, type WireNames } from "@mailroom/contracts";
-import { type BatchConsumerSpec, PoisonMessage } from "@mailroom/kit";
+import type { WireNames } from "@mailroom/contracts";
+import { type BatchConsumerSpec, eventConsumer } from "@mailroom/kit";
 import type { ContactEvent, TriggerEvents } from "../usecases/triggers.js";
 
 /**
@@ -8,27 +8,16 @@ import type { ContactEvent, TriggerEvents } from "../usecases/triggers.js";
  * the engine has room for what it starts.
  */
 export function triggersConsumer(names: WireNames, triggers: TriggerEvents, opts: { concurrency: number; batch: number }): BatchConsumerSpec<ContactEvent> {
-  return {
-    stream: names.streams.events.name,
+  return eventConsumer({
+    names,
     durable: names.consumers.workflowsTriggers,
-    filterSubject: `${names.prefix}.events.>`,
     maxDeliver: 10,
     batch: opts.batch,
     concurrency: opts.concurrency,
     waitMs: 0,
-    decode(msg) {
-      let body: unknown;
-      try {
-        body = msg.json();
-      } catch {
-        throw new PoisonMessage("not an event envelope: not JSON");
-      }
-      const parsed = EventEnvelope.safeParse(body);
-      if (!parsed.success) throw new PoisonMessage(`not an event envelope: ${parsed.error.message}`);
-      // events without a contact start and resume nothing: acked unhandled
-      return parsed.data.contactId ? (parsed.data as ContactEvent) : null;
-    },
+    // events without a contact start and resume nothing: acked unhandled
+    pick: (event) => (event.contactId ? (event as ContactEvent) : null),
     ready: () => triggers.room(),
     handle: (events) => triggers.handle(events),
-  };
+  });
 }

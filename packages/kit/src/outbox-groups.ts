@@ -1,0 +1,96 @@
+import type postgres from "postgres";
+import { newId } from "./ids.js";
+import { traceHeaders } from "./nats.js";
+import type { StoredMessage } from "./outbox.js";
+
+/**
+ * Outbox messages that each carry many items of one multi-row write: event batches (events.ts) and
+ * delivery jobs (the sending service's). A write of hundreds of rows then costs one outbox row, one
+ * publish and one delivery per consumer for each few hundred items, not one of each per row.
+ *
+ * Each item is owned by the row whose write it reports. The write's own statement stores the
+ * messages (`outboxGroupInsert`, guarded by the rows it wrote), so a message holds exactly the items
+ * of the rows that statement wrote, and nothing when it wrote none; after it, `writtenGroups` gives
+ * the same messages, from memory, for `OutboxRelay.kick`.
+ */
+
+export interface GroupItem {
+  owner: string;
+  /** Items of one subject share messages. */
+  subject: string;
+  /** The item, serialised. */
+  json: string;
+  /** What the message's headers say of the items it carries (an event's name). */
+  tag?: string;
+}
+
+/** A message as built before its statement ran: each item kept if its owner turns out written. */
+export interface PendingGroup {
+  id: string;
+  subject: string;
+  /** The payload is `{<key>: [items…]}`. */
+  key: string;
+  headers: Record<string, string>;
+  items: GroupItem[];
+}
+
+export interface GroupOptions {
+  key: string;
+  /** Bytes of items per message, and items per message. */
+  maxBytes: number;
+  maxItems: number;
+  /** Headers of a message from the items it carries (beside the trace headers every row has). */
+  headers?: (items: GroupItem[]) => Record<string, string>;
+}
+
+/**
+ * The items as messages: one or more per subject, in the order given, each within the limits.
+ * `json` is one parameter for `outboxGroupInsert`.
+ */
+export function groupMessages(items: GroupItem[], opts: GroupOptions): { json: string; groups: PendingGroup[] } {
+  const trace = traceHeaders();
+  const open = new Map<string, { group: PendingGroup; bytes: number }>();
+  const groups: PendingGroup[] = [];
+  for (const item of items) {
+    let o = open.get(item.subject);
+    if (o && (o.bytes + item.json.length > opts.maxBytes || o.group.items.length >= opts.maxItems)) o = undefined;
+    if (!o) {
+      o = { group: { id: newId(), subject: item.subject, key: opts.key, headers: trace, items: [] }, bytes: 0 };
+      open.set(item.subject, o);
+      groups.push(o.group);
+    }
+    o.group.items.push(item);
+    o.bytes += item.json.length;
+  }
+  const rows: string[] = [];
+  for (const g of groups) {
+    if (opts.headers) g.headers = { ...trace, ...opts.headers(g.items) };
+    const head = `"id":"${g.id}","subject":${JSON.stringify(g.subject)},"key":${JSON.stringify(g.key)},"headers":${JSON.stringify(g.headers)}`;
+    for (const i of g.items) rows.push(`{${head},"owner":${JSON.stringify(i.owner)},"item":${i.json}}`);
+  }
+  return { json: `[${rows.join(",")}]`, groups };
+}
+
+/**
+ * `insert into outbox … select …` of `groupMessages(…).json`, as a fragment for a CTE: one row per
+ * message holding the items whose owner is among `written` (a subquery of the same statement, such
+ * as `select id from moved`), in the order given. A message none of whose owners was written is no row.
+ */
+export function outboxGroupInsert(q: postgres.ISql, json: string, written: postgres.PendingQuery<postgres.Row[]>) {
+  return q`insert into outbox (id, subject, payload, headers)
+    select m.id, m.subject, jsonb_build_object(m.key, jsonb_agg(m.item order by m.n)), m.headers
+    from rows from (jsonb_to_recordset(${json}::jsonb) as (id uuid, subject text, key text, headers jsonb, owner uuid, item jsonb))
+      with ordinality as m(id, subject, key, headers, owner, item, n)
+    where m.owner in (${written})
+    group by m.id, m.subject, m.key, m.headers`;
+}
+
+/** The messages as the statement stored them (`written`: the owners it wrote), ready to publish. */
+export function writtenGroups(groups: PendingGroup[], written: ReadonlySet<string>): StoredMessage[] {
+  const out: StoredMessage[] = [];
+  for (const g of groups) {
+    const kept = g.items.filter((i) => written.has(i.owner));
+    if (kept.length > 0) out.push({ id: g.id, subject: g.subject, headers: g.headers, data: `{${JSON.stringify(g.key)}:[${kept.map((i) => i.json).join(",")}]}` });
+  }
+  return out;
+}

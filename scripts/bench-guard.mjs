@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// `npm run bench:guard`: the campaign and send benchmarks, short, in alternated rounds against the
+// commit named in bench/guard.json (built in a worktree of its own), failing when either's
+// throughput falls more than `tolerance` below that commit's in the same run. `.ci/run` runs it after
+// the tests, so a change that makes campaign or transactional delivery slower does not land
+// unnoticed. Move the named commit only when a change is meant to move a figure, and say so in
+// that commit. BENCH_GUARD_ROUNDS overrides the rounds.
+import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { builtTree, commitOf, compare, ROOT, table } from "./bench-ab.mjs";
+
+const guard = JSON.parse(readFileSync(`${ROOT}/bench/guard.json`, "utf8"));
+const sha = commitOf(guard.commit);
+const rounds = Number(process.env.BENCH_GUARD_ROUNDS ?? guard.rounds);
+const build = spawnSync("npx", ["turbo", "run", "build", "--output-logs=errors-only"], { cwd: ROOT, stdio: "inherit" });
+if (build.status !== 0) process.exit(1);
+const base = builtTree(sha);
+const started = Date.now();
+const rows = await compare({ base, benches: Object.keys(guard.benches), rounds, env: guard.benches });
+console.log(`\nbench:guard against ${guard.commit.slice(0, 12)} (${rounds} alternated rounds, ${((Date.now() - started) / 60000).toFixed(1)} min)\n`);
+console.log(table(rows, guard.commit.slice(0, 12)));
+const floor = 1 - guard.tolerance;
+const slower = rows.filter((r) => guard.figures.includes(r.figure) && r.ratio < floor);
+for (const figure of guard.figures) {
+  if (!rows.some((r) => r.figure === figure)) {
+    console.error(`bench:guard: no figure "${figure}" in the results`);
+    process.exit(1);
+  }
+}
+if (slower.length > 0) {
+  for (const r of slower) console.error(`bench:guard: ${r.figure} is ${r.ratio.toFixed(2)} of ${guard.commit.slice(0, 12)}'s (floor ${floor.toFixed(2)})`);
+  process.exit(1);
+}
+console.log(`\nbench:guard: ${guard.figures.join(" and ")} within ${Math.round(guard.tolerance * 100)}% of ${guard.commit.slice(0, 12)} or better.`);
