@@ -7,6 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { ensureInfra } from "./infra.mjs";
+import { requireNodeFloor } from "./node-version.mjs";
 
 const SERVICES = ["gateway", "contacts", "sending", "campaigns", "workflows", "verify"];
 const OPS_PORTS = { gateway: 9100, contacts: 9101, sending: 9102, campaigns: 9103, workflows: 9104, verify: 9105 };
@@ -20,6 +21,7 @@ function run(cmd, args, opts = {}) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
+requireNodeFloor();
 if (!existsSync("node_modules/.package-lock.json")) {
   say("installing dependencies…");
   run("npm", ["install", "--no-audit", "--no-fund"]);

@@ -5,12 +5,14 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { ensureInfra } from "./infra.mjs";
 import { ensureChromium } from "./browser.mjs";
+import { requireNodeFloor } from "./node-version.mjs";
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: "inherit", ...opts });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
+requireNodeFloor();
 if (!existsSync("node_modules/.package-lock.json")) run("npm", ["install", "--no-audit", "--no-fund"]); // not `npm ci`: npm 11 here writes lockfiles without other platforms' optional deps
 try {
   await ensureInfra({
@@ -24,7 +26,7 @@ try {
   process.exit(1);
 }
 run("npx", ["turbo", "run", "build", "lint", "--output-logs=errors-only"]);
-run("node", ["--test", "scripts/infra.test.mjs"]);
+run("node", ["--test", "scripts/infra.test.mjs", "scripts/engines.test.mjs"]);
 // The whole suite: the rules beside the code first, on their own, then the platform. Some unit tests
 // bound a render's time; beside the platform's processes and Chromium they measured the load instead.
 if (process.argv.length <= 2) {

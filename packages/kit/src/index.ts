@@ -23,5 +23,7 @@ export * from "./token-bucket.js";
 export * from "./dns-server.js";
 export * from "./periodic.js";
 export * from "./next-turn.js";
+export * from "./lease.js";
+export * from "./columns.js";
 export * from "./events.js";
 export * from "./outbox-groups.js";

@@ -1,12 +1,12 @@
 import { type Deps, Periodic, type ServiceApp } from "@mailroom/kit";
 import type { CampaignsEnv } from "./config.js";
-import { statsRepo } from "./db/stats-repo.js";
 import { registerCampaignRoutes } from "./handlers/campaigns-http.js";
 import { statsConsumer } from "./handlers/stats-consumer.js";
 import { AudienceSource } from "./usecases/audience.js";
 import { CampaignsService } from "./usecases/campaigns-service.js";
 import { Fanout } from "./usecases/fanout.js";
 import { Scheduler } from "./usecases/scheduler.js";
+import { CampaignStats } from "./usecases/stats.js";
 
 export type CampaignsDeps = Deps<(typeof CampaignsEnv)["shape"]>;
 
@@ -27,13 +27,14 @@ export function buildApp(deps: CampaignsDeps): ServiceApp {
   });
   const campaigns = new CampaignsService(sql, deps.rpc, audience, () => fanout.kick());
   const scheduler = new Scheduler(sql, log, config.CAMPAIGNS_SCHEDULER_INTERVAL_MS, () => fanout.kick());
-  const purge = new Periodic({ name: "counted-events purge", everyMs: 60 * 60 * 1000, log, run: () => statsRepo.purgeCounted(sql) });
+  const stats = new CampaignStats(sql, log);
+  const purge = new Periodic({ name: "counted-events purge", everyMs: 60 * 60 * 1000, log, run: () => stats.purgeCounted() });
 
   return {
     register(server) {
       registerCampaignRoutes(server, campaigns);
     },
-    batchConsumers: [statsConsumer(deps.names, sql, log)],
+    batchConsumers: [statsConsumer(deps.names, stats)],
     async start() {
       purge.start();
       scheduler.start();

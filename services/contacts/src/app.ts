@@ -18,6 +18,7 @@ import { EmailActivityProjection } from "./usecases/email-activity.js";
 import { Exporter } from "./usecases/exporter.js";
 import { ImportApplier } from "./usecases/import-applier.js";
 import { ImportRunner } from "./usecases/import-runner.js";
+import { ImportsService } from "./usecases/imports-service.js";
 import { ContactQueries } from "./usecases/queries.js";
 import { SegmentQueries } from "./usecases/segment-queries.js";
 import { SegmentsService } from "./usecases/segments-service.js";
@@ -53,7 +54,7 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
       registerSegmentRoutes(server, segments, segmentQueries);
       registerTopicRoutes(server, topics);
       const exporter = new Exporter(segmentQueries);
-      registerImportRoutes(server, { sql: deps.sql, runner: imports, exporter, topics, optIn, maxPending: deps.config.IMPORT_MAX_PENDING });
+      registerImportRoutes(server, new ImportsService(deps.sql, imports, topics, optIn, deps.config.IMPORT_MAX_PENDING), exporter);
       registerRpcs(server, service, queries, segmentQueries, topics);
     },
     consumers: [segmentChangesConsumer(deps.names, tracker)],

@@ -1,13 +1,14 @@
 import { ROUTES } from "@mailroom/contracts";
 import { Periodic, redisUnavailableWarning, type Deps, type ServiceApp } from "@mailroom/kit";
 import { oidcSettings, type GatewayEnv } from "./config.js";
-import { keysRepo } from "./db/keys-repo.js";
-import { idempotencyRepo } from "./db/idempotency-repo.js";
 import { Authenticator } from "./domain/authenticator.js";
-import { LoginThrottle } from "./domain/login-throttle.js";
-import { Sessions } from "./domain/sessions.js";
-import { sessionsRepo } from "./db/sessions-repo.js";
-import { RateLimiter } from "./domain/rate-limiter.js";
+import { LoginThrottle } from "./infra/login-throttle.js";
+import { RateLimiter } from "./infra/rate-limiter.js";
+import { Accounts } from "./usecases/accounts.js";
+import { IdempotencyKeys } from "./usecases/idempotency.js";
+import { ProjectKeys } from "./usecases/keys.js";
+import { Members } from "./usecases/members.js";
+import { Sessions } from "./usecases/sessions.js";
 import { buildHttp } from "./http.js";
 import { dashboardDir } from "./dashboard.js";
 
@@ -22,15 +23,12 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
   const limiter = bucket(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
   const keyless = bucket(config.IP_RATE_LIMIT_PER_SECOND, config.IP_RATE_LIMIT_BURST);
   const failures = bucket(config.AUTH_FAILURES_PER_SECOND, config.AUTH_FAILURES_BURST);
-  // Every query a key costs, by outcome: a flood of unknown keys shows here (it should stay flat).
-  const lookup = {
-    async findActiveByHash(hash: string) {
-      const record = await keysRepo.findActiveByHash(deps.sql, hash);
-      deps.metrics.keyLookups.inc({ result: record ? "found" : "unknown" });
-      return record;
-    },
-  };
-  const auth = new Authenticator(lookup, config.KEY_CACHE_MS, { take: (client) => failures.take(`authfail:${client}`) });
+  // as `mailroom keys revoke` does: every replica (this one included) evicts the key at once
+  const keys = new ProjectKeys(deps.sql, deps.metrics, (hash) => {
+    auth.evict(hash);
+    deps.nc.publish(deps.names.broadcast.keyRevoked, hash);
+  });
+  const auth = new Authenticator(keys, config.KEY_CACHE_MS, { take: (client) => failures.take(`authfail:${client}`) });
   const sessions = new Sessions(deps.sql, { idleMs: config.SESSION_IDLE_MS, maxMs: config.SESSION_MAX_MS, cacheMs: config.SESSION_CACHE_MS });
   const throttle = new LoginThrottle(
     deps.redis,
@@ -38,6 +36,7 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
     { perEmail: config.LOGIN_MAX_FAILURES, perClient: config.LOGIN_MAX_FAILURES_PER_CLIENT, windowMs: config.LOGIN_FAILURE_WINDOW_MS },
     redisUnavailableWarning(log, "sign-in throttling not enforced"),
   );
+  const idempotency = new IdempotencyKeys(deps.sql, config.IDEMPOTENCY_RETRY_AFTER_MS);
   const publicUrl = new URL(config.PUBLIC_URL);
   const http = buildHttp(
     {
@@ -47,25 +46,20 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
       auth,
       limiter,
       keyless,
-      sql: deps.sql,
+      idempotency,
       log,
       metrics: deps.metrics,
       publicUrl: config.PUBLIC_URL,
       trustProxy: config.TRUST_PROXY,
       requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
       timeouts: { defaultMs: config.RPC_TIMEOUT_MS, maxMs: config.ROUTE_TIMEOUT_MAX_MS },
-      idempotencyRetryAfterMs: config.IDEMPOTENCY_RETRY_AFTER_MS,
       sessions,
-      throttle,
+      accounts: new Accounts(deps.sql, throttle),
+      members: new Members(deps.sql, deps.rpc, { publicUrl: config.PUBLIC_URL, invitationTtlMs: config.INVITATION_TTL_MS }),
+      keys,
       publicOrigin: publicUrl.origin,
       secureCookie: publicUrl.protocol === "https:",
-      invitationTtlMs: config.INVITATION_TTL_MS,
       oidc: oidcSettings(config),
-      // as `mailroom keys revoke` does: every replica (this one included) evicts the key at once
-      keyRevoked: (hash) => {
-        auth.evict(hash);
-        deps.nc.publish(deps.names.broadcast.keyRevoked, hash);
-      },
       dashboardDir: dashboardDir(config.DASHBOARD_DIR),
     },
     ROUTES,
@@ -75,8 +69,8 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
   const revoked = deps.nc.subscribe(deps.names.broadcast.keyRevoked, {
     callback: (_err, msg) => auth.evict(msg.string()),
   });
-  const purge = new Periodic({ name: "idempotency purge", everyMs: 60 * 60 * 1000, log, run: () => idempotencyRepo.purgeExpired(deps.sql) });
-  const endedSessions = new Periodic({ name: "session purge", everyMs: 60 * 60 * 1000, log, run: () => sessionsRepo.purgeEnded(deps.sql, config.SESSION_IDLE_MS) });
+  const purge = new Periodic({ name: "idempotency purge", everyMs: 60 * 60 * 1000, log, run: () => idempotency.purgeExpired() });
+  const endedSessions = new Periodic({ name: "session purge", everyMs: 60 * 60 * 1000, log, run: () => sessions.purgeEnded() });
 
   return {
     http,

@@ -11,10 +11,11 @@ import { join } from "node:path";
 import { SERVICE_NAMES, SERVICES, sendingRpc, wireNames } from "@mailroom/contracts";
 import { Blobs, RpcClient, connectNats, createLogger, loadConfig, migrate, openDatabase, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
 import { keysRepo } from "./db/keys-repo.js";
-import { createUser } from "./domain/create-user.js";
+import { createUser } from "./usecases/create-user.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const USAGE = `usage:
+  mailroom help | --help | -h
   mailroom projects create --name NAME [--json]
   mailroom keys create --project ID --kind secret|public [--rate-limit N] [--json]
   mailroom keys list --project ID [--json]
@@ -106,7 +107,9 @@ async function run(argv: string[]): Promise<void> {
   });
   const [group, action, arg] = positionals;
   const json = values.json ?? false;
-  if (values.help || !group) throw new UsageError(USAGE);
+  // Asked for, usage is the answer (stdout, exit 0); a missing or unknown command is a mistake (stderr, exit 2).
+  if (values.help || group === "help") return print(false, null, USAGE);
+  if (!group) throw new UsageError(USAGE);
 
   if (group === "migrate") {
     const done = await migrateAll();

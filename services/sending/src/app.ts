@@ -20,12 +20,22 @@ import { registerTemplates } from "./handlers/templates.js";
 import { startInbound, type InboundServer } from "./inbound/server.js";
 import { createResolver, createTxtLookup } from "./infra/dns.js";
 import { createSnsClient } from "./infra/sns-certs.js";
+import { Analytics } from "./usecases/analytics.js";
+import { Confirmations } from "./usecases/confirmation.js";
 import type { Ctx } from "./usecases/context.js";
-import { domainRechecks } from "./usecases/domains.js";
+import { Domains } from "./usecases/domains.js";
 import { EngagementRecorder } from "./usecases/engagement.js";
-import { acceptsRecipient, receiveMessage } from "./usecases/inbound.js";
+import { Enqueue } from "./usecases/enqueue.js";
+import { Feedback } from "./usecases/feedback.js";
+import { InboundMail } from "./usecases/inbound.js";
 import { ProjectSettings, SuppressionChecks, VerifiedDomains } from "./usecases/lookups.js";
-import { emailQueue } from "./usecases/queue-email.js";
+import { EmailQueue } from "./usecases/queue-email.js";
+import { Renderer } from "./usecases/render-email.js";
+import { SendEmails } from "./usecases/send.js";
+import { SesFeedback } from "./usecases/ses.js";
+import { Subscriptions } from "./usecases/subscriptions.js";
+import { OwnEmails } from "./usecases/system-email.js";
+import { Templates } from "./usecases/templates.js";
 
 export type SendingDeps = Deps<(typeof SendingEnv)["shape"]>;
 
@@ -33,59 +43,70 @@ export type SendingDeps = Deps<(typeof SendingEnv)["shape"]>;
 const RECEIPT_DAYS = 30;
 
 export function buildApp(deps: SendingDeps): ServiceApp {
-  const { config } = deps;
+  const { config, sql, rpc, log } = deps;
   const secret = resolveSecret();
-  const ctx: Ctx = {
-    sql: deps.sql,
-    names: deps.names,
+  const bounceDomain = returnPathDomain(config);
+  const links = new LinkSigner(config.PUBLIC_URL, secret);
+  const systemFrom = config.SYSTEM_FROM ?? `no-reply@${bounceDomain}`;
+  // the delivery workers and the email-events consumer still take one object (usecases/context.ts)
+  const ctx: Ctx = { sql, names: deps.names, outbox: deps.outbox, metrics: deps.metrics, links, verp: new VerpSigner(secret, bounceDomain), systemFrom };
+
+  const verified = new VerifiedDomains(sql);
+  const settings = new ProjectSettings(sql);
+  const suppressions = new SuppressionChecks(sql);
+  const queue = new EmailQueue(sql, deps.names, deps.outbox);
+  const renderer = new Renderer(links, settings);
+  const own = new OwnEmails(sql, queue, systemFrom, bounceDomain);
+  const templates = new Templates(sql, rpc, verified);
+  const analytics = new Analytics(sql);
+  const domains = new Domains(sql, createTxtLookup(config.DNS_SERVER, config.DNS_TIMEOUT_MS), verified, bounceDomain, log);
+  const feedback = new Feedback(deps.outbox, deps.names);
+  const sns = createSnsClient(config.SNS_CERTIFICATES_FILE, (url) => log.info({ url }, "SNS subscription confirmed"));
+  const inboundMail = new InboundMail({
+    sql,
+    rpc,
     outbox: deps.outbox,
-    rpc: deps.rpc,
-    log: deps.log,
-    verifiedDomains: new VerifiedDomains(deps.sql),
-    settings: new ProjectSettings(deps.sql),
-    suppressionChecks: new SuppressionChecks(deps.sql),
-    txt: createTxtLookup(config.DNS_SERVER, config.DNS_TIMEOUT_MS),
-    links: new LinkSigner(config.PUBLIC_URL, secret),
-    verp: new VerpSigner(secret, returnPathDomain(config)),
-    returnPathDomain: returnPathDomain(config),
-    systemFrom: config.SYSTEM_FROM ?? `no-reply@${returnPathDomain(config)}`,
-    maxAttachmentBytes: config.SEND_MAX_ATTACHMENT_BYTES,
+    names: deps.names,
+    feedback,
+    resolve: createResolver(config.DNS_SERVER, config.DNS_TIMEOUT_MS),
+    verp: ctx.verp,
+    returnPathDomain: bounceDomain,
+    log,
     metrics: deps.metrics,
-    queue: emailQueue(() => ctx),
-  };
+  });
   const relay = createRelay(config.SMTP_URL, config.SMTP_POOL_SIZE);
   const delivery = {
     deliveredOn250: !config.SMTP_DSN,
-    throttle: new ProjectThrottle(deps.redis, config.NATS_PREFIX, config.SEND_RATE_PER_PROJECT, deps.log),
+    throttle: new ProjectThrottle(deps.redis, config.NATS_PREFIX, config.SEND_RATE_PER_PROJECT, log),
   };
-  const sns = createSnsClient(config.SNS_CERTIFICATES_FILE, (url) => deps.log.info({ url }, "SNS subscription confirmed"));
-  const resolve = createResolver(config.DNS_SERVER, config.DNS_TIMEOUT_MS);
-  const engagement = new EngagementRecorder(ctx, deps.log);
-  const rechecks = domainRechecks(ctx, config.DOMAIN_RECHECK_INTERVAL_MS);
+  const engagement = new EngagementRecorder(sql, deps.outbox, deps.names, log);
+  const rechecks = domains.rechecks(config.DOMAIN_RECHECK_INTERVAL_MS);
   const pruner = new Periodic({
     name: "feedback receipt prune",
     everyMs: 60 * 60 * 1000,
-    log: deps.log,
-    run: () => feedbackRepo.pruneReceipts(ctx.sql, RECEIPT_DAYS),
+    log,
+    run: () => feedbackRepo.pruneReceipts(sql, RECEIPT_DAYS),
   });
   let inbound: InboundServer | undefined;
 
   return {
     register(server) {
-      registerSend(server, ctx);
-      registerTemplates(server, ctx);
-      registerEmails(server, ctx);
-      registerDomains(server, ctx);
-      registerSettings(server, ctx);
-      registerSystemEmail(server, ctx);
-      registerStats(server, ctx);
-      registerLinks(server, ctx, engagement);
-      registerSes(server, ctx, sns, new Set(config.SES_SNS_TOPIC_ARNS));
+      const sends = new SendEmails({ sql, rpc, queue, renderer, domains: verified, suppressions, returnPathDomain: bounceDomain, maxAttachmentBytes: config.SEND_MAX_ATTACHMENT_BYTES });
+      registerSend(server, sends);
+      registerTemplates(server, templates);
+      registerEmails(server, analytics, new Enqueue(sql, queue, renderer, verified, bounceDomain), templates);
+      registerDomains(server, domains);
+      registerSettings(server, settings, new Confirmations(sql, own, settings, verified, links));
+      registerSystemEmail(server, own);
+      registerStats(server, analytics);
+      registerLinks(server, links, engagement, new Subscriptions(sql, rpc, links, suppressions));
+      const topics = new Set(config.SES_SNS_TOPIC_ARNS);
+      registerSes(server, new SesFeedback(sql, feedback, sns, topics, bounceDomain, log, deps.metrics));
     },
     consumers: [
       deliveryConsumer(ctx, relay, { ...delivery, lane: "transactional", concurrency: config.TRANSACTIONAL_DELIVERY_CONCURRENCY }),
       deliveryConsumer(ctx, relay, { ...delivery, lane: "bulk", concurrency: config.DELIVERY_CONCURRENCY }),
-      suppressionConsumer(ctx),
+      suppressionConsumer(deps.names, suppressions),
     ],
     batchConsumers: [emailEventsConsumer(ctx)],
     async start() {
@@ -99,14 +120,14 @@ export function buildApp(deps: SendingDeps): ServiceApp {
           bufferBytes: config.INBOUND_BUFFER_BYTES,
           socketTimeoutMs: config.INBOUND_SOCKET_TIMEOUT_MS,
           maxClients: config.INBOUND_MAX_CLIENTS,
-          name: ctx.returnPathDomain,
+          name: bounceDomain,
         },
         {
-          accepts: (address) => acceptsRecipient(ctx, address),
-          receive: (msg) => receiveMessage(ctx, resolve, msg),
-          outcome: (outcome) => ctx.metrics.inboundMessages.inc({ outcome }),
+          accepts: (address) => inboundMail.accepts(address),
+          receive: (msg) => inboundMail.receive(msg),
+          outcome: (outcome) => deps.metrics.inboundMessages.inc({ outcome }),
         },
-        deps.log,
+        log,
       );
       pruner.start();
     },

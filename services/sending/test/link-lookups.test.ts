@@ -2,9 +2,9 @@
 // query, a stored email is then served from memory, and neither an unknown email nor a failed
 // lookup is remembered.
 import { describe, expect, it } from "vitest";
-import { createLogger } from "@mailroom/kit";
+import type { WireNames } from "@mailroom/contracts";
+import { createLogger, type OutboxRelay, type Sql } from "@mailroom/kit";
 import { EngagementRecorder } from "../src/usecases/engagement.js";
-import type { Ctx } from "../src/usecases/context.js";
 
 function recorder(answer: (emailId: string) => string[] | null | Error) {
   const queries: string[] = [];
@@ -16,8 +16,8 @@ function recorder(answer: (emailId: string) => string[] | null | Error) {
     if (a instanceof Error) throw a;
     return a ? [{ links: a }] : [];
   };
-  const ctx = { sql } as unknown as Ctx;
-  return { engagement: new EngagementRecorder(ctx, createLogger("test", "silent")), queries };
+  const engagement = new EngagementRecorder(sql as unknown as Sql, {} as OutboxRelay, {} as WireNames, createLogger("test", "silent"));
+  return { engagement, queries };
 }
 
 describe("click link lookups", () => {

@@ -4,12 +4,13 @@ import { Engine } from "./engine/engine.js";
 import { Poller } from "./engine/poller.js";
 import { Starter } from "./engine/starter.js";
 import { registerWorkflowRoutes } from "./handlers/http.js";
-import { Scheduler } from "./handlers/scheduler.js";
 import { triggersConsumer } from "./handlers/triggers.js";
 import { registerTemplateInUse } from "./handlers/template-in-use.js";
 import { createResolver } from "./infra/resolver.js";
 import { Editor } from "./usecases/editor.js";
 import { Executions } from "./usecases/executions.js";
+import { Scheduler } from "./usecases/scheduler.js";
+import { TriggerEvents } from "./usecases/triggers.js";
 
 /** The spec's webhook limits (api-spec Limits): 10 s per request, up to 5 redirects, no retries. */
 const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -33,15 +34,14 @@ export function buildApp(deps: Deps<typeof WorkflowsEnv.shape>): ServiceApp {
   const scheduler = new Scheduler(deps.sql, deps.rpc, starter, deps.log, { intervalMs: c.WORKFLOWS_SCHEDULE_POLL_MS });
   const editor = new Editor(deps.sql, { rpc: deps.rpc, resolve, allowedHosts });
   const executions = new Executions(deps.sql, deps.rpc, starter);
-  const triggers = triggersConsumer(deps.names, deps.sql, engine, {
-    leaseMs: c.WORKFLOWS_LEASE_MS,
+  const triggers = triggersConsumer(deps.names, new TriggerEvents(deps.sql, engine, c.WORKFLOWS_LEASE_MS), {
     concurrency: c.WORKFLOWS_TRIGGER_CONCURRENCY,
     batch: c.WORKFLOWS_TRIGGER_BATCH,
   });
   return {
     register(server) {
-      registerWorkflowRoutes(server, deps.sql, editor, executions);
-      registerTemplateInUse(server, deps.sql);
+      registerWorkflowRoutes(server, editor, executions);
+      registerTemplateInUse(server, editor);
     },
     // stopped by the runtime before `stop()`, so no trigger is handed to a stopping engine
     batchConsumers: [triggers],

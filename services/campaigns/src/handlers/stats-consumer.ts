@@ -1,7 +1,7 @@
 import type { WireNames } from "@mailroom/contracts";
-import { eventConsumer, isId, type BatchConsumerSpec, type Logger, type Sql } from "@mailroom/kit";
-import { statsRepo } from "../db/stats-repo.js";
+import { eventConsumer, isId, type BatchConsumerSpec } from "@mailroom/kit";
 import { STAT_EVENT_NAMES, statHit, type StatHit } from "../domain/stats.js";
+import type { CampaignStats } from "../usecases/stats.js";
 
 /**
  * `campaigns-stats`: counts email events (and unsubscribes through a campaign email) into the
@@ -9,7 +9,7 @@ import { STAT_EVENT_NAMES, statHit, type StatHit } from "../domain/stats.js";
  * nats-server 2.9 allows one filter subject, so it reads the whole EVENTS stream and skips what
  * cannot count (custom and segment events, email.received) by the names each message lists.
  */
-export function statsConsumer(names: WireNames, sql: Sql, log: Logger): BatchConsumerSpec<StatHit> {
+export function statsConsumer(names: WireNames, stats: CampaignStats): BatchConsumerSpec<StatHit> {
   return eventConsumer({
     names,
     durable: names.consumers.campaignsStats,
@@ -22,9 +22,6 @@ export function statsConsumer(names: WireNames, sql: Sql, log: Logger): BatchCon
     retryDelayMs: (attempt) => Math.min(300_000, 1000 * 2 ** (attempt - 1)),
     // anything that is not a well-formed campaign email event can never count: skipped
     pick: (event, from) => statHit(event, from.batch && isId(from.messageId) ? from.messageId : null),
-    async handle(hits) {
-      const sent = await statsRepo.applyHits(sql, hits);
-      if (sent.length) log.info({ campaignIds: sent }, "campaigns sent");
-    },
+    handle: (hits) => stats.apply(hits),
   });
 }

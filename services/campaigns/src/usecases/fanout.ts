@@ -1,8 +1,7 @@
-import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import pMap from "p-map";
 import { AppError, type EnqueueBatchResult, sendingRpc } from "@mailroom/contracts";
-import { newId, type Logger, Periodic, type RpcClient, type Sql } from "@mailroom/kit";
+import { Lease, LeaseLost, type LeaseOptions, type Logger, Periodic, type RpcClient, type Sql } from "@mailroom/kit";
 import { abRepo } from "../db/ab-repo.js";
 import { campaignsRepo, type CampaignRow } from "../db/campaigns-repo.js";
 import { fanoutRepo, type PendingRow } from "../db/fanout-repo.js";
@@ -61,8 +60,6 @@ function batchesOf(rows: PendingRow[], size: number, restVariant: number | null)
   return batches;
 }
 
-/** Another replica took the campaign over (our lease expired): stop without touching it. */
-class LeaseLost extends Error {}
 class Stopping extends Error {}
 
 /**
@@ -77,11 +74,11 @@ class Stopping extends Error {}
  * together interleave instead of the later ones waiting for the whole of the earlier ones.
  */
 export class Fanout {
-  private readonly owner = `${hostname()}:${process.pid}:${newId()}`;
   private readonly running = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
   /** Also polls, so campaigns started by the scheduler elsewhere or left by a dead replica are found. */
   private readonly claims: Periodic;
+  private readonly lease: LeaseOptions;
 
   constructor(
     private readonly sql: Sql,
@@ -91,6 +88,7 @@ export class Fanout {
     private readonly opts: FanoutOptions,
   ) {
     const everyMs = Math.min(1000, opts.leaseMs / 3);
+    this.lease = { name: "fan-out of campaign", ms: opts.leaseMs, log };
     this.claims = new Periodic({ name: "fan-out claim", everyMs, runAtStart: true, log, run: () => this.claimAll() });
   }
 
@@ -105,58 +103,56 @@ export class Fanout {
 
   private async claimAll(): Promise<void> {
     while (!this.abort.signal.aborted && this.running.size < this.opts.maxFanouts) {
-      const campaign = await fanoutRepo.claim(this.sql, this.owner, this.opts.leaseMs);
-      if (!campaign) return;
-      const run = this.run(campaign).finally(() => this.running.delete(campaign.id));
+      const claimed = await Lease.claim(this.sql, fanoutRepo, this.lease);
+      if (!claimed) return;
+      const { lease, row: campaign } = claimed;
+      const run = this.run(campaign, lease).finally(() => this.running.delete(campaign.id));
       this.running.set(campaign.id, run);
     }
   }
 
-  private async run(c: CampaignRow): Promise<void> {
-    let lost = false;
-    // a renewal that fails (a database blip) is warned of; the next one, or the lease expiry, decides
-    const renewal = new Periodic({
-      name: "fan-out lease renewal",
-      everyMs: this.opts.leaseMs / 3,
-      log: this.log,
-      run: async () => void (lost ||= !(await fanoutRepo.renew(this.sql, c.id, this.owner, this.opts.leaseMs))),
-    });
-    renewal.start();
-    const check = () => {
-      if (lost) throw new LeaseLost();
-      if (this.abort.signal.aborted) throw new Stopping();
-    };
+  /**
+   * One campaign's fan-out while `lease` holds it. Another replica takes a campaign over once the
+   * lease expires unrenewed (this one died or stalled); then this run stops at its next check, and
+   * its writes, which check the lease's token, change nothing meanwhile.
+   */
+  private async run(c: CampaignRow, lease: Lease): Promise<void> {
     this.log.info({ campaignId: c.id, resumeAfter: c.last_contact_id }, "fan-out started");
     try {
-      await this.fanOut(c, check, new RateMeter(c.send_rate));
+      await this.fanOut(c, lease, new RateMeter(c.send_rate));
       this.log.info({ campaignId: c.id }, "fan-out complete");
     } catch (err) {
       if (err instanceof LeaseLost) this.log.warn({ campaignId: c.id }, "fan-out lease lost; another replica continues");
       else if (!(err instanceof Stopping)) this.log.error({ err, campaignId: c.id }, "fan-out stopped");
     } finally {
-      // a renewal in flight ends first: the lease is released after it, not under it
-      await renewal.stop();
-      if (this.abort.signal.aborted && !lost) await fanoutRepo.release(this.sql, c.id, this.owner).catch(() => undefined);
+      // stopping: given back (after a renewal in flight), so another replica resumes at once
+      if (this.abort.signal.aborted) await lease.release().catch(() => undefined);
+      else await lease.end();
     }
   }
 
-  private async fanOut(c: CampaignRow, check: () => void, meter: RateMeter): Promise<void> {
+  private check(lease: Lease): void {
+    lease.check();
+    if (this.abort.signal.aborted) throw new Stopping();
+  }
+
+  private async fanOut(c: CampaignRow, lease: Lease, meter: RateMeter): Promise<void> {
     let afterId = c.last_contact_id;
     let audienceDone = c.audience_done;
     let backoff = 0;
     const attempts = { fruitless: 0 };
     for (;;) {
-      check();
+      this.check(lease);
       try {
-        await this.drain(c, check, meter, attempts);
+        await this.drain(c, lease, meter, attempts);
         if (audienceDone) {
-          if (await this.abTestStep(c)) continue;
+          if (await this.abTestStep(c, lease)) continue;
           if (c.winner_due_at && c.winner_variant === null) return;
-          if (await fanoutRepo.finish(this.sql, c.id, this.owner)) await campaignsRepo.completeFinished(this.sql, [c.id]);
+          if (await fanoutRepo.finish(this.sql, c.id, lease.token)) await campaignsRepo.completeFinished(this.sql, [c.id]);
           return;
         }
         const page = await this.readPage(c, afterId);
-        if (!(await fanoutRepo.addPage(this.sql, c.id, this.owner, page.contacts, page.ended))) throw new LeaseLost();
+        if (!(await fanoutRepo.addPage(this.sql, c.id, lease.token, page.contacts, page.ended))) throw lease.lose();
         afterId = page.contacts.at(-1)?.id ?? afterId;
         audienceDone = page.ended;
         backoff = 0;
@@ -175,17 +171,17 @@ export class Fanout {
    * go (the scheduler picks the winner at the deadline, and a fan-out then sends it to the rest).
    * An empty audience has no sample and no wait. `c` is updated as the steps are recorded.
    */
-  private async abTestStep(c: CampaignRow): Promise<boolean> {
+  private async abTestStep(c: CampaignRow, lease: Lease): Promise<boolean> {
     if (!c.variants || !c.ab_test || c.winner_variant !== null || c.winner_due_at) return false;
     if (c.ab_sample_size === null) {
-      const size = await abRepo.drawSample(this.sql, c, this.owner);
-      if (size === null) throw new LeaseLost();
+      const size = await abRepo.drawSample(this.sql, c, lease.token);
+      if (size === null) throw lease.lose();
       this.log.info({ campaignId: c.id, sample: size }, "A/B test sample drawn");
       c.ab_sample_size = size;
       return size > 0;
     }
     if (c.ab_sample_size === 0) return false;
-    if (!(await abRepo.awaitWinner(this.sql, c.id, this.owner, c.ab_test.waitMinutes * this.opts.abMinuteMs))) throw new LeaseLost();
+    if (!(await abRepo.awaitWinner(this.sql, c.id, lease.token, c.ab_test.waitMinutes * this.opts.abMinuteMs))) throw lease.lose();
     this.log.info({ campaignId: c.id, waitMinutes: c.ab_test.waitMinutes }, "A/B test sample handed over; waiting for the winner");
     c.winner_due_at = new Date();
     return false;
@@ -215,12 +211,12 @@ export class Fanout {
    * recipients are counted failed, so content that sending can never take ends the campaign
    * instead of retrying it for ever.
    */
-  private async drain(c: CampaignRow, check: () => void, meter: RateMeter, attempts: { fruitless: number }): Promise<void> {
+  private async drain(c: CampaignRow, lease: Lease, meter: RateMeter, attempts: { fruitless: number }): Promise<void> {
     for (;;) {
       const sampleOnly = c.variants !== null && c.winner_variant === null;
       const rows = await fanoutRepo.pending(this.sql, c.id, this.opts.pageSize, sampleOnly);
       if (rows.length === 0) return;
-      const room = await this.room(c, check, meter, rows.length);
+      const room = await this.room(c, lease, meter, rows.length);
       const batches = batchesOf(rows.slice(0, room), this.opts.batchSize, c.winner_variant);
       const round: Outcome = { queued: [], failed: [], retry: [] };
       await pMap(
@@ -250,7 +246,7 @@ export class Fanout {
       this.opts.onProgress?.("enqueued", round.queued.length);
       this.opts.onProgress?.("refused", round.failed.length);
       if (round.error !== undefined && !moved) throw round.error;
-      check();
+      this.check(lease);
     }
   }
 
@@ -258,11 +254,11 @@ export class Fanout {
    * Waits until the campaign's window has room for a batch (or for all of `wanted`, when fewer), and
    * answers how many recipients may go. Each look also records the campaign's rate for the others.
    */
-  private async room(c: CampaignRow, check: () => void, meter: RateMeter, wanted: number): Promise<number> {
+  private async room(c: CampaignRow, lease: Lease, meter: RateMeter, wanted: number): Promise<number> {
     for (;;) {
-      check();
-      const lane = await fanoutRepo.lane(this.sql, c.id, this.owner, meter.current());
-      if (!lane) throw new LeaseLost();
+      this.check(lease);
+      const lane = await fanoutRepo.lane(this.sql, c.id, lease.token, meter.current());
+      if (!lane) throw lease.lose();
       meter.add(Date.now(), lane.ended);
       const window = sendWindow(this.opts.window, lane);
       const room = window - lane.outstanding;

@@ -1,21 +1,8 @@
 import { iso, json, outboxInsert, traced, type Q, type Row } from "@mailroom/kit";
-import type { Contact } from "@mailroom/contracts";
 import type { EventRow } from "./events-repo.js";
 import type { contacts } from "./schema.js";
 
 export type ContactRow = Row<typeof contacts>;
-
-export function toContact(r: ContactRow): Contact {
-  return {
-    id: r.id,
-    email: r.email,
-    subscribed: r.subscribed,
-    data: r.data,
-    topics: r.topics,
-    createdAt: iso(r.created_at),
-    updatedAt: iso(r.updated_at),
-  };
-}
 
 /** `like` pattern for a substring, with the pattern characters of the search escaped. */
 export function containsPattern(search: string): string {

@@ -1,5 +1,5 @@
 import type { ContactImport, ImportRowError } from "@mailroom/contracts";
-import { isId, iso, json, traced, type Q, type Row } from "@mailroom/kit";
+import { isId, iso, json, LeaseLost, traced, type Q, type Row } from "@mailroom/kit";
 import type { Writable } from "node:stream";
 import { SQL_EMAIL_PATTERN } from "../domain/csv-copy.js";
 import { SUBSCRIBED_WORDS, type ImportColumns } from "../domain/csv-import.js";
@@ -7,6 +7,11 @@ import { DATA_LIMITS } from "../domain/data-rules.js";
 import type { contactImports } from "./schema.js";
 
 export type ImportRow = Row<typeof contactImports>;
+
+/** A runner's write, made only while its token holds the import: LeaseLost when another runner has taken it over. */
+async function held(write: PromiseLike<{ length: number }>, id: string): Promise<void> {
+  if ((await write).length === 0) throw new LeaseLost("import", id);
+}
 
 /** A staged row as an apply batch reads it: `data` is the row's own cells as JSON text. */
 export interface StagedRecord {
@@ -91,11 +96,13 @@ export const importsRepo = traced("ImportsRepo", {
   /**
    * Takes the oldest RUNNING import nobody holds (never started, or its runner's lease ran out), of a
    * project with no other import held: one import per project at a time, so one tenant's files
-   * queue behind each other and not in front of everyone else's.
+   * queue behind each other and not in front of everyone else's. The lease is kit `Lease`'s: `token`
+   * holds it, renewed by `renew`; the writes of a run check the token, so a runner that lost it
+   * changes nothing.
    */
-  async claim(q: Q, leaseMs: number): Promise<ImportRow | null> {
+  async claim(q: Q, token: string, leaseMs: number): Promise<ImportRow | null> {
     const [row] = await q<ImportRow[]>`
-      update contact_imports i set heartbeat_at = now()
+      update contact_imports i set heartbeat_at = now(), lease_owner = ${token}
       where i.id = (
         select c.id from contact_imports c
         where c.status = 'RUNNING' and (c.heartbeat_at is null or c.heartbeat_at < now() - ${leaseMs} * interval '1 millisecond')
@@ -107,48 +114,53 @@ export const importsRepo = traced("ImportsRepo", {
     return row ?? null;
   },
 
-  async heartbeat(q: Q, id: string): Promise<void> {
-    await q`update contact_imports set heartbeat_at = now() where id = ${id} and status = 'RUNNING'`;
+  /** False once `token` no longer holds the import (another runner took it over, or it finished). */
+  async renew(q: Q, id: string, token: string, _leaseMs: number): Promise<boolean> {
+    const rows = await q`update contact_imports set heartbeat_at = now() where id = ${id} and lease_owner = ${token} and status = 'RUNNING' returning 1`;
+    return rows.length > 0;
   },
 
   /** Gives an import back at a clean stop: the next claim (this replica's restart, another) takes it at once. */
-  async release(q: Q, id: string): Promise<void> {
-    await q`update contact_imports set heartbeat_at = null where id = ${id} and status = 'RUNNING'`;
+  async release(q: Q, id: string, token: string): Promise<void> {
+    await q`update contact_imports set heartbeat_at = null, lease_owner = null where id = ${id} and lease_owner = ${token} and status = 'RUNNING'`;
   },
 
   /** (Re)starts loading: what an earlier attempt counted is forgotten with its staged rows. */
-  async startLoading(q: Q, id: string): Promise<void> {
-    await q`update contact_imports set phase = 'loading', rows = 0, created = 0, updated = 0, failed = 0, errors = '[]', applied_row = 0,
-      awaiting_confirmation = 0 where id = ${id}`;
+  async startLoading(q: Q, id: string, token: string): Promise<void> {
+    await held(q`update contact_imports set phase = 'loading', rows = 0, created = 0, updated = 0, failed = 0, errors = '[]', applied_row = 0,
+      awaiting_confirmation = 0 where id = ${id} and lease_owner = ${token} returning 1`, id);
   },
 
   /** Progress while loading: rows read and the bad ones so far. */
-  async loadProgress(q: Q, id: string, p: { rows: number; failed: number; errors: ImportRowError[] }): Promise<void> {
-    await q`update contact_imports set rows = ${p.rows}, failed = ${p.failed}, errors = ${json(p.errors)}::jsonb, heartbeat_at = now() where id = ${id}`;
+  async loadProgress(q: Q, id: string, token: string, p: { rows: number; failed: number; errors: ImportRowError[] }): Promise<void> {
+    await held(q`update contact_imports set rows = ${p.rows}, failed = ${p.failed}, errors = ${json(p.errors)}::jsonb
+      where id = ${id} and lease_owner = ${token} returning 1`, id);
   },
 
-  async loaded(q: Q, id: string, p: { rows: number; failed: number; errors: ImportRowError[] }): Promise<void> {
-    await q`update contact_imports set phase = 'applying', rows = ${p.rows}, failed = ${p.failed}, errors = ${json(p.errors)}::jsonb where id = ${id}`;
+  async loaded(q: Q, id: string, token: string, p: { rows: number; failed: number; errors: ImportRowError[] }): Promise<void> {
+    await held(q`update contact_imports set phase = 'applying', rows = ${p.rows}, failed = ${p.failed}, errors = ${json(p.errors)}::jsonb
+      where id = ${id} and lease_owner = ${token} returning 1`, id);
   },
 
-  /** One applied batch, in its transaction: a takeover resumes after `appliedRow`. */
+  /** One applied batch, in its transaction (which LeaseLost rolls back): a takeover resumes after `appliedRow`. */
   async applied(
     q: Q,
     id: string,
+    token: string,
     p: { appliedRow: number; created: number; updated: number; failed: number; awaitingConfirmation: number; errors: ImportRowError[] },
   ): Promise<void> {
-    await q`
+    await held(q`
       update contact_imports set applied_row = ${p.appliedRow}, created = created + ${p.created}, updated = updated + ${p.updated},
         failed = failed + ${p.failed}, awaiting_confirmation = awaiting_confirmation + ${p.awaitingConfirmation},
-        errors = ${json(p.errors)}::jsonb, heartbeat_at = now()
-      where id = ${id}`;
+        errors = ${json(p.errors)}::jsonb
+      where id = ${id} and lease_owner = ${token} returning 1`, id);
   },
 
-  async finish(q: Q, id: string, status: "COMPLETED" | "FAILED", errors?: ImportRowError[]): Promise<void> {
-    await q`
-      update contact_imports set status = ${status}, phase = 'done', finished_at = now(),
+  async finish(q: Q, id: string, token: string, status: "COMPLETED" | "FAILED", errors?: ImportRowError[]): Promise<void> {
+    await held(q`
+      update contact_imports set status = ${status}, phase = 'done', finished_at = now(), lease_owner = null,
         errors = coalesce(${errors === undefined ? null : json(errors)}::jsonb, errors)
-      where id = ${id}`;
+      where id = ${id} and lease_owner = ${token} returning 1`, id);
   },
 
   async createStaging(q: Q, id: string): Promise<void> {

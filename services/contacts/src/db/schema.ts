@@ -188,6 +188,8 @@ export const contactImports = pgTable(
     /** The project's double opt-in setting when the import was made: a takeover applies the same rule. */
     doubleOptIn: boolean("double_opt_in").notNull().default(false),
     awaitingConfirmation: integer("awaiting_confirmation").notNull().default(0),
+    /** The runner's lease (kit `Lease`): its token, and when it last renewed it (null: nobody holds it). */
+    leaseOwner: text("lease_owner"),
     heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }),
     createdAt: createdAt(),
     finishedAt: timestamp("finished_at", { withTimezone: true }),

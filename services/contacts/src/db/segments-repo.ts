@@ -1,10 +1,12 @@
 import type { Segment } from "@mailroom/contracts";
-import { iso, json, traced, type Q, type Row } from "@mailroom/kit";
+import { columns, iso, json, type RowOf, traced, type Q, type Row } from "@mailroom/kit";
 import type { SegmentDef } from "../domain/segment-graph.js";
 import type { segments } from "./schema.js";
 
-/** A segment as read here: every column but `member_count` (see COLUMNS). */
-export type SegmentRow = Omit<Row<typeof segments>, "member_count">;
+// member_count is not selected: the API answers the exact live count (segment-queries.ts), never a cache.
+const COLUMNS = columns<Row<typeof segments>>()(["id", "project_id", "name", "slug", "filters", "track_membership", "created_at", "updated_at"]);
+/** A segment as read here: every column but `member_count`. */
+export type SegmentRow = RowOf<typeof COLUMNS>;
 
 export const toSegmentDef = (r: SegmentRow): SegmentDef => ({
   id: r.id,
@@ -27,18 +29,15 @@ export function toSegment(r: SegmentRow, memberCount: number): Segment {
   };
 }
 
-// member_count is not selected: the API answers the exact live count (segment-queries.ts), never a cache.
-const COLUMNS = "id, project_id, name, slug, filters, track_membership, created_at, updated_at";
-
 /** Every query is scoped by project: another project's segment id is simply not found. */
 export const segmentsRepo = traced("SegmentsRepo", {
   /** All of a project's segments, oldest first (UUIDv7 ids). Projects have tens, not millions. */
   async all(q: Q, projectId: string): Promise<SegmentRow[]> {
-    return q.unsafe<SegmentRow[]>(`select ${COLUMNS} from segments where project_id = $1 order by id`, [projectId]);
+    return q.unsafe<SegmentRow[]>(`select ${COLUMNS.sql} from segments where project_id = $1 order by id`, [projectId]);
   },
 
   async byId(q: Q, projectId: string, id: string): Promise<SegmentRow | null> {
-    const rows = await q.unsafe<SegmentRow[]>(`select ${COLUMNS} from segments where project_id = $1 and id = $2`, [projectId, id]);
+    const rows = await q.unsafe<SegmentRow[]>(`select ${COLUMNS.sql} from segments where project_id = $1 and id = $2`, [projectId, id]);
     return rows[0] ?? null;
   },
 

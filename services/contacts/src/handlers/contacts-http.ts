@@ -1,6 +1,6 @@
 import { AppError, contactsRoutes, type HttpReply, routeOf } from "@mailroom/contracts";
 import { idempotencyIdOf, type RpcServer } from "@mailroom/kit";
-import { toContact } from "../db/contacts-repo.js";
+import { toContact } from "../db/rows.js";
 import type { ContactsService } from "../usecases/contacts-service.js";
 import type { ContactQueries } from "../usecases/queries.js";
 

@@ -104,16 +104,17 @@ export class ImportApplier {
    * `before` is the previous batch's outcome (its row errors so far): this batch writes its contacts
    * while that one is still running, then waits for it to commit before it settles segments and
    * records progress, so batches commit in order and `applied_row` never passes an uncommitted
-   * batch. Answers the row errors so far, for the next batch.
+   * batch. Answers the row errors so far, for the next batch. Commits only while `token` (the
+   * runner's lease) holds the import: otherwise LeaseLost, and nothing of the batch is written.
    */
-  apply(job: ImportJob, upto: number, staged: StagedRow[], before: Promise<ImportRowError[]>): Promise<{ result: BatchResult; errors: ImportRowError[] }> {
+  apply(job: ImportJob, token: string, upto: number, staged: StagedRow[], before: Promise<ImportRowError[]>): Promise<{ result: BatchResult; errors: ImportRowError[] }> {
     return retryTransient(async () => {
-      const done = await this.sql.begin((tx) => this.batch(tx, job, upto, staged, before));
+      const done = await this.sql.begin((tx) => this.batch(tx, job, token, upto, staged, before));
       return done as { result: BatchResult; errors: ImportRowError[] };
     }, 5);
   }
 
-  private async batch(tx: Q, job: ImportJob, upto: number, staged: StagedRow[], before: Promise<ImportRowError[]>) {
+  private async batch(tx: Q, job: ImportJob, token: string, upto: number, staged: StagedRow[], before: Promise<ImportRowError[]>) {
     const { project_id: projectId, id: importId } = job;
     const result: BatchResult = { created: 0, updated: 0, failed: [], awaitingConfirmation: 0 };
     const now = this.clock();
@@ -136,7 +137,7 @@ export class ImportApplier {
     await outboxCopy(tx, out.messages);
     const errors = [...errorsSoFar, ...result.failed].slice(0, 100);
     const progress = { appliedRow: upto, created: result.created, updated: result.updated, failed: result.failed.length, errors };
-    await importsRepo.applied(tx, importId, { ...progress, awaitingConfirmation: result.awaitingConfirmation });
+    await importsRepo.applied(tx, importId, token, { ...progress, awaitingConfirmation: result.awaitingConfirmation });
     return { result, errors };
   }
 

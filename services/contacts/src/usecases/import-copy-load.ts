@@ -15,7 +15,7 @@ const UNCERTAIN_ROWS = 1000;
  * The file is checked as it streams by: the moment it turns out to be one for csv-parse, or
  * PostgreSQL refuses it, this path gives up (null) and the caller parses the file from the start.
  */
-export async function loadByCopy(sql: Sql, id: string, source: AsyncIterable<Uint8Array>, signal: AbortSignal): Promise<LoadResult | null> {
+export async function loadByCopy(sql: Sql, id: string, token: string, source: AsyncIterable<Uint8Array>, signal: AbortSignal): Promise<LoadResult | null> {
   const it = source[Symbol.asyncIterator]();
   try {
     const head = await readHeader(it);
@@ -25,7 +25,7 @@ export async function loadByCopy(sql: Sql, id: string, source: AsyncIterable<Uin
     if (columns.data.length > MAX_COPY_DATA_COLUMNS) return null;
     await importsRepo.dropStaging(sql, id);
     await importsRepo.createCells(sql, id, columns);
-    const lines = await copyCells(sql, id, columns, head.rest, it, signal);
+    const lines = await copyCells(sql, id, token, columns, head.rest, it, signal);
     if (lines === null) {
       await importsRepo.dropCells(sql, id);
       return null;
@@ -61,6 +61,7 @@ async function readHeader(it: AsyncIterator<Uint8Array>): Promise<CopyableHead |
 async function copyCells(
   sql: Sql,
   id: string,
+  token: string,
   columns: ImportColumns,
   rest: Buffer,
   it: AsyncIterator<Uint8Array>,
@@ -77,7 +78,7 @@ async function copyCells(
       if (chunk.length > 0) await copy.write(chunk);
       if (scan.lines - reported >= PROGRESS_EVERY) {
         reported = scan.lines;
-        await importsRepo.loadProgress(sql, id, { rows: reported, failed: 0, errors: [] });
+        await importsRepo.loadProgress(sql, id, token, { rows: reported, failed: 0, errors: [] });
       }
       const next = await it.next();
       chunk = next.done ? null : Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);

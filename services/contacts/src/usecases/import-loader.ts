@@ -22,14 +22,14 @@ export type Upload = () => Promise<AsyncIterable<Uint8Array> | null>;
  * instead of 9); any other file, or one PostgreSQL refuses on the way, is read again from the start
  * and parsed here. The staged rows, their numbers and the row errors are the same either way.
  */
-export async function loadImport(sql: Sql, id: string, upload: Upload, signal: AbortSignal): Promise<LoadResult> {
+export async function loadImport(sql: Sql, id: string, token: string, upload: Upload, signal: AbortSignal): Promise<LoadResult> {
   const first = await upload();
   if (!first) return { ok: false, error: UPLOAD_EXPIRED };
-  const copied = await loadByCopy(sql, id, first, signal);
+  const copied = await loadByCopy(sql, id, token, first, signal);
   if (copied) return copied;
   const again = await upload();
   if (!again) return { ok: false, error: UPLOAD_EXPIRED };
-  return loadByParser(sql, id, again, signal);
+  return loadByParser(sql, id, token, again, signal);
 }
 
 function csvErrorMessage(err: CsvError): string {
@@ -44,7 +44,7 @@ function csvErrorMessage(err: CsvError): string {
  * COPY takes them (its backpressure), so memory holds a few chunks whatever the file's size. Bad
  * rows are counted (the first MAX_IMPORT_ERRORS kept with their row number) and left out.
  */
-async function loadByParser(sql: Sql, id: string, source: AsyncIterable<Uint8Array>, signal: AbortSignal): Promise<LoadResult> {
+async function loadByParser(sql: Sql, id: string, token: string, source: AsyncIterable<Uint8Array>, signal: AbortSignal): Promise<LoadResult> {
   await importsRepo.createStaging(sql, id);
   const parser = parse({
     bom: true,
@@ -111,7 +111,7 @@ async function loadByParser(sql: Sql, id: string, source: AsyncIterable<Uint8Arr
         piece += stagedLine(row, staged);
         await send(false);
       }
-      if (row % PROGRESS_EVERY === 0) await importsRepo.loadProgress(sql, id, { rows: row - 1, failed: bad.failed, errors: bad.errors });
+      if (row % PROGRESS_EVERY === 0) await importsRepo.loadProgress(sql, id, token, { rows: row - 1, failed: bad.failed, errors: bad.errors });
     }
     flushSkips(Number.POSITIVE_INFINITY);
     if (!columns) return { ok: false, error: "the file is empty: it needs a header row with an email column" };

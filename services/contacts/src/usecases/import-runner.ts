@@ -1,5 +1,5 @@
 import type { ImportRowError } from "@mailroom/contracts";
-import { type Blobs, isConnectionError, type Logger, Periodic, type Sql } from "@mailroom/kit";
+import { type Blobs, isConnectionError, Lease, LeaseLost, type LeaseOptions, type Logger, Periodic, type Sql } from "@mailroom/kit";
 import { importsRepo, type ImportRow } from "../db/imports-repo.js";
 import type { ImportApplier } from "./import-applier.js";
 import { loadImport } from "./import-loader.js";
@@ -9,7 +9,7 @@ export interface ImportRunnerOptions {
   concurrency: number;
   /** IMPORT_BATCH_ROWS: rows (by number in the file) a batch transaction covers. */
   batchRows: number;
-  /** IMPORT_LEASE_MS: a runner's heartbeat older than this frees its import for another replica. */
+  /** IMPORT_LEASE_MS: a runner's lease unrenewed this long frees its import for another replica. */
   leaseMs: number;
 }
 
@@ -19,15 +19,17 @@ export interface ImportRunnerOptions {
  * import per project at a time, so a tenant's large file never holds more than one slot, and
  * requests never wait for it.
  *
- * Crash safety: a runner holds its import by a heartbeat. When it dies, the lease runs out and any
- * replica (the restarted one included) takes the import over: an import still `loading` is loaded
- * again from its upload (deleted only once loaded), one `applying` resumes after its last committed
- * batch (each batch commits with its progress).
+ * Crash safety: a runner holds its import by a kit `Lease`. When it dies or stalls, the lease runs
+ * out and any replica (the restarted one included) takes the import over: an import still `loading`
+ * is loaded again from its upload (deleted only once loaded), one `applying` resumes after its last
+ * committed batch (each batch commits with its progress). A runner that stalled and comes back
+ * stops: its renewal answers that the lease is lost, and its writes check the lease's token.
  */
 export class ImportRunner {
   private readonly running = new Map<string, Promise<void>>();
   private readonly loop: Periodic;
   private readonly stopping = new AbortController();
+  private readonly lease: LeaseOptions;
 
   constructor(
     private readonly sql: Sql,
@@ -37,6 +39,7 @@ export class ImportRunner {
     private readonly log: Logger,
     private readonly opts: ImportRunnerOptions,
   ) {
+    this.lease = { name: "import", ms: opts.leaseMs, log };
     // Also the takeover of imports whose runner died: looked for at this pace.
     this.loop = new Periodic({ name: "import runner", everyMs: Math.max(1000, Math.floor(opts.leaseMs / 3)), runAtStart: true, log, run: () => this.fill() });
   }
@@ -58,25 +61,27 @@ export class ImportRunner {
 
   private async fill(): Promise<void> {
     while (this.running.size < this.opts.concurrency && !this.stopping.signal.aborted) {
-      const job = await importsRepo.claim(this.sql, this.opts.leaseMs);
-      if (!job) return;
-      const run = this.run(job).finally(() => {
-        this.running.delete(job.id);
-        this.poke();
-      });
+      const claimed = await Lease.claim(this.sql, importsRepo, this.lease);
+      if (!claimed) return;
+      const { lease, row: job } = claimed;
+      // a write that fails after the run gave up (the lease lost, the database away) is logged, never thrown unhandled
+      const run = this.run(job, lease)
+        .catch((err) => this.log.warn({ err: String(err), importId: job.id }, "import run ended on an error; it resumes once its lease runs out"))
+        .finally(() => {
+          this.running.delete(job.id);
+          this.poke();
+        });
       this.running.set(job.id, run);
     }
   }
 
-  private async run(job: ImportRow): Promise<void> {
-    const beat = setInterval(
-      () => void importsRepo.heartbeat(this.sql, job.id).catch((err) => this.log.warn({ err: String(err), importId: job.id }, "import heartbeat failed")),
-      Math.max(200, Math.floor(this.opts.leaseMs / 3)),
-    );
+  private async run(job: ImportRow, lease: Lease): Promise<void> {
+    // the load and the batches stop at this replica's stop, or once another runner took the import over
+    const signal = AbortSignal.any([this.stopping.signal, lease.signal]);
     try {
       let errors: ImportRowError[] = job.errors;
       if (job.phase !== "applying" || !(await importsRepo.stagingExists(this.sql, job.id))) {
-        const loaded = await this.load(job);
+        const loaded = await this.load(job, lease.token, signal);
         if (!loaded) return;
         errors = loaded;
       }
@@ -84,19 +89,25 @@ export class ImportRunner {
       // the upload is gone once loaded. Better FAILED than COMPLETED with rows silently missing.
       if (job.phase === "applying" && job.rows > job.failed && (await importsRepo.lastRow(this.sql, job.id)) === 0) {
         await importsRepo.dropStaging(this.sql, job.id);
-        await importsRepo.finish(this.sql, job.id, "FAILED", [...errors, { row: 1, message: "the staged rows were lost in a database restart; upload the file again" }].slice(-100));
+        await importsRepo.finish(this.sql, job.id, lease.token, "FAILED", [...errors, { row: 1, message: "the staged rows were lost in a database restart; upload the file again" }].slice(-100));
         return;
       }
-      await this.applyAll(job, errors);
+      await this.applyAll(job, lease.token, errors, signal);
+      lease.check();
       await importsRepo.dropStaging(this.sql, job.id);
-      await importsRepo.finish(this.sql, job.id, "COMPLETED");
+      await importsRepo.finish(this.sql, job.id, lease.token, "COMPLETED");
       this.log.info({ importId: job.id, projectId: job.project_id }, "import completed");
     } catch (err) {
+      // Taken over: the import is another runner's now (its staging table too); touch nothing.
+      if (lease.lost || err instanceof LeaseLost) {
+        lease.lose();
+        this.log.warn({ importId: job.id }, "import taken over by another runner; this one stops");
+        return;
+      }
       // Stopping: given back for the next claim. The database or the bus away: the lease runs out
       // and a runner takes it over.
       if (this.stopping.signal.aborted) {
-        clearInterval(beat);
-        await importsRepo.release(this.sql, job.id).catch(() => undefined);
+        await lease.release().catch(() => undefined);
         this.log.info({ importId: job.id }, "import given back at stop; it resumes at the next claim");
         return;
       }
@@ -106,30 +117,30 @@ export class ImportRunner {
       }
       this.log.error({ err, importId: job.id }, "import failed");
       await importsRepo.dropStaging(this.sql, job.id).catch(() => undefined);
-      await importsRepo.finish(this.sql, job.id, "FAILED", [...job.errors, { row: 1, message: "the import stopped on an internal error" }].slice(-100));
+      await importsRepo.finish(this.sql, job.id, lease.token, "FAILED", [...job.errors, { row: 1, message: "the import stopped on an internal error" }].slice(-100));
     } finally {
-      clearInterval(beat);
+      await lease.end();
     }
   }
 
   /** Loads the upload into staging; the row errors so far, or null when the import is over (FAILED). */
-  private async load(job: ImportRow): Promise<ImportRowError[] | null> {
-    await importsRepo.startLoading(this.sql, job.id);
-    const result = await loadImport(this.sql, job.id, () => this.blobs.readStream(job.blob), this.stopping.signal);
+  private async load(job: ImportRow, token: string, signal: AbortSignal): Promise<ImportRowError[] | null> {
+    await importsRepo.startLoading(this.sql, job.id, token);
+    const result = await loadImport(this.sql, job.id, token, () => this.blobs.readStream(job.blob), signal);
     if (!result.ok) {
       await importsRepo.dropStaging(this.sql, job.id);
-      await importsRepo.finish(this.sql, job.id, "FAILED", [{ row: 1, message: result.error }]);
+      await importsRepo.finish(this.sql, job.id, token, "FAILED", [{ row: 1, message: result.error }]);
       await this.blobs.delete(job.blob).catch(() => undefined);
       return null;
     }
-    await importsRepo.loaded(this.sql, job.id, result);
+    await importsRepo.loaded(this.sql, job.id, token, result);
     job.applied_row = 0;
     // Loaded: a takeover from here on resumes from the staging table, so the upload can go.
     await this.blobs.delete(job.blob).catch(() => undefined);
     return result.errors;
   }
 
-  private async applyAll(job: ImportRow, loadErrors: ImportRowError[]): Promise<void> {
+  private async applyAll(job: ImportRow, token: string, loadErrors: ImportRowError[], signal: AbortSignal): Promise<void> {
     const last = await importsRepo.lastRow(this.sql, job.id);
     const read = (after: number) => settledLater(this.applier.read(job.id, after, Math.min(last, after + this.opts.batchRows)));
     let next = job.applied_row < last ? read(job.applied_row) : undefined;
@@ -138,13 +149,13 @@ export class ImportRunner {
     let previous: Promise<ImportRowError[]> = Promise.resolve(loadErrors);
     try {
       for (let after = job.applied_row; after < last; after += this.opts.batchRows) {
-        if (this.stopping.signal.aborted) throw this.stopping.signal.reason;
+        signal.throwIfAborted();
         const upto = Math.min(last, after + this.opts.batchRows);
         const staged = await next!;
         // the next batch's rows are read while this one is written
         next = upto < last ? read(upto) : undefined;
         const batch = settledLater(
-          this.applier.apply(job, upto, staged, previous).then((b) => {
+          this.applier.apply(job, token, upto, staged, previous).then((b) => {
             if (b.result.awaitingConfirmation > 0) this.confirmations.kick();
             return b;
           }),

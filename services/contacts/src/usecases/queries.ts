@@ -1,6 +1,7 @@
 import type { Contact, ContactEventList, ContactList } from "@mailroom/contracts";
 import { isId, type Sql } from "@mailroom/kit";
-import { contactsRepo, toContact } from "../db/contacts-repo.js";
+import { contactsRepo } from "../db/contacts-repo.js";
+import { toContact } from "../db/rows.js";
 import { eventsRepo, toContactEvent } from "../db/events-repo.js";
 import type { CursorCodec } from "../domain/cursor.js";
 import { DATA_KEY_SAMPLE, dataKeyPaths } from "../domain/data-keys.js";

@@ -11,7 +11,8 @@ import {
 import { isId, type Sql } from "@mailroom/kit";
 import { compileFilter, type TopicDefaults } from "@mailroom/filters";
 import { audienceRepo } from "../db/audience-repo.js";
-import { toContact, type ContactRow } from "../db/contacts-repo.js";
+import type { ContactRow } from "../db/contacts-repo.js";
+import { toContact } from "../db/rows.js";
 import { membersRepo } from "../db/members-repo.js";
 import { segmentsRepo, toSegment, toSegmentDef, type SegmentRow } from "../db/segments-repo.js";
 import { topicsRepo } from "../db/topics-repo.js";

@@ -1,20 +1,14 @@
-import { newId, traced, type Q, type Row, type Sql } from "@mailroom/kit";
+import { columns, newId, type RowOf, traced, type Q, type Row, type Sql } from "@mailroom/kit";
 import type { apiKeys } from "./schema.js";
+import type { KeyRecord } from "../domain/authenticator.js";
 import { generateKey, hashKey, keyPrefix, type KeyKind } from "../domain/keys.js";
 
 type KeyRow = Row<typeof apiKeys>;
-type ListedRow = Pick<KeyRow, "id" | "kind" | "name" | "prefix" | "rate_limit" | "created_at" | "revoked_at">;
-const LISTED = "id, kind, name, prefix, rate_limit, created_at, revoked_at";
+const LISTED = columns<KeyRow>()(["id", "kind", "name", "prefix", "rate_limit", "created_at", "revoked_at"]);
+type ListedRow = RowOf<typeof LISTED>;
 const toListing = (r: ListedRow): KeyListing => ({
   id: r.id, kind: r.kind, name: r.name, prefix: r.prefix, rateLimit: r.rate_limit, createdAt: r.created_at, revokedAt: r.revoked_at,
 });
-
-export interface KeyRecord {
-  id: string;
-  projectId: string;
-  kind: KeyKind;
-  rateLimit: number | null;
-}
 
 export interface KeyListing {
   id: string;
@@ -58,7 +52,7 @@ export const keysRepo = traced("KeysRepo", {
   async createKey(q: Q, projectId: string, kind: KeyKind, rateLimit?: number, name?: string): Promise<KeyListing & { key: string }> {
     const key = generateKey(kind);
     const id = await keysRepo.insertKey(q, projectId, kind, key, rateLimit ?? null, name ?? kind);
-    const [row] = await q<ListedRow[]>`select ${q.unsafe(LISTED)} from api_keys where id = ${id}`;
+    const [row] = await q<ListedRow[]>`select ${q.unsafe(LISTED.sql)} from api_keys where id = ${id}`;
     return { ...toListing(row!), key };
   },
 
@@ -72,7 +66,7 @@ export const keysRepo = traced("KeysRepo", {
   },
 
   async listKeys(q: Q, projectId: string): Promise<KeyListing[]> {
-    const rows = await q<ListedRow[]>`select ${q.unsafe(LISTED)} from api_keys where project_id = ${projectId} order by created_at, id`;
+    const rows = await q<ListedRow[]>`select ${q.unsafe(LISTED.sql)} from api_keys where project_id = ${projectId} order by created_at, id`;
     return rows.map(toListing);
   },
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Authenticator, type FailureBudget } from "./authenticator.js";
 import { generateKey, hashKey } from "./keys.js";
-import type { KeyRecord } from "../db/keys-repo.js";
+import type { KeyRecord } from "./authenticator.js";
 
 const valid = generateKey("secret");
 const record: KeyRecord = { id: "k1", projectId: "p1", kind: "secret", rateLimit: null };

@@ -1,7 +1,14 @@
 import { BoundedMap, ExpiringMap } from "@mailroom/kit";
-import type { KeyRecord } from "../db/keys-repo.js";
-import { hashKey, kindOf, parseBearer } from "./keys.js";
-import type { RateDecision } from "./rate-limiter.js";
+import { hashKey, type KeyKind, kindOf, parseBearer } from "./keys.js";
+import type { RateDecision } from "./rate-decision.js";
+
+/** An active key as authentication knows it (never the key itself: only its hash is stored). */
+export interface KeyRecord {
+  id: string;
+  projectId: string;
+  kind: KeyKind;
+  rateLimit: number | null;
+}
 
 export interface KeyLookup {
   findActiveByHash(hash: string): Promise<KeyRecord | null>;

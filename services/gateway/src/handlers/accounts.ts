@@ -5,28 +5,22 @@ import {
   AppError,
   LoginRequest,
   SESSION_COOKIE,
-  SessionInfo,
+  type SessionInfo,
   accountRoutes,
   bodyLimitOf,
   type RouteDef,
   type User,
 } from "@mailroom/contracts";
-import type { Sql } from "@mailroom/kit";
-import { usersRepo } from "../db/users-repo.js";
-import { invitationsRepo } from "../db/invitations-repo.js";
-import { hashPassword, verifyPassword } from "../domain/passwords.js";
-import { hashKey } from "../domain/keys.js";
-import type { LoginThrottle } from "../domain/login-throttle.js";
-import type { Sessions } from "../domain/sessions.js";
+import type { Accounts } from "../usecases/accounts.js";
+import type { Sessions } from "../usecases/sessions.js";
 import { sendError } from "./errors.js";
 import { validate } from "./forward.js";
 import { accountSessionGate, changesState, sameOrigin, type SessionGateDeps } from "./session-gate.js";
 import { memberHandlers, type MemberDeps } from "./members.js";
 
 export interface AccountDeps extends SessionGateDeps, MemberDeps {
-  sql: Sql;
+  accounts: Accounts;
   sessions: Sessions;
-  throttle: LoginThrottle;
   /** The session cookie is `Secure` when PUBLIC_URL is https. */
   secureCookie: boolean;
 }
@@ -41,32 +35,22 @@ export function setSessionCookie(reply: FastifyReply, token: string, deps: Pick<
 }
 
 /** A new session for `user`: the cookie, and SessionInfo as the answer. */
-export async function signIn(reply: FastifyReply, user: User, deps: Pick<AccountDeps, "sql" | "secureCookie" | "sessions">): Promise<SessionInfo> {
+export async function signIn(reply: FastifyReply, user: User, deps: Pick<AccountDeps, "accounts" | "secureCookie" | "sessions">): Promise<SessionInfo> {
   setSessionCookie(reply, await deps.sessions.create(user.id), deps);
-  return sessionInfo(deps.sql, user);
-}
-
-async function sessionInfo(sql: Sql, user: User): Promise<SessionInfo> {
-  const projects = await usersRepo.projectsOf(sql, user.id);
-  return SessionInfo.parse({ user: { id: user.id, email: user.email, name: user.name, createdAt: user.createdAt }, projects });
+  return deps.accounts.sessionInfo(user);
 }
 
 function authHandlers(deps: AccountDeps): Record<string, AccountHandler> {
   return {
     "gateway.auth.login": async (req, reply) => {
       const { email, password } = LoginRequest.parse(req.body);
-      const wait = await deps.throttle.blocked(email, req.ip);
-      if (wait !== null) {
-        reply.header("Retry-After", String(wait));
+      const login = await deps.accounts.login(email, password, req.ip);
+      if (login.kind === "throttled") {
+        reply.header("Retry-After", String(login.retryAfterSeconds));
         return sendError(reply, { error: "RATE_LIMITED", message: "Too many failed sign-ins; try again later" });
       }
-      const user = await usersRepo.findByEmail(deps.sql, email);
-      if (!(await verifyPassword(user?.passwordHash ?? null, password)) || !user) {
-        await deps.throttle.failed(email, req.ip);
-        return sendError(reply, BAD_LOGIN);
-      }
-      await deps.throttle.succeeded(email, req.ip);
-      return reply.code(200).send(await signIn(reply, user, deps));
+      if (login.kind === "denied") return sendError(reply, BAD_LOGIN);
+      return reply.code(200).send(await signIn(reply, login.user, deps));
     },
 
     "gateway.auth.logout": async (req, reply) => {
@@ -76,29 +60,14 @@ function authHandlers(deps: AccountDeps): Record<string, AccountHandler> {
     },
 
     "gateway.auth.me": async (req, reply) => {
-      const user = await usersRepo.get(deps.sql, req.session!.userId);
+      const user = await deps.accounts.user(req.session!.userId);
       if (!user) return sendError(reply, { error: "UNAUTHORIZED", message: "Not signed in, or the session has ended" });
-      return reply.code(200).send(await sessionInfo(deps.sql, user));
+      return reply.code(200).send(await deps.accounts.sessionInfo(user));
     },
 
-    /**
-     * The token came by email, so holding it proves the address: a new address gets an account
-     * (name and password), one with an account gets the membership and keeps its password.
-     */
     "gateway.auth.acceptInvitation": async (req, reply) => {
       const body = AcceptInvitationRequest.parse(req.body);
-      const user = await deps.sql.begin(async (tx) => {
-        const invitation = await invitationsRepo.accept(tx, hashKey(body.token));
-        if (!invitation) throw new AppError("NOT_FOUND", "Invitation not found, used or expired");
-        let found: User | null = await usersRepo.findByEmail(tx, invitation.email);
-        if (!found) {
-          if (!body.password) throw AppError.validation("Request validation failed", [{ path: "password", message: "required for a new account" }]);
-          found = await usersRepo.create(tx, invitation.email, body.name, await hashPassword(body.password));
-          if (!found) throw new AppError("CONFLICT", "An account for this address was created meanwhile; try again");
-        }
-        await usersRepo.addMember(tx, invitation.project_id, found.id, invitation.role);
-        return found;
-      });
+      const user = await deps.accounts.acceptInvitation(body.token, body.name, body.password);
       return reply.code(200).send(await signIn(reply, user, deps));
     },
   };

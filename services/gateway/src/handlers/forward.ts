@@ -2,20 +2,17 @@ import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { SpanKind, SpanStatusCode, context, propagation, trace } from "@opentelemetry/api";
 import { ERROR_STATUS, HttpReply, zodDetails, type ErrorDetail, type HttpRequest, type RouteDef } from "@mailroom/contracts";
-import { tracingEnabled, type Logger, type RpcClient, type Sql } from "@mailroom/kit";
-import { idempotencyRepo } from "../db/idempotency-repo.js";
+import { tracingEnabled, type Logger, type RpcClient } from "@mailroom/kit";
+import type { IdempotencyKey, IdempotencyKeys } from "../usecases/idempotency.js";
 import { sendError } from "./errors.js";
 import { MAX_NESTING, nestsDeeperThan, unstorableText } from "../domain/storable-text.js";
 
 export interface ForwardDeps {
   rpc: RpcClient;
-  /** The gateway database, for Idempotency-Key records. */
-  sql: Sql;
+  idempotency: IdempotencyKeys;
   log: Logger;
   /** RPC_TIMEOUT_MS and ROUTE_TIMEOUT_MAX_MS (0: no cap). */
   timeouts: { defaultMs: number; maxMs: number };
-  /** IDEMPOTENCY_RETRY_AFTER_MS: how long a key stays claimed after an attempt of unknown outcome. */
-  idempotencyRetryAfterMs: number;
 }
 
 /** How long the gateway waits for the route's service. */
@@ -100,8 +97,7 @@ export function forwardHandler(route: RouteDef, deps: ForwardDeps) {
 function handler(route: RouteDef, deps: ForwardDeps) {
   const routeId = `${route.method} ${route.path}`;
   const timeoutMs = routeTimeoutMs(route, deps.timeouts);
-  // A dead gateway's claim frees its key once the request could no longer be running here.
-  const leaseMs = timeoutMs + deps.idempotencyRetryAfterMs;
+  const leaseMs = deps.idempotency.leaseFor(timeoutMs);
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const principal = req.principal;
     const details = validate(route, req);
@@ -116,9 +112,10 @@ function handler(route: RouteDef, deps: ForwardDeps) {
       });
     }
     let claimId: string | undefined;
-    if (idemKey && principal) {
+    const key: IdempotencyKey | undefined = idemKey && principal ? { projectId: principal.projectId, key: idemKey } : undefined;
+    if (key) {
       const requestHash = createHash("sha256").update(`${routeId}\n${JSON.stringify(req.params)}\n${JSON.stringify(req.body ?? null)}`).digest("hex");
-      const claim = await idempotencyRepo.claim(deps.sql, principal.projectId, idemKey, routeId, requestHash, leaseMs);
+      const claim = await deps.idempotency.claim(key, routeId, requestHash, leaseMs);
       if (claim.kind === "replay") {
         reply.header("Idempotent-Replayed", "true");
         return sendHttpReply(reply, HttpReply.parse(claim.response));
@@ -142,13 +139,8 @@ function handler(route: RouteDef, deps: ForwardDeps) {
     }
 
     const request = httpRequestOf(req, req.body ?? undefined, claimId ? { idempotencyId: claimId } : {});
-    // What the key holds now: a success is replayed, a 4xx changed nothing (the key is free for a
-    // corrected request), anything else may still be finishing in the service (held a while).
     const settle = async (status: number, replay?: HttpReply) => {
-      if (!claimId || !principal) return;
-      if (status < 300 && replay) await idempotencyRepo.complete(deps.sql, principal.projectId, idemKey!, claimId, status, replay);
-      else if (status < 500) await idempotencyRepo.release(deps.sql, principal.projectId, idemKey!, claimId);
-      else await idempotencyRepo.hold(deps.sql, principal.projectId, idemKey!, claimId, deps.idempotencyRetryAfterMs);
+      if (claimId && key) await deps.idempotency.settle(key, claimId, status, replay);
     };
     let answer: Awaited<ReturnType<RpcClient["send"]>>;
     try {

@@ -1,9 +1,10 @@
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
-import type { RouteDef, WireError } from "@mailroom/contracts";
+import type { onRequestHookHandler } from "fastify";
+import type { RouteDef } from "@mailroom/contracts";
 import type { Authenticator, Principal } from "../domain/authenticator.js";
 import { clientBucket } from "../domain/client-address.js";
-import type { RateDecision, RateLimiter } from "../domain/rate-limiter.js";
-import { UNAUTHORIZED, sendError } from "./errors.js";
+import type { RateLimiter } from "../infra/rate-limiter.js";
+import { UNAUTHORIZED } from "./errors.js";
+import { rateHeaders, refuse } from "./refusals.js";
 import { apiSessionGate, sessionToken, type SessionGateDeps } from "./session-gate.js";
 
 declare module "fastify" {
@@ -19,23 +20,6 @@ export interface GateDeps extends SessionGateDeps {
   limiter: RateLimiter;
   /** Per client address, on the routes without a key. */
   keyless: RateLimiter;
-}
-
-/**
- * An answer given before the body was read (onRequest). The connection closes after it when a body
- * is on its way, so the gateway does not read, only to throw away, what it already refused.
- */
-export function refuse(req: FastifyRequest, reply: FastifyReply, err: WireError, retryAfter?: number): void {
-  if (retryAfter !== undefined) reply.header("Retry-After", String(retryAfter));
-  const length = req.headers["content-length"];
-  if ((length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined) reply.header("Connection", "close");
-  sendError(reply, err);
-}
-
-export function rateHeaders(reply: FastifyReply, d: RateDecision): void {
-  reply.header("RateLimit-Limit", String(d.limit));
-  reply.header("RateLimit-Remaining", String(d.remaining));
-  reply.header("RateLimit-Reset", String(d.resetSeconds));
 }
 
 /**

@@ -1,10 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import { parse, serialize } from "cookie";
 import * as oidc from "openid-client";
-import type { User } from "@mailroom/contracts";
 import type { Logger } from "@mailroom/kit";
-import { invitationsRepo } from "../db/invitations-repo.js";
-import { usersRepo } from "../db/users-repo.js";
 import { sendError } from "./errors.js";
 import { setSessionCookie, type AccountDeps } from "./accounts.js";
 
@@ -24,7 +21,12 @@ const FLOW_PATH = "/auth/oidc";
  * existing user's, or have a pending invitation (accepted on the way in); then a session as with a
  * password, and the browser goes to the dashboard.
  */
-export function registerOidc(app: FastifyInstance, settings: OidcSettings, deps: AccountDeps & { log: Logger }, keyless: onRequestHookHandler): void {
+export function registerOidc(
+  app: FastifyInstance,
+  settings: OidcSettings,
+  deps: AccountDeps & { log: Logger; publicUrl: string },
+  keyless: onRequestHookHandler,
+): void {
   const redirectUri = new URL(`${FLOW_PATH}/callback`, deps.publicUrl).toString();
   let discovered: Promise<oidc.Configuration> | undefined;
   const configuration = () => {
@@ -81,15 +83,7 @@ export function registerOidc(app: FastifyInstance, settings: OidcSettings, deps:
     reply.header("set-cookie", flowCookie("", 0));
     const email = typeof claims?.email === "string" && claims.email_verified === true ? claims.email : null;
     if (!email) return sendError(reply, { error: "FORBIDDEN", message: "The identity provider gave no verified email address" });
-    const user = await deps.sql.begin(async (tx) => {
-      const invited = await invitationsRepo.acceptAllFor(tx, email);
-      let found: User | null = await usersRepo.findByEmail(tx, email);
-      if (!found && invited.length === 0) return null;
-      if (!found) found = await usersRepo.create(tx, email, typeof claims?.name === "string" && claims.name.trim() ? claims.name.trim().slice(0, 200) : email, null);
-      if (!found) return null;
-      for (const inv of invited) await usersRepo.addMember(tx, inv.project_id, found.id, inv.role);
-      return found;
-    });
+    const user = await deps.accounts.fromIdentityProvider(email, typeof claims?.name === "string" ? claims.name : undefined);
     if (!user) return sendError(reply, { error: "FORBIDDEN", message: "No account or invitation for this email address" });
     // fastify keeps every set-cookie: the flow's cleared above, the session's set here
     setSessionCookie(reply, await deps.sessions.create(user.id), deps);

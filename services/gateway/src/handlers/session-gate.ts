@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify
 import { parse } from "cookie";
 import { PROJECT_HEADER, SESSION_COOKIE, requiredRole, roleAllows, type Role, type RouteDef, type WireError } from "@mailroom/contracts";
 import { isId } from "@mailroom/kit";
-import type { Sessions } from "../domain/sessions.js";
-import type { RateLimiter } from "../domain/rate-limiter.js";
-import { rateHeaders, refuse } from "./gates.js";
+import type { RateLimiter } from "../infra/rate-limiter.js";
+import type { Sessions } from "../usecases/sessions.js";
+import { rateHeaders, refuse } from "./refusals.js";
 
 declare module "fastify" {
   interface FastifyRequest {

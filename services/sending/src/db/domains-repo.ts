@@ -1,9 +1,9 @@
 import type { DnsRecord, Domain } from "@mailroom/contracts";
-import { iso, isoOrNull, json, traced, type Q, type Row, type Sql } from "@mailroom/kit";
+import { columns, iso, isoOrNull, json, type RowOf, traced, type Q, type Row, type Sql } from "@mailroom/kit";
 import type { domains } from "./schema.js";
 
-type DomainRow = Pick<Row<typeof domains>, "id" | "domain" | "status" | "records" | "created_at" | "verified_at">;
-const COLUMNS = "id, domain, status, records, created_at, verified_at";
+const COLUMNS = columns<Row<typeof domains>>()(["id", "domain", "status", "records", "created_at", "verified_at"]);
+type DomainRow = RowOf<typeof COLUMNS>;
 const toDomain = (r: DomainRow): Domain => ({
   id: r.id,
   domain: r.domain,
@@ -36,22 +36,22 @@ export const domainsRepo = traced("DomainsRepo", {
       insert into domains (id, project_id, domain, status, selector, private_key, records, verified_at)
       values (${d.id}, ${d.projectId}, ${d.domain}, ${d.verified ? "VERIFIED" : "PENDING"}, ${d.selector}, ${d.privateKey},
         ${json(d.records)}::jsonb, case when ${d.verified} then now() end)
-      on conflict (project_id, domain) do nothing returning ${q.unsafe(COLUMNS)}`;
+      on conflict (project_id, domain) do nothing returning ${q.unsafe(COLUMNS.sql)}`;
     return row ? toDomain(row) : null;
   },
 
   async list(q: Q, projectId: string): Promise<Domain[]> {
-    const rows = await q<DomainRow[]>`select ${q.unsafe(COLUMNS)} from domains where project_id = ${projectId} order by domain`;
+    const rows = await q<DomainRow[]>`select ${q.unsafe(COLUMNS.sql)} from domains where project_id = ${projectId} order by domain`;
     return rows.map(toDomain);
   },
 
   async get(q: Q, projectId: string, id: string): Promise<Domain | null> {
-    const [row] = await q<DomainRow[]>`select ${q.unsafe(COLUMNS)} from domains where project_id = ${projectId} and id = ${id}`;
+    const [row] = await q<DomainRow[]>`select ${q.unsafe(COLUMNS.sql)} from domains where project_id = ${projectId} and id = ${id}`;
     return row ? toDomain(row) : null;
   },
 
   async byName(q: Q, projectId: string, domain: string): Promise<Domain | null> {
-    const [row] = await q<DomainRow[]>`select ${q.unsafe(COLUMNS)} from domains where project_id = ${projectId} and domain = ${domain}`;
+    const [row] = await q<DomainRow[]>`select ${q.unsafe(COLUMNS.sql)} from domains where project_id = ${projectId} and domain = ${domain}`;
     return row ? toDomain(row) : null;
   },
 
@@ -65,13 +65,13 @@ export const domainsRepo = traced("DomainsRepo", {
       update domains set records = ${json(records)}::jsonb, checked_at = now(),
         status = case when ${verified} then 'VERIFIED' else status end,
         verified_at = case when ${verified} and verified_at is null then now() else verified_at end
-      where id = ${id} returning ${q.unsafe(COLUMNS)}`;
+      where id = ${id} returning ${q.unsafe(COLUMNS.sql)}`;
     return row ? toDomain(row) : null;
   },
 
   async forceVerified(q: Q, id: string): Promise<Domain> {
     const [row] = await q<DomainRow[]>`
-      update domains set status = 'VERIFIED', verified_at = coalesce(verified_at, now()) where id = ${id} returning ${q.unsafe(COLUMNS)}`;
+      update domains set status = 'VERIFIED', verified_at = coalesce(verified_at, now()) where id = ${id} returning ${q.unsafe(COLUMNS.sql)}`;
     return toDomain(row!);
   },
 
@@ -99,7 +99,7 @@ export const domainsRepo = traced("DomainsRepo", {
   async recheckPending(sql: Sql, staleMs: number, limit: number, check: (d: Domain, tx: Q) => Promise<void>): Promise<number> {
     return sql.begin(async (tx) => {
       const rows = await tx<DomainRow[]>`
-        select ${tx.unsafe(COLUMNS)} from domains
+        select ${tx.unsafe(COLUMNS.sql)} from domains
         where status = 'PENDING' and (checked_at is null or checked_at < now() - ${staleMs} * interval '1 millisecond')
         order by checked_at nulls first limit ${limit} for update skip locked`;
       for (const r of rows) await check(toDomain(r), tx);

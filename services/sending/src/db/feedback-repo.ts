@@ -1,5 +1,5 @@
 import { EMAIL_STATUSES, type EmailStatus } from "@mailroom/contracts";
-import { isoOrNull, json, traced, type Q, type Row } from "@mailroom/kit";
+import { columns, isoOrNull, json, type RowOf, traced, type Q, type Row } from "@mailroom/kit";
 import type { EventSource } from "../domain/events.js";
 import type { emails } from "./schema.js";
 
@@ -57,12 +57,11 @@ export interface CountedResult {
   link: string | null;
 }
 
-const SOURCE = `e.id, e.project_id, e.contact_id, e.to_email, e.subject, e.from_email, e.from_name, e.message_id,
-  e.template_id, e.campaign_id, e.source_type, e.status`;
-type SourceRow = Pick<
-  EmailRow,
-  "id" | "project_id" | "contact_id" | "to_email" | "subject" | "from_email" | "from_name" | "message_id" | "template_id" | "campaign_id" | "source_type" | "status"
->;
+const SOURCE = columns<EmailRow>()(
+  ["id", "project_id", "contact_id", "to_email", "subject", "from_email", "from_name", "message_id", "template_id", "campaign_id", "source_type", "status"],
+  "e",
+);
+type SourceRow = RowOf<typeof SOURCE>;
 const toSource = (r: SourceRow): Applied["email"] => ({
   id: r.id,
   projectId: r.project_id,
@@ -117,7 +116,7 @@ export const feedbackRepo = traced("FeedbackRepo", {
            ${dsnKind ? "and status <> 'QUEUED'" : ""}
          for update)
        update emails e set ${set} from old where e.id = old.id
-       returning ${SOURCE}, ${first} as first, e.opens, e.clicks, e.opened_at, e.clicked_at,
+       returning ${SOURCE.sql}, ${first} as first, e.opens, e.clicks, e.opened_at, e.clicked_at,
          case when $4::int is null then null else e.links[$4::int] end as link`,
       [emailId, e.at.toISOString(), projectId, link, (e.kind === "opened" || e.kind === "clicked" ? e.count : undefined) ?? 1],
     );
@@ -167,7 +166,7 @@ export const feedbackRepo = traced("FeedbackRepo", {
         clicked_at = case when v.clicks > 0 then coalesce(e.clicked_at, v.click_at) else e.clicked_at end,
         status = ${q.unsafe(forwardTo("(case when v.clicks > 0 then 'CLICKED' else 'OPENED' end)"))}
       from v, old where e.id = v.id and old.id = v.id
-      returning ${q.unsafe(SOURCE)}, old.opens = 0 and v.opens > 0 as first_open, old.clicks = 0 and v.clicks > 0 as first_click,
+      returning ${q.unsafe(SOURCE.sql)}, old.opens = 0 and v.opens > 0 as first_open, old.clicks = 0 and v.clicks > 0 as first_click,
         e.opened_at, e.clicked_at, e.links[v.link_idx + 1] as link`;
     return updated.map((r) => {
       const { status: _status, ...email } = toSource(r);

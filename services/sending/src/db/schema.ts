@@ -1,6 +1,7 @@
 import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 import type { DnsRecord } from "@mailroom/contracts";
+import { STAT_COUNTERS } from "../domain/stat-counters.js";
 export { outbox } from "@mailroom/kit";
 
 const bytea = customType<{ data: Buffer }>({ dataType: () => "bytea" });
@@ -160,9 +161,6 @@ export const feedbackReceipts = pgTable(
   },
   (t) => [index("feedback_receipts_received_idx").on(t.receivedAt)],
 );
-
-/** Counters of a bucket of email_stats_hourly; email_events.counter names the one an event moved. */
-export const STAT_COUNTERS = ["sent", "delivered", "opened", "clicked", "bounced", "complained", "unsubscribed", "failed"] as const;
 
 /**
  * The timeline of each email: one row per email event of the EVENTS stream (the envelope's id is the

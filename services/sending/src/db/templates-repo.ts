@@ -1,12 +1,9 @@
 import type { CreateTemplateRequest, Template, TemplateType, UpdateTemplateRequest } from "@mailroom/contracts";
-import { iso, isId, traced, type Q, type Row } from "@mailroom/kit";
+import { columns, iso, isId, type RowOf, traced, type Q, type Row } from "@mailroom/kit";
 import type { templates } from "./schema.js";
 
-type TemplateRow = Pick<
-  Row<typeof templates>,
-  "id" | "name" | "subject" | "body" | "type" | "from_email" | "from_name" | "reply_to" | "created_at" | "updated_at"
->;
-const COLUMNS = "id, name, subject, body, type, from_email, from_name, reply_to, created_at, updated_at";
+const COLUMNS = columns<Row<typeof templates>>()(["id", "name", "subject", "body", "type", "from_email", "from_name", "reply_to", "created_at", "updated_at"]);
+type TemplateRow = RowOf<typeof COLUMNS>;
 const toTemplate = (r: TemplateRow): Template => ({
   id: r.id,
   name: r.name,
@@ -28,14 +25,14 @@ export const templatesRepo = traced("TemplatesRepo", {
     const [row] = await q<TemplateRow[]>`
       insert into templates (id, project_id, name, subject, body, type, from_email, from_name, reply_to)
       values (${id}, ${projectId}, ${t.name}, ${t.subject}, ${t.body}, ${t.type}, ${t.from ?? null}, ${t.fromName ?? null}, ${t.replyTo ?? null})
-      returning ${q.unsafe(COLUMNS)}`;
+      returning ${q.unsafe(COLUMNS.sql)}`;
     return toTemplate(row!);
   },
 
   /** Null for an id that is not a UUID too: it cannot exist. */
   async get(q: Q, projectId: string, id: string): Promise<Template | null> {
     if (!isId(id)) return null;
-    const [row] = await q<TemplateRow[]>`select ${q.unsafe(COLUMNS)} from templates where project_id = ${projectId} and id = ${id}`;
+    const [row] = await q<TemplateRow[]>`select ${q.unsafe(COLUMNS.sql)} from templates where project_id = ${projectId} and id = ${id}`;
     return row ? toTemplate(row) : null;
   },
 
@@ -47,7 +44,7 @@ export const templatesRepo = traced("TemplatesRepo", {
     const [count] = await q<{ total: number }[]>`select count(*)::int as total from templates where ${where()}`;
     const total = count?.total ?? 0;
     const rows = await q<TemplateRow[]>`
-      select ${q.unsafe(COLUMNS)} from templates where ${where()}
+      select ${q.unsafe(COLUMNS.sql)} from templates where ${where()}
       order by created_at desc, id desc limit ${o.limit} offset ${(o.page - 1) * o.limit}`;
     return { templates: rows.map(toTemplate), total, page: o.page, pageSize: o.limit, totalPages: Math.ceil(total / o.limit) };
   },
@@ -61,7 +58,7 @@ export const templatesRepo = traced("TemplatesRepo", {
     }
     const [row] = await q<TemplateRow[]>`
       update templates set ${q(columns)}
-      where project_id = ${projectId} and id = ${id} returning ${q.unsafe(COLUMNS)}`;
+      where project_id = ${projectId} and id = ${id} returning ${q.unsafe(COLUMNS.sql)}`;
     return row ? toTemplate(row) : null;
   },
 

@@ -1,7 +1,7 @@
 import type { Email, EmailEvent, EmailEventType, EventEnvelope } from "@mailroom/contracts";
 import { isId } from "@mailroom/kit";
 import { recordedEventId } from "./events.js";
-import type { STAT_COUNTERS } from "../db/schema.js";
+import type { STAT_COUNTERS } from "./stat-counters.js";
 
 export type StatCounter = (typeof STAT_COUNTERS)[number];
 

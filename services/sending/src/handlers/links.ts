@@ -1,9 +1,9 @@
 import { AppError, type HttpReply, linkRoutes, routeOf } from "@mailroom/contracts";
 import type { RpcServer } from "@mailroom/kit";
+import type { LinkSigner } from "../domain/links.js";
 import { PAGE_HEADERS, renderPage, type Page } from "../domain/pages.js";
-import type { Ctx } from "../usecases/context.js";
 import type { EngagementRecorder } from "../usecases/engagement.js";
-import { confirm, confirmPage, managePage, saveTopics, subscribe, subscribePage, unsubscribe, unsubscribePage } from "../usecases/subscriptions.js";
+import type { Subscriptions } from "../usecases/subscriptions.js";
 
 /** A 1x1 transparent GIF. */
 const PIXEL = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
@@ -16,28 +16,28 @@ const html = (page: Page): HttpReply => ({
 });
 
 /** The public links of decisions.md §6. A tampered or foreign token is 404 and records nothing. */
-export function registerLinks(server: RpcServer, ctx: Ctx, engagement: EngagementRecorder): void {
+export function registerLinks(server: RpcServer, links: LinkSigner, engagement: EngagementRecorder, pages: Subscriptions): void {
   server
     .route(routeOf(linkRoutes, "sending.links.open"), async ({ params }) => {
-      const t = ctx.links.verify("o", params.token);
+      const t = links.verify("o", params.token);
       if (!t?.projectId || !(await engagement.linksOf(t.emailId, t.projectId))) throw AppError.notFound("Link");
       engagement.open(t.emailId, t.projectId);
       return { status: 200, headers: NO_STORE, raw: { contentType: "image/gif", base64: PIXEL } };
     })
     .route(routeOf(linkRoutes, "sending.links.click"), async ({ params }) => {
-      const t = ctx.links.verify("c", params.token);
+      const t = links.verify("c", params.token);
       // The target is the stored link the token names: the redirect can only go where the email pointed.
       const target = t?.projectId ? (await engagement.linksOf(t.emailId, t.projectId))?.[t.index] : undefined;
       if (!t?.projectId || !target) throw AppError.notFound("Link");
       engagement.click(t.emailId, t.projectId, t.index);
       return { status: 302, headers: { ...NO_STORE, location: target, "referrer-policy": "no-referrer" } };
     })
-    .route(routeOf(linkRoutes, "sending.links.unsubscribePage"), async ({ params }) => html(await unsubscribePage(ctx, params.token)))
-    .route(routeOf(linkRoutes, "sending.links.unsubscribe"), async ({ params }) => html(await unsubscribe(ctx, params.token)))
-    .route(routeOf(linkRoutes, "sending.links.subscribePage"), async ({ params }) => html(await subscribePage(ctx, params.token)))
-    .route(routeOf(linkRoutes, "sending.links.subscribe"), async ({ params }) => html(await subscribe(ctx, params.token)))
-    .route(routeOf(linkRoutes, "sending.links.manage"), async ({ params }) => html(await managePage(ctx, params.token)))
-    .route(routeOf(linkRoutes, "sending.links.manageSave"), async ({ params, body }) => html(await saveTopics(ctx, params.token, body)))
-    .route(routeOf(linkRoutes, "sending.links.confirmPage"), async ({ params }) => html(await confirmPage(ctx, params.token)))
-    .route(routeOf(linkRoutes, "sending.links.confirm"), async ({ params }) => html(await confirm(ctx, params.token)));
+    .route(routeOf(linkRoutes, "sending.links.unsubscribePage"), async ({ params }) => html(await pages.unsubscribePage(params.token)))
+    .route(routeOf(linkRoutes, "sending.links.unsubscribe"), async ({ params }) => html(await pages.unsubscribe(params.token)))
+    .route(routeOf(linkRoutes, "sending.links.subscribePage"), async ({ params }) => html(await pages.subscribePage(params.token)))
+    .route(routeOf(linkRoutes, "sending.links.subscribe"), async ({ params }) => html(await pages.subscribe(params.token)))
+    .route(routeOf(linkRoutes, "sending.links.manage"), async ({ params }) => html(await pages.managePage(params.token)))
+    .route(routeOf(linkRoutes, "sending.links.manageSave"), async ({ params, body }) => html(await pages.saveTopics(params.token, body)))
+    .route(routeOf(linkRoutes, "sending.links.confirmPage"), async ({ params }) => html(await pages.confirmPage(params.token)))
+    .route(routeOf(linkRoutes, "sending.links.confirm"), async ({ params }) => html(await pages.confirm(params.token)));
 }

@@ -1,21 +1,13 @@
-import { AppError, routeOf, sendingRpc, settingsRoutes } from "@mailroom/contracts";
-import { isId, type RpcServer } from "@mailroom/kit";
-import { templatesRepo } from "../db/templates-repo.js";
-import { sendConfirmation } from "../usecases/confirmation.js";
-import type { Ctx } from "../usecases/context.js";
+import { routeOf, sendingRpc, settingsRoutes } from "@mailroom/contracts";
+import type { RpcServer } from "@mailroom/kit";
+import type { Confirmations } from "../usecases/confirmation.js";
+import type { ProjectSettings } from "../usecases/lookups.js";
 
-export function registerSettings(server: RpcServer, ctx: Ctx): void {
+export function registerSettings(server: RpcServer, settings: ProjectSettings, confirmations: Confirmations): void {
   server
-    .route(routeOf(settingsRoutes, "sending.settings.get"), async ({ projectId }) => ({ status: 200, body: await ctx.settings.get(projectId) }))
-    .route(routeOf(settingsRoutes, "sending.settings.update"), async ({ projectId, body }) => {
-      const templateId = body.doubleOptIn?.templateId;
-      if (templateId && !(isId(templateId) && (await templatesRepo.get(ctx.sql, projectId, templateId)))) {
-        const path = "doubleOptIn.templateId";
-        throw AppError.validation("not a template of this project", [{ path, message: "not a template of this project" }]);
-      }
-      return { status: 200, body: await ctx.settings.update(projectId, body) };
-    })
+    .route(routeOf(settingsRoutes, "sending.settings.get"), async ({ projectId }) => ({ status: 200, body: await settings.get(projectId) }))
+    .route(routeOf(settingsRoutes, "sending.settings.update"), async ({ projectId, body }) => ({ status: 200, body: await settings.update(projectId, body) }))
     // asked by the contacts service when a public key subscribes (its answer is cached there briefly)
-    .rpc(sendingRpc.doubleOptIn, async ({ projectId }) => (await ctx.settings.get(projectId)).doubleOptIn)
-    .rpc(sendingRpc.confirmationEmail, (req) => sendConfirmation(ctx, req));
+    .rpc(sendingRpc.doubleOptIn, async ({ projectId }) => (await settings.get(projectId)).doubleOptIn)
+    .rpc(sendingRpc.confirmationEmail, (req) => confirmations.send(req));
 }

@@ -1,6 +1,6 @@
+import type { WireNames } from "@mailroom/contracts";
 import { eventsOf, type ConsumerSpec } from "@mailroom/kit";
-import { suppressionsRepo } from "../db/suppressions-repo.js";
-import type { Ctx } from "../usecases/context.js";
+import type { SuppressionChecks } from "../usecases/lookups.js";
 
 /**
  * `contact.subscribed` lifts the bounce suppressions of the address that are older than the event:
@@ -8,16 +8,16 @@ import type { Ctx } from "../usecases/context.js";
  * complaint stays: a resubscription made with an API key does not take back the recipient's
  * complaint (the subscribe page lifts it itself).
  */
-export function suppressionConsumer(ctx: Ctx): ConsumerSpec {
+export function suppressionConsumer(names: WireNames, suppressions: SuppressionChecks): ConsumerSpec {
   return {
-    stream: ctx.names.streams.events.name,
-    durable: ctx.names.consumers.sendingSuppression,
-    filterSubject: ctx.names.subjects.eventsOfFamily("contact"),
+    stream: names.streams.events.name,
+    durable: names.consumers.sendingSuppression,
+    filterSubject: names.subjects.eventsOfFamily("contact"),
     concurrency: 4,
     async handle(msg) {
       for (const e of eventsOf(msg)) {
         if (e.name !== "contact.subscribed" || !e.email) continue;
-        await suppressionsRepo.lift(ctx.sql, e.projectId, [e.email], new Date(e.occurredAt), ["bounce"]);
+        await suppressions.lift(e.projectId, [e.email], new Date(e.occurredAt), false);
       }
     },
   };

@@ -1,23 +1,43 @@
-import { AppError, type EmailEvent, type StatsQuery, type StatsSeries } from "@mailroom/contracts";
-import { isId } from "@mailroom/kit";
+import { AppError, type Email, type EmailEvent, type ListEmailsQuery, type StatsQuery, type StatsSeries } from "@mailroom/contracts";
+import { isId, type Sql } from "@mailroom/kit";
 import { emailEventsRepo } from "../db/email-events-repo.js";
 import { emailsRepo } from "../db/emails-repo.js";
+import { linkClicksRepo } from "../db/link-clicks-repo.js";
 import { withRecordedEvents } from "../domain/email-events.js";
 import { fillSeries, statsRange } from "../domain/stats.js";
-import type { Ctx } from "./context.js";
 
-/** /stats: every point of the range from the hourly buckets (a campaign id that is not an id counts nothing). */
-export async function statsSeries(ctx: Ctx, projectId: string, query: StatsQuery): Promise<StatsSeries> {
-  const range = statsRange(new Date(query.from), new Date(query.to), query.interval);
-  const campaignId = query.campaignId ?? null;
-  const rows = campaignId !== null && !isId(campaignId) ? [] : await emailEventsRepo.series(ctx.sql, projectId, range, campaignId);
-  return { series: fillSeries(range, rows) };
-}
+/** What is read of the emails sent: their records, their timelines, the counts per hour or day, clicks per link. */
+export class Analytics {
+  constructor(private readonly sql: Sql) {}
 
-/** The email's timeline: QUEUED when its record was made, then its events in the order they happened. */
-export async function emailTimeline(ctx: Ctx, projectId: string, emailId: string): Promise<EmailEvent[]> {
-  const email = isId(emailId) ? await emailsRepo.get(ctx.sql, projectId, emailId) : null;
-  if (!email) throw AppError.notFound("Email");
-  const events = withRecordedEvents(email, await emailEventsRepo.timeline(ctx.sql, projectId, emailId));
-  return [{ id: email.id, emailId: email.id, type: "QUEUED", occurredAt: email.createdAt, details: {} }, ...events];
+  /** Ids are UUIDs: a filter or cursor that is not one matches nothing. */
+  async list(projectId: string, query: ListEmailsQuery): Promise<{ data: Email[]; cursor: string | null; hasMore: boolean }> {
+    if ([query.contactId, query.campaignId, query.cursor].some((v) => v !== undefined && !isId(v))) return { data: [], cursor: null, hasMore: false };
+    return emailsRepo.list(this.sql, projectId, query);
+  }
+
+  get(projectId: string, id: string): Promise<Email | null> {
+    return isId(id) ? emailsRepo.get(this.sql, projectId, id) : Promise.resolve(null);
+  }
+
+  /** /stats: every point of the range from the hourly buckets (a campaign id that is not an id counts nothing). */
+  async stats(projectId: string, query: StatsQuery): Promise<StatsSeries> {
+    const range = statsRange(new Date(query.from), new Date(query.to), query.interval);
+    const campaignId = query.campaignId ?? null;
+    const rows = campaignId !== null && !isId(campaignId) ? [] : await emailEventsRepo.series(this.sql, projectId, range, campaignId);
+    return { series: fillSeries(range, rows) };
+  }
+
+  /** The email's timeline: QUEUED when its record was made, then its events in the order they happened. */
+  async timeline(projectId: string, emailId: string): Promise<EmailEvent[]> {
+    const email = await this.get(projectId, emailId);
+    if (!email) throw AppError.notFound("Email");
+    const events = withRecordedEvents(email, await emailEventsRepo.timeline(this.sql, projectId, emailId));
+    return [{ id: email.id, emailId: email.id, type: "QUEUED", occurredAt: email.createdAt, details: {} }, ...events];
+  }
+
+  /** A campaign's clicks per link (the campaigns service has checked the campaign is the project's before asking). */
+  campaignLinks(projectId: string, campaignId: string, limit: number) {
+    return linkClicksRepo.ofCampaign(this.sql, projectId, campaignId, limit);
+  }
 }

@@ -1,30 +1,21 @@
-import type { Batcher, Logger, OutboxRelay, RpcClient, Sql, Metrics } from "@mailroom/kit";
-import type { NewEmail } from "../db/emails-repo.js";
+import type { Metrics, OutboxRelay, Sql } from "@mailroom/kit";
 import type { WireNames } from "@mailroom/contracts";
-import type { TxtLookup } from "../infra/dns.js";
 import type { LinkSigner } from "../domain/links.js";
 import type { VerpSigner } from "../domain/verp.js";
-import type { ProjectSettings, SuppressionChecks, VerifiedDomains } from "./lookups.js";
 
-/** What the use cases share; built once in app.ts. The repositories (db/) take `sql` per call. */
+/**
+ * What the delivery workers (delivery/), the email-events consumer and failEmail take as one object,
+ * built once in app.ts. The use cases take their own dependencies instead (classes built in app.ts);
+ * these three are to follow.
+ */
 export interface Ctx {
   sql: Sql;
   names: WireNames;
   outbox: OutboxRelay;
-  rpc: RpcClient;
-  log: Logger;
-  verifiedDomains: VerifiedDomains;
-  settings: ProjectSettings;
-  suppressionChecks: SuppressionChecks;
-  txt: TxtLookup;
+  metrics: Metrics;
   links: LinkSigner;
   /** Signs and reads the VERP envelope senders of RETURN_PATH_DOMAIN. */
   verp: VerpSigner;
-  returnPathDomain: string;
   /** SYSTEM_FROM: the sender of Mailroom's own mail (invitations), sent unsigned when no project verified its domain. */
   systemFrom: string;
-  maxAttachmentBytes: number;
-  metrics: Metrics;
-  /** Group commit of queued emails (queue-email.ts). */
-  queue: Batcher<NewEmail[], Set<string>>;
 }

@@ -1,9 +1,8 @@
-import type { EventEnvelope } from "@mailroom/contracts";
-import { BoundedMap, eventMessage, type Logger } from "@mailroom/kit";
+import type { EventEnvelope, WireNames } from "@mailroom/contracts";
+import { BoundedMap, eventMessage, type Logger, type OutboxRelay, type Sql } from "@mailroom/kit";
 import { feedbackRepo } from "../db/feedback-repo.js";
 import { linkClicksRepo, type LinkClicksDelta } from "../db/link-clicks-repo.js";
 import { emailEvent } from "../domain/events.js";
-import type { Ctx } from "./context.js";
 
 interface Pending {
   projectId: string;
@@ -39,7 +38,9 @@ export class EngagementRecorder {
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly ctx: Ctx,
+    private readonly sql: Sql,
+    private readonly outbox: OutboxRelay,
+    private readonly names: WireNames,
     private readonly log: Logger,
   ) {}
 
@@ -50,7 +51,7 @@ export class EngagementRecorder {
     if (cached) return cached;
     let lookup = this.lookups.get(key);
     if (!lookup) {
-      lookup = feedbackRepo.linksOf(this.ctx.sql, emailId, projectId).then((links) => {
+      lookup = feedbackRepo.linksOf(this.sql, emailId, projectId).then((links) => {
         if (links) this.links.set(key, links);
         return links;
       });
@@ -104,9 +105,8 @@ export class EngagementRecorder {
     const batch = [...this.pending].map(([emailId, p]) => ({ emailId, ...p }));
     this.pending = new Map();
     if (!batch.length) return;
-    const { ctx } = this;
     try {
-      await ctx.outbox.transaction(async (tx, emit) => {
+      await this.outbox.transaction(async (tx, emit) => {
         const events: EventEnvelope[] = [];
         for (const r of await feedbackRepo.applyCounts(tx, batch)) {
           // each event is about the first open/click: the count then was 1
@@ -116,7 +116,7 @@ export class EngagementRecorder {
           }
         }
         await linkClicksRepo.add(tx, linkDeltas(batch));
-        await emit(events.map((e) => eventMessage(ctx.names, e)));
+        await emit(events.map((e) => eventMessage(this.names, e)));
       });
     } catch (err) {
       // the counts stay pending for a later flush rather than being lost to a passing database error

@@ -1,8 +1,10 @@
-import type { SendingSettings, UpdateSendingSettingsRequest } from "@mailroom/contracts";
-import { Batcher, ExpiringMap, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
+import { AppError, type SendingSettings, type UpdateSendingSettingsRequest } from "@mailroom/contracts";
+import { Batcher, ExpiringMap, isId, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
 import { type DomainOfProject, domainsRepo } from "../db/domains-repo.js";
 import { settingsRepo } from "../db/settings-repo.js";
 import { type BlockingQuery, type Suppression, suppressionsRepo } from "../db/suppressions-repo.js";
+import { templatesRepo } from "../db/templates-repo.js";
+import { domainOf } from "../domain/domains.js";
 
 /*
  * The reads every /v1/send makes. The reads of one event-loop turn (the sends of one coalesced RPC
@@ -32,6 +34,14 @@ export class VerifiedDomains {
     return verified;
   }
 
+  /** 403 unless the sender's domain is verified in this very project. */
+  async assertSender(projectId: string, from: string): Promise<void> {
+    const domain = domainOf(from);
+    if (!(await this.isVerified(projectId, domain))) {
+      throw new AppError("DOMAIN_NOT_VERIFIED", `The domain ${domain} is not verified in this project`);
+    }
+  }
+
   /** After a domain is deleted here. Its name is not at hand and deletions are rare: every answer goes. */
   forget(): void {
     this.recent.clear();
@@ -55,7 +65,13 @@ export class ProjectSettings {
     return settings;
   }
 
+  /** A double opt-in template must be one of the project's own. */
   async update(projectId: string, patch: UpdateSendingSettingsRequest): Promise<SendingSettings> {
+    const templateId = patch.doubleOptIn?.templateId;
+    if (templateId && !(isId(templateId) && (await templatesRepo.get(this.sql, projectId, templateId)))) {
+      const path = "doubleOptIn.templateId";
+      throw AppError.validation("not a template of this project", [{ path, message: "not a template of this project" }]);
+    }
     const current = await this.turn.add(projectId);
     const { doubleOptIn, ...rest } = patch;
     const next: SendingSettings = {
@@ -75,11 +91,19 @@ export class ProjectSettings {
 export class SuppressionChecks {
   private readonly turn: Batcher<BlockingQuery, Map<string, Suppression>>;
 
-  constructor(sql: Sql) {
+  constructor(private readonly sql: Sql) {
     this.turn = new Batcher((asked: BlockingQuery[]) => suppressionsRepo.blockingAll(sql, asked), TURN_LOOKUPS);
   }
 
   blocking(projectId: string, emails: string[], marketing: boolean): Promise<Map<string, Suppression>> {
     return this.turn.add({ projectId, emails, marketing });
+  }
+
+  /**
+   * The addresses asked for mail again (a resubscription at `at`): their bounce suppressions older
+   * than that go, and their complaints too when the recipient asked (`complaints`) rather than an API key.
+   */
+  async lift(projectId: string, emails: string[], at: Date, complaints: boolean): Promise<void> {
+    await suppressionsRepo.lift(this.sql, projectId, emails, at, complaints ? ["bounce", "complaint"] : ["bounce"]);
   }
 }

@@ -1,12 +1,22 @@
-import { AppError } from "@mailroom/contracts";
+import type { WireNames } from "@mailroom/contracts";
 import type { JsMsg } from "@nats-io/jetstream";
-import { Batcher, eventMessage, groupMessages, isId, outboxRows, PoisonMessage, writtenGroups, type GroupItem, type OutboxMessage } from "@mailroom/kit";
+import {
+  Batcher,
+  eventMessage,
+  groupMessages,
+  isId,
+  type OutboxRelay,
+  outboxRows,
+  PoisonMessage,
+  type Sql,
+  writtenGroups,
+  type GroupItem,
+  type OutboxMessage,
+} from "@mailroom/kit";
 import { emailEvent } from "../domain/events.js";
 import { emailsRepo, type NewEmail } from "../db/emails-repo.js";
 import { suppressionsRepo, type Suppression } from "../db/suppressions-repo.js";
-import { domainOf } from "../domain/domains.js";
 import { laneOf } from "../domain/lanes.js";
-import type { Ctx } from "./context.js";
 
 /**
  * The delivery job on SEND_JOBS or TRANSACTIONAL_JOBS (domain/lanes.ts): the emails of one queueing
@@ -47,100 +57,99 @@ const MAX_CALLS = 64;
  * Makes emails durable: every record with its job (or, suppressed, its terminal event), all or none.
  * Group commit: the small calls in flight together (the /v1/sends of one coalesced RPC message, say)
  * share one suppression lookup per project and one statement; a statement that fails runs again per
- * call, so one call's failure is its own. Returns the ids that were queued (the others' idempotency
- * keys had a record already).
+ * call, so one call's failure is its own.
  */
-export async function queueEmails(ctx: Ctx, emails: NewEmail[]): Promise<Set<string>> {
-  if (emails.length === 0) return new Set();
-  return emails.length < JOINS_BELOW ? ctx.queue.add(emails) : queueNow(ctx, emails);
-}
+export class EmailQueue {
+  private readonly joined: Batcher<NewEmail[], Set<string>>;
 
-/** The group commit behind `queueEmails`, built once in app.ts as `ctx.queue`. */
-export function emailQueue(ctx: () => Ctx): Batcher<NewEmail[], Set<string>> {
-  return new Batcher(
-    async (calls: NewEmail[][]) => {
-      const ids = await queueNow(ctx(), calls.flat());
-      return calls.map((emails) => new Set(emails.filter((e) => ids.has(e.id)).map((e) => e.id)));
-    },
-    { maxBatch: MAX_CALLS, maxInFlight: 2, startNextTurn: true, splitOnError: true },
-  );
-}
-
-/**
- * One suppression lookup per project, then every record with its job in one statement: a job per
- * lane and project names up to JOB_EMAILS of the records (outbox-groups.ts), so a campaign's page
- * is a few messages on the bus, not one per recipient. A job leaves through the outbox with its own
- * msgID, so a second publish of it is dropped by JetStream.
- */
-async function queueNow(ctx: Ctx, given: NewEmail[]): Promise<Set<string>> {
-  const emails = await withSuppressions(ctx, given);
-  const jobs: GroupItem[] = [];
-  const events: OutboxMessage[] = [];
-  const owners: string[] = [];
-  for (const email of emails) {
-    if (!email.failure) {
-      jobs.push({ owner: email.id, subject: jobSubject(ctx, email), json: JSON.stringify(email.id) });
-      continue;
-    }
-    // A suppressed email ends here: its terminal event goes out with the record.
-    const at = new Date();
-    events.push(eventMessage(ctx.names, emailEvent(email, "email.failed", { failedAt: at.toISOString(), reason: email.failure }, at)));
-    owners.push(email.id);
+  constructor(
+    private readonly sql: Sql,
+    private readonly names: WireNames,
+    private readonly outbox: OutboxRelay,
+  ) {
+    this.joined = new Batcher(
+      async (calls: NewEmail[][]) => {
+        const ids = await this.queueNow(calls.flat());
+        return calls.map((emails) => new Set(emails.filter((e) => ids.has(e.id)).map((e) => e.id)));
+      },
+      { maxBatch: MAX_CALLS, maxInFlight: 2, startNextTurn: true, splitOnError: true },
+    );
   }
-  const { json, stored } = outboxRows(events, owners);
-  const grouped = groupMessages(jobs, { key: "emailIds", maxBytes: 64 * 1024, maxItems: JOB_EMAILS });
-  const ids = await emailsRepo.insertQueuedMany(ctx.sql, emails, json, grouped.json);
-  ctx.outbox.kickOwned(stored, owners, ids);
-  ctx.outbox.kick(writtenGroups(grouped.groups, ids));
-  return ids;
-}
 
-/** The lane's subject: a campaign recipient's job on SEND_JOBS, any other on TRANSACTIONAL_JOBS. */
-function jobSubject(ctx: Ctx, email: NewEmail): string {
-  const { subjects } = ctx.names;
-  return laneOf(email) === "bulk" ? subjects.sendJob(email.projectId) : subjects.transactionalJob(email.projectId);
-}
-
-/**
- * A suppressed address gets a FAILED record with the reason instead of a delivery job (README:
- * Suppression), so the caller still sees an email id and the record says why nothing was sent.
- * Emails `screened` by their caller already carry the verdict; the others are looked up together.
- */
-async function withSuppressions(ctx: Ctx, emails: NewEmail[]): Promise<NewEmail[]> {
-  const groups = new Map<string, NewEmail[]>();
-  for (const e of emails) {
-    if (e.screened) continue;
-    const key = `${e.projectId}:${e.marketing}`;
-    const group = groups.get(key);
-    if (group) group.push(e);
-    else groups.set(key, [e]);
+  /** Returns the ids that were queued (the others' idempotency keys had a record already). */
+  async queue(emails: NewEmail[]): Promise<Set<string>> {
+    if (emails.length === 0) return new Set();
+    return emails.length < JOINS_BELOW ? this.joined.add(emails) : this.queueNow(emails);
   }
-  if (groups.size === 0) return emails;
-  const asked = [...groups.values()];
-  const found = await suppressionsRepo.blockingAll(ctx.sql, asked.map((g) => ({ projectId: g[0]!.projectId, emails: g.map((e) => e.to), marketing: g[0]!.marketing })));
-  const failures = new Map<NewEmail, string>();
-  asked.forEach((group, i) => {
-    for (const e of group) {
-      const block = found[i]!.get(e.to.toLowerCase());
-      if (block) failures.set(e, suppressedBecause(block));
+
+  /**
+   * One suppression lookup per project, then every record with its job in one statement: a job per
+   * lane and project names up to JOB_EMAILS of the records (outbox-groups.ts), so a campaign's page
+   * is a few messages on the bus, not one per recipient. A job leaves through the outbox with its own
+   * msgID, so a second publish of it is dropped by JetStream.
+   */
+  private async queueNow(given: NewEmail[]): Promise<Set<string>> {
+    const emails = await this.withSuppressions(given);
+    const jobs: GroupItem[] = [];
+    const events: OutboxMessage[] = [];
+    const owners: string[] = [];
+    for (const email of emails) {
+      if (!email.failure) {
+        jobs.push({ owner: email.id, subject: this.jobSubject(email), json: JSON.stringify(email.id) });
+        continue;
+      }
+      // A suppressed email ends here: its terminal event goes out with the record.
+      const at = new Date();
+      events.push(eventMessage(this.names, emailEvent(email, "email.failed", { failedAt: at.toISOString(), reason: email.failure }, at)));
+      owners.push(email.id);
     }
-  });
-  return emails.map((email) => {
-    const failure = failures.get(email);
-    return failure ? { ...email, failure } : email;
-  });
+    const { json, stored } = outboxRows(events, owners);
+    const grouped = groupMessages(jobs, { key: "emailIds", maxBytes: 64 * 1024, maxItems: JOB_EMAILS });
+    const ids = await emailsRepo.insertQueuedMany(this.sql, emails, json, grouped.json);
+    this.outbox.kickOwned(stored, owners, ids);
+    this.outbox.kick(writtenGroups(grouped.groups, ids));
+    return ids;
+  }
+
+  /** The lane's subject: a campaign recipient's job on SEND_JOBS, any other on TRANSACTIONAL_JOBS. */
+  private jobSubject(email: NewEmail): string {
+    const { subjects } = this.names;
+    return laneOf(email) === "bulk" ? subjects.sendJob(email.projectId) : subjects.transactionalJob(email.projectId);
+  }
+
+  /**
+   * A suppressed address gets a FAILED record with the reason instead of a delivery job (README:
+   * Suppression), so the caller still sees an email id and the record says why nothing was sent.
+   * Emails `screened` by their caller already carry the verdict; the others are looked up together.
+   */
+  private async withSuppressions(emails: NewEmail[]): Promise<NewEmail[]> {
+    const groups = new Map<string, NewEmail[]>();
+    for (const e of emails) {
+      if (e.screened) continue;
+      const key = `${e.projectId}:${e.marketing}`;
+      const group = groups.get(key);
+      if (group) group.push(e);
+      else groups.set(key, [e]);
+    }
+    if (groups.size === 0) return emails;
+    const asked = [...groups.values()];
+    const found = await suppressionsRepo.blockingAll(this.sql, asked.map((g) => ({ projectId: g[0]!.projectId, emails: g.map((e) => e.to), marketing: g[0]!.marketing })));
+    const failures = new Map<NewEmail, string>();
+    asked.forEach((group, i) => {
+      for (const e of group) {
+        const block = found[i]!.get(e.to.toLowerCase());
+        if (block) failures.set(e, suppressedBecause(block));
+      }
+    });
+    return emails.map((email) => {
+      const failure = failures.get(email);
+      return failure ? { ...email, failure } : email;
+    });
+  }
 }
 
 /** The `failure` of an email to a suppressed address. */
 export function suppressedBecause(block: Suppression): string {
   const what = block.reason === "bounce" ? "a permanent bounce" : "a complaint";
   return `suppressed: the address had ${what} on ${block.createdAt}`;
-}
-
-/** 403 unless the sender's domain is verified in this very project. */
-export async function assertSenderVerified(ctx: Ctx, projectId: string, from: string): Promise<void> {
-  const domain = domainOf(from);
-  if (!(await ctx.verifiedDomains.isVerified(projectId, domain))) {
-    throw new AppError("DOMAIN_NOT_VERIFIED", `The domain ${domain} is not verified in this project`);
-  }
 }

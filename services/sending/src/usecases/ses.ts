@@ -1,10 +1,10 @@
 import { AppError } from "@mailroom/contracts";
+import type { Logger, Metrics, Sql } from "@mailroom/kit";
 import { feedbackRepo, type Engagement } from "../db/feedback-repo.js";
 import { bounceDiagnostic, emailIdOfMessageId } from "../domain/feedback.js";
 import { SnsMessage, isSnsSubscribeUrl, refusalOf, verifySnsSignature, type SnsRefusal } from "../domain/sns.js";
 import type { SnsClient } from "../infra/sns-certs.js";
-import type { Ctx } from "./context.js";
-import { NotYetSent, recordFeedback } from "./feedback.js";
+import { type Feedback, NotYetSent } from "./feedback.js";
 
 /** The parts of an SES notification or event-publishing record Mailroom reads. */
 interface SesRecord {
@@ -48,15 +48,6 @@ function engagementOf(r: SesRecord): { e: Engagement; link?: string } | null {
   }
 }
 
-/** By the id in SES's `250 Ok <id>` answer; failing that, by our own Message-ID. */
-async function emailIdOf(ctx: Ctx, r: SesRecord): Promise<string | null> {
-  if (r.mail?.messageId) {
-    const id = await feedbackRepo.idByProviderMessageId(ctx.sql, r.mail.messageId);
-    if (id) return id;
-  }
-  const header = r.mail?.commonHeaders?.messageId ?? r.mail?.headers?.find((h) => h.name.toLowerCase() === "message-id")?.value ?? null;
-  return emailIdOfMessageId(header, ctx.returnPathDomain);
-}
 
 function parseBody(body: unknown): SnsMessage {
   let value = body;
@@ -79,54 +70,79 @@ const REFUSED: Record<SnsRefusal, string> = {
   certificate_url: "The SNS signing certificate is not Amazon's",
 };
 
-/**
- * POST /webhooks/ses (decisions.md §12). With no SES_SNS_TOPIC_ARNS the route does not exist (404, as
- * the gateway answers an unknown route). Otherwise the message must come from one of those topics,
- * be signed within the hour with version 2, and name SNS's certificate for the topic's region: all
- * checked before any certificate is fetched or any signature computed, so an anonymous caller costs
- * a JSON parse. Then the signature; a refusal is 401 and changes nothing. A notification about an
- * email not yet recorded as sent is 503, so SNS delivers it again later.
- */
-export async function handleSesWebhook(ctx: Ctx, sns: SnsClient, topics: ReadonlySet<string>, body: unknown): Promise<void> {
-  if (topics.size === 0) throw new AppError("NOT_FOUND", "Route POST /webhooks/ses not found");
-  const m = parseBody(body);
-  const refusal = refusalOf(m, topics, new Date());
-  if (refusal) {
-    ctx.log.debug({ topic: m.TopicArn.slice(0, 200), refusal }, "SNS message refused");
-    ctx.metrics.feedbackRejected.inc({ source: "sns", reason: refusal });
-    throw new AppError("UNAUTHORIZED", REFUSED[refusal]);
-  }
-  let cert: Awaited<ReturnType<SnsClient["certificate"]>>;
-  try {
-    cert = await sns.certificate(m.SigningCertURL);
-  } catch (err) {
-    ctx.log.warn({ err: String(err) }, "could not fetch the SNS signing certificate");
-    throw new AppError("SERVICE_UNAVAILABLE", "The SNS signing certificate could not be fetched");
-  }
-  if (!verifySnsSignature(m, cert)) {
-    ctx.metrics.feedbackRejected.inc({ source: "sns", reason: "signature" });
-    throw new AppError("UNAUTHORIZED", "Invalid SNS signature");
+/** SES feedback over SNS (decisions.md §12): deliveries, bounces, complaints, opens and clicks of mail sent through SES. */
+export class SesFeedback {
+  constructor(
+    private readonly sql: Sql,
+    private readonly feedback: Feedback,
+    private readonly sns: SnsClient,
+    /** SES_SNS_TOPIC_ARNS; empty, the route answers 404. */
+    private readonly topics: ReadonlySet<string>,
+    private readonly returnPathDomain: string,
+    private readonly log: Logger,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /**
+   * POST /webhooks/ses (decisions.md §12). With no SES_SNS_TOPIC_ARNS the route does not exist (404, as
+   * the gateway answers an unknown route). Otherwise the message must come from one of those topics,
+   * be signed within the hour with version 2, and name SNS's certificate for the topic's region: all
+   * checked before any certificate is fetched or any signature computed, so an anonymous caller costs
+   * a JSON parse. Then the signature; a refusal is 401 and changes nothing. A notification about an
+   * email not yet recorded as sent is 503, so SNS delivers it again later.
+   */
+  async handle(body: unknown): Promise<void> {
+    const { sns, topics } = this;
+    if (topics.size === 0) throw new AppError("NOT_FOUND", "Route POST /webhooks/ses not found");
+    const m = parseBody(body);
+    const refusal = refusalOf(m, topics, new Date());
+    if (refusal) {
+      this.log.debug({ topic: m.TopicArn.slice(0, 200), refusal }, "SNS message refused");
+      this.metrics.feedbackRejected.inc({ source: "sns", reason: refusal });
+      throw new AppError("UNAUTHORIZED", REFUSED[refusal]);
+    }
+    let cert: Awaited<ReturnType<SnsClient["certificate"]>>;
+    try {
+      cert = await sns.certificate(m.SigningCertURL);
+    } catch (err) {
+      this.log.warn({ err: String(err) }, "could not fetch the SNS signing certificate");
+      throw new AppError("SERVICE_UNAVAILABLE", "The SNS signing certificate could not be fetched");
+    }
+    if (!verifySnsSignature(m, cert)) {
+      this.metrics.feedbackRejected.inc({ source: "sns", reason: "signature" });
+      throw new AppError("UNAUTHORIZED", "Invalid SNS signature");
+    }
+
+    if (m.Type === "SubscriptionConfirmation") {
+      if (m.SubscribeURL && isSnsSubscribeUrl(m.SubscribeURL, m.TopicArn)) await sns.confirm(m.SubscribeURL);
+      return;
+    }
+    if (m.Type !== "Notification") return;
+    let record: SesRecord;
+    try {
+      record = JSON.parse(m.Message) as SesRecord;
+    } catch {
+      return; // a test notification from the console is plain text
+    }
+    const mapped = engagementOf(record);
+    if (!mapped) return;
+    const emailId = await this.emailIdOf(record);
+    if (!emailId) return;
+    try {
+      await this.feedback.record({ emailId, projectId: null }, mapped.e, { receiptKey: `sns:${m.MessageId}`, link: mapped.link });
+    } catch (err) {
+      if (err instanceof NotYetSent) throw new AppError("SERVICE_UNAVAILABLE", "The email is not recorded as sent yet");
+      throw err;
+    }
   }
 
-  if (m.Type === "SubscriptionConfirmation") {
-    if (m.SubscribeURL && isSnsSubscribeUrl(m.SubscribeURL, m.TopicArn)) await sns.confirm(m.SubscribeURL);
-    return;
-  }
-  if (m.Type !== "Notification") return;
-  let record: SesRecord;
-  try {
-    record = JSON.parse(m.Message) as SesRecord;
-  } catch {
-    return; // a test notification from the console is plain text
-  }
-  const mapped = engagementOf(record);
-  if (!mapped) return;
-  const emailId = await emailIdOf(ctx, record);
-  if (!emailId) return;
-  try {
-    await recordFeedback(ctx, { emailId, projectId: null }, mapped.e, { receiptKey: `sns:${m.MessageId}`, link: mapped.link });
-  } catch (err) {
-    if (err instanceof NotYetSent) throw new AppError("SERVICE_UNAVAILABLE", "The email is not recorded as sent yet");
-    throw err;
+  /** By the id in SES's `250 Ok <id>` answer; failing that, by our own Message-ID. */
+  private async emailIdOf(r: SesRecord): Promise<string | null> {
+    if (r.mail?.messageId) {
+      const id = await feedbackRepo.idByProviderMessageId(this.sql, r.mail.messageId);
+      if (id) return id;
+    }
+    const header = r.mail?.commonHeaders?.messageId ?? r.mail?.headers?.find((h) => h.name.toLowerCase() === "message-id")?.value ?? null;
+    return emailIdOfMessageId(header, this.returnPathDomain);
   }
 }

@@ -270,6 +270,13 @@ export const executionsRepo = traced("ExecutionsRepo", {
       update step_runs set effect_at = null where id = ${interruptedRunId} and exists (select 1 from e)`;
   },
 
+  /** The heartbeat of a claim (kit `Lease`): false once `token` no longer holds the execution. */
+  async renew(q: Q, id: string, token: string, leaseMs: number): Promise<boolean> {
+    const rows = await q`update executions set lease_until = now() + ${lease(leaseMs)}::interval
+      where id = ${id} and lease_token = ${token} and status = 'RUNNING' returning 1`;
+    return rows.length > 0;
+  },
+
   /** Pushes a claim's expiry out (a transient failure retries after `ms`, from any replica). */
   async backOff(q: Q, id: string, token: string, ms: number): Promise<void> {
     await q`update executions set lease_until = now() + ${lease(ms)}::interval where id = ${id} and lease_token = ${token}`;

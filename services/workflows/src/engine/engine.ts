@@ -1,6 +1,6 @@
 import { type Contact, contactsRpc } from "@mailroom/contracts";
-import { type Logger, type Metrics, newId, type Sql } from "@mailroom/kit";
-import type { Claim } from "../db/claims.js";
+import { Lease, type LeaseOptions, type Logger, type Metrics, newId, type Sql } from "@mailroom/kit";
+import type { Claim, ClaimedRow } from "../db/claims.js";
 import { executionsRepo } from "../db/executions-repo.js";
 import type { ExecutionRow, StepRow, StepRunRow } from "../db/rows.js";
 import { type GraphEdge, nextStepId } from "../domain/graph.js";
@@ -23,9 +23,10 @@ export interface EngineOptions {
 }
 
 /**
- * Runs executions. A run starts from a claim (a lease token on the execution row) and advances step
- * by step; each step's result and the move to the next step are written in one transaction that
- * checks the claim, so a cancelled execution or one taken over by another replica stops at once.
+ * Runs executions. A run starts from a claim (a lease token on the execution row), held by a kit
+ * `Lease` while it runs, and advances step by step; each step's result and the move to the next step
+ * are written in one transaction that checks the claim, so a cancelled execution or one taken over
+ * by another replica (this one stalled past the lease) stops at once.
  * A step may run again after a crash (at least once); its effects are guarded so they happen at most
  * once (idempotency keys, idempotent updates, the webhook's effect mark).
  */
@@ -37,6 +38,7 @@ export class Engine {
   /** Aborted when the stop grace is over: cuts short the steps still under way. */
   private readonly interrupt = new AbortController();
   private readonly plans: Plans;
+  private readonly lease: LeaseOptions;
 
   constructor(
     private readonly sql: Sql,
@@ -46,6 +48,7 @@ export class Engine {
     private readonly opts: EngineOptions,
   ) {
     this.plans = new Plans(sql);
+    this.lease = { name: "execution", ms: opts.leaseMs, log };
   }
 
   /** Free slots, so pollers claim no more than this replica can start soon. */
@@ -114,6 +117,16 @@ export class Engine {
       claimed = (await executionsRepo.claim(this.sql, claim.id, claim.token, token, this.opts.leaseMs)) ?? undefined;
       if (!claimed) return;
     }
+    const lease = new Lease(this.sql, executionsRepo, claim.id, token, this.lease);
+    try {
+      await this.runHeld(claim, claimed, lease);
+    } finally {
+      await lease.end();
+    }
+  }
+
+  private async runHeld(claim: Claim, claimed: ClaimedRow, lease: Lease): Promise<void> {
+    const token = lease.token;
     const plan = await this.plans.get(claimed.project_id, claimed.workflow_id, claimed.workflow_version);
     if (!plan) return;
     const { workflow, graph, edges } = plan;
@@ -126,7 +139,7 @@ export class Engine {
     const env: StepEnv = { ...this.env, interrupt: this.interrupt.signal, markEffect: (run) => executionsRepo.markEffect(this.sql, run.id) };
     let run = claim.run && claim.run.step_id === row.current_step_id ? claim.run : undefined;
 
-    while (execution && !this.stopped) {
+    while (execution && !this.stopped && !lease.lost) {
       const ex: ExecutionRow = execution;
       const step = graph.steps.find((s) => s.id === ex.current_step_id);
       if (!ex.current_step_id || !step) {
@@ -149,11 +162,14 @@ export class Engine {
       } catch (err) {
         if (err instanceof Interrupted) {
           this.log.info({ executionId: ex.id, stepId: step.id }, "step cut short by shutdown; given back to run again");
+          await lease.end();
           await executionsRepo.release(this.sql, ex.id, token, current.id);
           return;
         }
         if (err instanceof TransientError) {
           this.log.warn({ err: err.message, executionId: ex.id, stepId: step.id }, "step failed transiently; retrying later");
+          // no renewal after this: the backed-off expiry is when any replica tries again
+          await lease.end();
           await executionsRepo.backOff(this.sql, ex.id, token, this.opts.retryMs ?? 2000);
           return;
         }
@@ -164,8 +180,9 @@ export class Engine {
       execution = applied?.execution ?? null;
       run = applied?.run;
     }
+    if (lease.lost) this.log.warn({ executionId: claim.id }, "execution taken over by another replica; this run stops");
     // stopped between steps: the next one runs on another replica (or after the restart) at once
-    if (execution) await executionsRepo.release(this.sql, execution.id, token);
+    else if (execution) await lease.release();
   }
 
   private async contact(ex: ExecutionRow): Promise<Contact> {

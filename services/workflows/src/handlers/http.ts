@@ -1,5 +1,5 @@
 import { type HttpReply, routeOf, workflowsRoutes } from "@mailroom/contracts";
-import { idempotencyIdOf, type RpcServer, type Sql } from "@mailroom/kit";
+import { idempotencyIdOf, type RpcServer } from "@mailroom/kit";
 import type { Editor } from "../usecases/editor.js";
 import type { Executions } from "../usecases/executions.js";
 
@@ -7,11 +7,11 @@ const ok = (body: unknown, status = 200): HttpReply => ({ status, body });
 const noContent: HttpReply = { status: 204 };
 
 /** The /workflows routes of decisions.md §11: parse (done by the kit against the contract) → use case → reply. */
-export function registerWorkflowRoutes(server: RpcServer, sql: Sql, editor: Editor, executions: Executions): void {
+export function registerWorkflowRoutes(server: RpcServer, editor: Editor, executions: Executions): void {
   server
     .route(routeOf(workflowsRoutes, "workflows.list"), async ({ projectId, query }) => ok(await editor.list(projectId, query.limit, query.page ?? query.cursor ?? 1)))
     .route(routeOf(workflowsRoutes, "workflows.create"), async ({ projectId, body }) => ok(await editor.create(projectId, body), 201))
-    .route(routeOf(workflowsRoutes, "workflows.get"), async ({ projectId, params }) => ok(await editor.read(sql, projectId, params.id)))
+    .route(routeOf(workflowsRoutes, "workflows.get"), async ({ projectId, params }) => ok(await editor.get(projectId, params.id)))
     .route(routeOf(workflowsRoutes, "workflows.update"), async ({ projectId, params, body }) => ok(await editor.update(projectId, params.id, body)))
     .route(routeOf(workflowsRoutes, "workflows.delete"), async ({ projectId, params }) => (await editor.delete(projectId, params.id), noContent))
     .route(routeOf(workflowsRoutes, "workflows.steps.create"), async ({ projectId, params, body }) => ok(await editor.addStep(projectId, params.id, body), 201))

@@ -58,7 +58,20 @@ export class Editor {
     }) as Promise<T>;
   }
 
-  async read(q: Q, projectId: string, id: string): Promise<Workflow> {
+  /** A workflow with its graph, as the API answers it. */
+  get(projectId: string, id: string): Promise<Workflow> {
+    return this.read(this.sql, projectId, id);
+  }
+
+  /**
+   * The sending service asks before deleting a template (409 INVALID_STATE while a SEND_EMAIL step of
+   * any workflow of the project names it), so a workflow never reaches a step whose template is gone.
+   */
+  templateInUse(projectId: string, templateId: string): Promise<boolean> {
+    return workflowsRepo.templateInUse(this.sql, projectId, templateId);
+  }
+
+  private async read(q: Q, projectId: string, id: string): Promise<Workflow> {
     const w = isId(id) ? await workflowsRepo.get(q, projectId, id) : null;
     if (!w) throw notFound("Workflow");
     const g = await workflowsRepo.graph(q, id);

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ExpiringMap, type Sql } from "@mailroom/kit";
 import { sessionsRepo, type SessionLookup } from "../db/sessions-repo.js";
-import { hashKey } from "./keys.js";
+import { hashKey } from "../domain/keys.js";
 
 export interface SessionTimes {
   idleMs: number;
@@ -49,6 +49,11 @@ export class Sessions {
     if (found?.stale) await sessionsRepo.touch(this.sql, id);
     if (this.times.cacheMs > 0) this.cache.set(key, found && { ...found, stale: false });
     return found;
+  }
+
+  /** Sessions past their idle or absolute bound (hourly). */
+  async purgeEnded(): Promise<void> {
+    await sessionsRepo.purgeEnded(this.sql, this.times.idleMs);
   }
 
   async revoke(token: string): Promise<void> {

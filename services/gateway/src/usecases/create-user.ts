@@ -2,7 +2,7 @@ import { EmailAddress, Password, Role, type User } from "@mailroom/contracts";
 import type { Sql } from "@mailroom/kit";
 import { keysRepo } from "../db/keys-repo.js";
 import { usersRepo } from "../db/users-repo.js";
-import { generatePassword, hashPassword } from "./passwords.js";
+import { generatePassword, hashPassword } from "../domain/passwords.js";
 
 export interface CreatedUser {
   user: User;

@@ -1,14 +1,5 @@
 import { TokenBucket, type Redis } from "@mailroom/kit";
-
-export interface RateDecision {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Seconds until a request would be allowed (429) or the bucket is full again. */
-  resetSeconds: number;
-  /** False when Redis could not be asked and the request was let through (fail open). */
-  enforced: boolean;
-}
+import type { RateDecision } from "../domain/rate-decision.js";
 
 interface Lease {
   tokens: number;

@@ -1,5 +1,5 @@
 import type { Redis } from "@mailroom/kit";
-import { clientBucket } from "./client-address.js";
+import { clientBucket } from "../domain/client-address.js";
 
 export interface LoginLimits {
   /** Failures per email address in a window, and per client address. */
