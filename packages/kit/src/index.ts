@@ -25,3 +25,4 @@ export * from "./periodic.js";
 export * from "./next-turn.js";
 export * from "./events.js";
 export * from "./outbox-groups.js";
+export * from "./system-text.js";
