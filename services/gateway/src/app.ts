@@ -1,10 +1,12 @@
-import { ROUTES } from "@mailroom/contracts";
-import { Periodic, redisUnavailableWarning, type Deps, type ServiceApp } from "@mailroom/kit";
+import { ROUTES, accountsRpc } from "@mailroom/contracts";
+import { Periodic, isId, redisUnavailableWarning, type Deps, type ServiceApp } from "@mailroom/kit";
 import { oidcSettings, type GatewayEnv } from "./config.js";
 import { keysRepo } from "./db/keys-repo.js";
 import { idempotencyRepo } from "./db/idempotency-repo.js";
+import { invitationsRepo } from "./db/invitations-repo.js";
 import { Authenticator } from "./domain/authenticator.js";
 import { LoginThrottle } from "./domain/login-throttle.js";
+import { LookupFailures } from "./domain/lookup-failures.js";
 import { Sessions } from "./domain/sessions.js";
 import { sessionsRepo } from "./db/sessions-repo.js";
 import { RateLimiter } from "./domain/rate-limiter.js";
@@ -30,7 +32,10 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
       return record;
     },
   };
-  const auth = new Authenticator(lookup, config.KEY_CACHE_MS, { take: (client) => failures.take(`authfail:${client}`) });
+  // unknown keys and unknown session cookies share one budget per client address (decisions.md §15)
+  const failureBudget = { take: (client: string) => failures.take(`authfail:${client}`) };
+  const auth = new Authenticator(lookup, config.KEY_CACHE_MS, failureBudget);
+  const sessionFailures = new LookupFailures(failureBudget);
   const sessions = new Sessions(deps.sql, { idleMs: config.SESSION_IDLE_MS, maxMs: config.SESSION_MAX_MS, cacheMs: config.SESSION_CACHE_MS });
   const throttle = new LoginThrottle(
     deps.redis,
@@ -56,6 +61,7 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
       timeouts: { defaultMs: config.RPC_TIMEOUT_MS, maxMs: config.ROUTE_TIMEOUT_MAX_MS },
       idempotencyRetryAfterMs: config.IDEMPOTENCY_RETRY_AFTER_MS,
       sessions,
+      sessionFailures,
       throttle,
       publicOrigin: publicUrl.origin,
       secureCookie: publicUrl.protocol === "https:",
@@ -76,10 +82,22 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
     callback: (_err, msg) => auth.evict(msg.string()),
   });
   const purge = new Periodic({ name: "idempotency purge", everyMs: 60 * 60 * 1000, log, run: () => idempotencyRepo.purgeExpired(deps.sql) });
-  const endedSessions = new Periodic({ name: "session purge", everyMs: 60 * 60 * 1000, log, run: () => sessionsRepo.purgeEnded(deps.sql, config.SESSION_IDLE_MS) });
+  const endedSessions = new Periodic({
+    name: "session purge",
+    everyMs: 60 * 60 * 1000,
+    log,
+    run: async () => {
+      await sessionsRepo.purgeEnded(deps.sql, config.SESSION_IDLE_MS);
+      await invitationsRepo.pruneMailings(deps.sql);
+    },
+  });
 
   return {
     http,
+    // the one thing other services ask the gateway: a project's name (sending's confirmation text)
+    register(server) {
+      server.rpc(accountsRpc.projectName, async ({ projectId }) => ({ name: isId(projectId) ? await keysRepo.projectName(deps.sql, projectId) : null }));
+    },
     async start() {
       purge.start();
       endedSessions.start();

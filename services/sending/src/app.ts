@@ -1,9 +1,11 @@
 import { Periodic, resolveSecret, type Deps, type ServiceApp } from "@mailroom/kit";
 import { returnPathDomain, type SendingEnv } from "./config.js";
+import { confirmationsRepo } from "./db/confirmations-repo.js";
 import { feedbackRepo } from "./db/feedback-repo.js";
 import { createRelay } from "./delivery/transport.js";
 import { deliveryConsumer } from "./delivery/worker.js";
 import { ProjectThrottle } from "./delivery/throttle.js";
+import { CONFIRMATION_LINK_DAYS } from "./domain/confirmation-text.js";
 import { LinkSigner } from "./domain/links.js";
 import { VerpSigner } from "./domain/verp.js";
 import { registerDomains } from "./handlers/domains.js";
@@ -12,6 +14,7 @@ import { registerLinks } from "./handlers/links.js";
 import { registerSend } from "./handlers/send.js";
 import { registerSes } from "./handlers/ses.js";
 import { registerSettings } from "./handlers/settings.js";
+import { registerSuppressions } from "./handlers/suppressions.js";
 import { registerSystemEmail } from "./handlers/system-email.js";
 import { registerStats } from "./handlers/stats.js";
 import { emailEventsConsumer } from "./handlers/email-events-consumer.js";
@@ -24,7 +27,7 @@ import type { Ctx } from "./usecases/context.js";
 import { domainRechecks } from "./usecases/domains.js";
 import { EngagementRecorder } from "./usecases/engagement.js";
 import { acceptsRecipient, receiveMessage } from "./usecases/inbound.js";
-import { ProjectSettings, SuppressionChecks, VerifiedDomains } from "./usecases/lookups.js";
+import { ProjectNames, ProjectSettings, SuppressionChecks, VerifiedDomains } from "./usecases/lookups.js";
 import { emailQueue } from "./usecases/queue-email.js";
 
 export type SendingDeps = Deps<(typeof SendingEnv)["shape"]>;
@@ -43,6 +46,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     log: deps.log,
     verifiedDomains: new VerifiedDomains(deps.sql),
     settings: new ProjectSettings(deps.sql),
+    projectNames: new ProjectNames(deps.rpc),
     suppressionChecks: new SuppressionChecks(deps.sql),
     txt: createTxtLookup(config.DNS_SERVER, config.DNS_TIMEOUT_MS),
     links: new LinkSigner(config.PUBLIC_URL, secret),
@@ -68,6 +72,12 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     log: deps.log,
     run: () => feedbackRepo.pruneReceipts(ctx.sql, RECEIPT_DAYS),
   });
+  const confirmationPruner = new Periodic({
+    name: "confirmation quota prune",
+    everyMs: 60 * 60 * 1000,
+    log: deps.log,
+    run: () => confirmationsRepo.prune(ctx.sql, CONFIRMATION_LINK_DAYS),
+  });
   let inbound: InboundServer | undefined;
 
   return {
@@ -78,6 +88,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       registerDomains(server, ctx);
       registerSettings(server, ctx);
       registerSystemEmail(server, ctx);
+      registerSuppressions(server, ctx);
       registerStats(server, ctx);
       registerLinks(server, ctx, engagement);
       registerSes(server, ctx, sns, new Set(config.SES_SNS_TOPIC_ARNS));
@@ -109,10 +120,12 @@ export function buildApp(deps: SendingDeps): ServiceApp {
         deps.log,
       );
       pruner.start();
+      confirmationPruner.start();
     },
     // Runs after the consumers have finished their in-flight deliveries.
     async stop() {
       await pruner.stop();
+      await confirmationPruner.stop();
       // the RPC server has drained: no open or click arrives after this flush
       await engagement.flush();
       await inbound?.close();

@@ -1,5 +1,5 @@
-import type { SendingSettings, UpdateSendingSettingsRequest } from "@mailroom/contracts";
-import { Batcher, ExpiringMap, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
+import { accountsRpc, type SendingSettings, type UpdateSendingSettingsRequest } from "@mailroom/contracts";
+import { Batcher, ExpiringMap, type RpcClient, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
 import { type DomainOfProject, domainsRepo } from "../db/domains-repo.js";
 import { settingsRepo } from "../db/settings-repo.js";
 import { type BlockingQuery, type Suppression, suppressionsRepo } from "../db/suppressions-repo.js";
@@ -81,5 +81,23 @@ export class SuppressionChecks {
 
   blocking(projectId: string, emails: string[], marketing: boolean): Promise<Map<string, Suppression>> {
     return this.turn.add({ projectId, emails, marketing });
+  }
+}
+
+/**
+ * Project names, asked of the gateway (it owns projects) for the fixed confirmation text, and kept
+ * for a minute: a rename reaches confirmation emails that late.
+ */
+export class ProjectNames {
+  private readonly recent = new ExpiringMap<string, string | null>(10_000, 60_000);
+
+  constructor(private readonly rpc: RpcClient) {}
+
+  async get(projectId: string): Promise<string | null> {
+    const hit = this.recent.get(projectId);
+    if (hit !== undefined) return hit;
+    const { name } = await this.rpc.call(accountsRpc.projectName, { projectId });
+    this.recent.set(projectId, name);
+    return name;
   }
 }
