@@ -47,20 +47,38 @@ export function memberHandlers(deps: MemberDeps): Record<string, AccountHandler>
       return reply.code(200).send(MemberList.parse({ data: [...members, ...pending] }));
     },
 
+    /**
+     * One invitation email per address and project an hour (decisions.md §15): inviting again
+     * within the hour sends nothing and answers the pending invitation (with the role now asked);
+     * with none pending (it was withdrawn), 429 until the hour is over.
+     */
     "gateway.members.invite": async (req, reply) => {
       const { id } = ProjectParams.parse(req.params);
       const { email, role } = InviteMemberRequest.parse(req.body);
       if (await usersRepo.memberByEmail(deps.sql, id, email)) throw new AppError("CONFLICT", `${email} is a member of the project already`);
       const token = randomBytes(32).toString("base64url");
-      const invitation = await invitationsRepo.create(deps.sql, { projectId: id, email, role, tokenHash: hashKey(token), invitedBy: req.session!.userId, ttlMs: deps.invitationTtlMs });
+      const made = await deps.sql.begin(async (tx) => {
+        const sentAt = await invitationsRepo.claimMailing(tx, id, email);
+        if (!sentAt) return null;
+        const invitation = await invitationsRepo.create(tx, { projectId: id, email, role, tokenHash: hashKey(token), invitedBy: req.session!.userId, ttlMs: deps.invitationTtlMs });
+        return { invitation, sentAt };
+      });
+      if (!made) {
+        const pending = await invitationsRepo.pendingTo(deps.sql, id, email, role);
+        if (pending) return reply.code(201).send(Member.parse(pending));
+        reply.header("Retry-After", "3600");
+        throw new AppError("RATE_LIMITED", `An invitation was emailed to ${email} less than an hour ago; invite again later`, { reason: "invitation_recently_sent" });
+      }
+      const { invitation, sentAt } = made;
       const [inviter, projectName] = await Promise.all([usersRepo.get(deps.sql, req.session!.userId), keysRepo.projectName(deps.sql, id)]);
       const link = new URL(`/app/invite?token=${encodeURIComponent(token)}`, deps.publicUrl).toString();
       const content = invitationEmail({ projectName: projectName ?? "a project", inviter: inviter?.name || inviter?.email || "Someone", role, link, ttlMs: deps.invitationTtlMs });
       try {
         await deps.rpc.call(sendingRpc.systemEmail, { projectId: id, idempotencyKey: `invitation:${invitation.userId}`, to: email, ...content });
       } catch (err) {
-        // an invitation nobody was told of would only confuse the members list
+        // an invitation nobody was told of would only confuse the members list; the hour's email is not spent
         await invitationsRepo.withdraw(deps.sql, id, invitation.userId).catch(() => undefined);
+        await invitationsRepo.releaseMailing(deps.sql, id, email, sentAt).catch(() => undefined);
         throw err;
       }
       return reply.code(201).send(Member.parse(invitation));
