@@ -33,9 +33,8 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
     },
   };
   // unknown keys and unknown session cookies share one budget per client address (decisions.md §15)
-  const failureBudget = { take: (client: string) => failures.take(`authfail:${client}`) };
-  const auth = new Authenticator(lookup, config.KEY_CACHE_MS, failureBudget);
-  const sessionFailures = new LookupFailures(failureBudget);
+  const lookupFailures = new LookupFailures({ take: (client) => failures.take(`authfail:${client}`) });
+  const auth = new Authenticator(lookup, config.KEY_CACHE_MS, lookupFailures);
   const sessions = new Sessions(deps.sql, { idleMs: config.SESSION_IDLE_MS, maxMs: config.SESSION_MAX_MS, cacheMs: config.SESSION_CACHE_MS });
   const throttle = new LoginThrottle(
     deps.redis,
@@ -61,7 +60,7 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
       timeouts: { defaultMs: config.RPC_TIMEOUT_MS, maxMs: config.ROUTE_TIMEOUT_MAX_MS },
       idempotencyRetryAfterMs: config.IDEMPOTENCY_RETRY_AFTER_MS,
       sessions,
-      sessionFailures,
+      lookupFailures,
       throttle,
       publicOrigin: publicUrl.origin,
       secureCookie: publicUrl.protocol === "https:",

@@ -1,9 +1,7 @@
 import { BoundedMap, ExpiringMap } from "@mailroom/kit";
 import type { KeyRecord } from "../db/keys-repo.js";
 import { hashKey, kindOf, parseBearer } from "./keys.js";
-import { type FailureBudget, LookupFailures } from "./lookup-failures.js";
-
-export type { FailureBudget } from "./lookup-failures.js";
+import type { LookupFailures } from "./lookup-failures.js";
 
 export interface KeyLookup {
   findActiveByHash(hash: string): Promise<KeyRecord | null>;
@@ -39,15 +37,13 @@ const DENIED: AuthResult = { kind: "denied" };
 export class Authenticator {
   private readonly cache = new BoundedMap<string, { record: KeyRecord; at: number }>(MAX_ENTRIES);
   private readonly unknown = new ExpiringMap<string, true>(UNKNOWN_ENTRIES, UNKNOWN_TTL_MS);
-  private readonly failures: LookupFailures;
 
   constructor(
     private readonly keys: KeyLookup,
     private readonly ttlMs: number,
-    failures: FailureBudget,
-  ) {
-    this.failures = new LookupFailures(failures);
-  }
+    /** Shared with the session cookies (decisions.md §15): one budget per client address. */
+    private readonly failures: LookupFailures,
+  ) {}
 
   /** `client` is the caller's address bucket (client-address.ts), charged for failed lookups. */
   async authenticate(header: string | undefined, need: "secret" | "any", client: string): Promise<AuthResult> {

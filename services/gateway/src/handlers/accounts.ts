@@ -11,6 +11,7 @@ import {
   bodyLimitOf,
   type RouteDef,
   type User,
+  type WireError,
 } from "@mailroom/contracts";
 import type { Sql } from "@mailroom/kit";
 import { usersRepo } from "../db/users-repo.js";
@@ -74,24 +75,32 @@ function throttled(reply: FastifyReply, wait: number): FastifyReply {
   return sendError(reply, { error: "RATE_LIMITED", message: "Too many failed sign-ins; try again later" });
 }
 
+const ACCOUNT_EXISTS: WireError = {
+  error: "UNAUTHORIZED",
+  message: "This address has an account: sign in to it first, or give its password",
+  reason: "account_exists",
+};
+
 /**
  * Accepting an invitation to an address that has an account proves the account, not only the
  * mailbox (decisions.md §15): the request carries that account's signed-in session, or its
- * password. Null when it does; else the answer to give.
+ * password. Null when it does; else why not (an error, or the seconds to wait when throttled).
+ * (Never a FastifyReply: a reply is a thenable, and an async function returning one resolves to
+ * what it resolves to, not to the reply.)
  */
-async function accountProof(deps: AccountDeps, req: FastifyRequest, reply: FastifyReply, user: User & { passwordHash: string | null }, password: string | undefined) {
+async function accountProof(deps: AccountDeps, req: FastifyRequest, user: User & { passwordHash: string | null }, password: string | undefined) {
   const token = sessionToken(req);
   if (token) {
     const found = await deps.sessions.lookup(token, null, sessionGuard(deps, req));
-    if (found && "throttled" in found) return throttled(reply, found.throttled);
+    if (found && "throttled" in found) return { wait: found.throttled };
     if (found?.userId === user.id) return null;
   }
   if (password !== undefined && user.passwordHash) {
     const checked = await checkPassword(deps, req, user.email, user.passwordHash, password);
     if (checked === "ok") return null;
-    if (checked !== "wrong") return throttled(reply, checked.wait);
+    if (checked !== "wrong") return checked;
   }
-  return sendError(reply, { error: "UNAUTHORIZED", message: "This address has an account: sign in to it first, or give its password", reason: "account_exists" });
+  return ACCOUNT_EXISTS;
 }
 
 function authHandlers(deps: AccountDeps): Record<string, AccountHandler> {
@@ -151,8 +160,8 @@ function authHandlers(deps: AccountDeps): Record<string, AccountHandler> {
       if (!invitation) throw INVITATION_NOT_FOUND;
       const existing = await usersRepo.findByEmail(deps.sql, invitation.email);
       if (existing) {
-        const refused = await accountProof(deps, req, reply, existing, body.password);
-        if (refused) return refused;
+        const refused = await accountProof(deps, req, existing, body.password);
+        if (refused) return "wait" in refused ? throttled(reply, refused.wait) : sendError(reply, refused);
       } else if (!body.password) {
         throw AppError.validation("Request validation failed", [{ path: "password", message: "required for a new account" }]);
       }

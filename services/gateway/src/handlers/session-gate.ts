@@ -18,7 +18,7 @@ declare module "fastify" {
 export interface SessionGateDeps {
   sessions: Sessions;
   /** Cookies that sign nobody in, charged per client address in the unknown keys' budget. */
-  sessionFailures: LookupFailures;
+  lookupFailures: LookupFailures;
   /** Per user, with the keys' default rate. */
   limiter: RateLimiter;
   /** PUBLIC_URL's origin: the only one a browser may change state from (CSRF defence). */
@@ -34,8 +34,8 @@ const NO_PROJECT_HEADER: WireError = { error: "FORBIDDEN", message: `Requests th
 const TOO_MANY_UNKNOWN: WireError = { error: "RATE_LIMITED", message: "Too many failed authentications from this address" };
 
 /** How a request's cookie is charged when it signs nobody in (decisions.md §15). */
-export function sessionGuard(deps: Pick<SessionGateDeps, "sessionFailures">, req: FastifyRequest) {
-  return { failures: deps.sessionFailures, client: clientBucket(req.ip) };
+export function sessionGuard(deps: Pick<SessionGateDeps, "lookupFailures">, req: FastifyRequest) {
+  return { failures: deps.lookupFailures, client: clientBucket(req.ip) };
 }
 
 /** The session cookie's token, if the request carries one. */
