@@ -66,6 +66,11 @@ export class ContactsService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
+  /** The project's data-key limit for a write of `data` (no query when its keys are known here). */
+  private admitKeys(projectId: string, data: ContactDataInput | undefined, entry: EntryPoint): Promise<void> | null {
+    return this.dataKeys.admit(projectId, storedKeys(data, entry));
+  }
+
   /** The project's topics when the write names some, after refusing ids that are not the project's. */
   private async withCatalog<T extends { topics?: Record<string, boolean> | undefined }>(projectId: string, input: T): Promise<T & { catalog?: TopicCatalog }> {
     if (!input.topics || Object.keys(input.topics).length === 0) return input;
@@ -81,7 +86,7 @@ export class ContactsService {
    * transaction.
    */
   async upsert(projectId: string, given: UpsertInput, entry: EntryPoint): Promise<WriteResult> {
-    await this.dataKeys.admit(projectId, storedKeys(given.data, entry));
+    await this.admitKeys(projectId, given.data, entry);
     const input = await this.withCatalog(projectId, given);
     const now = this.clock();
     const first = await this.createOrInspect(projectId, input, entry, now);
@@ -98,7 +103,8 @@ export class ContactsService {
    * names one contact: the second sees the first's write, which leaves nothing to change.
    */
   async upsertMany(projectId: string, emails: string[], input: Omit<UpsertInput, "email">, entry: EntryPoint): Promise<WriteResult[]> {
-    await this.dataKeys.admit(projectId, storedKeys(input.data, entry));
+    const registering = this.admitKeys(projectId, input.data, entry);
+    if (registering) await registering; // hot path (/v1/send): no await when the keys are known
     const now = this.clock();
     const byAddress = new Map<string, WriteResult>();
     for (const email of emails) {
@@ -210,7 +216,7 @@ export class ContactsService {
   /** PATCH /contacts/{id}: null when the contact is not in the project. */
   async update(projectId: string, id: string, given: ContactPatch): Promise<WriteResult | null> {
     if (!isId(id)) return null;
-    await this.dataKeys.admit(projectId, storedKeys(given.data, "api"));
+    await this.admitKeys(projectId, given.data, "api");
     const patch = await this.withCatalog(projectId, given);
     try {
       return await this.writer.run(async (tx, out) => {
@@ -272,7 +278,8 @@ export class ContactsService {
       const message = `"${input.event}" is a reserved system event name and cannot be tracked`;
       throw AppError.validation(message, [{ path: "event", message: "reserved event name" }], "reserved_event");
     }
-    await this.dataKeys.admit(projectId, storedKeys(input.data, "track"));
+    const registering = this.admitKeys(projectId, input.data, "track");
+    if (registering) await registering; // hot path: no await when the keys are known
     const confirmFirst = input.caller === "public" && input.subscribed !== false && (await this.optIn.enabled(projectId));
     // With an Idempotency-Key the gateway's claim id (a UUIDv7, the same on every attempt) is the
     // event's id: an attempt after one whose answer was lost meets the first's event at its

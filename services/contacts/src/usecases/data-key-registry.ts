@@ -32,12 +32,18 @@ export class DataKeyRegistry {
     private readonly max = MAX_PROJECT_DATA_KEYS,
   ) {}
 
-  /** Refuses a write whose new keys would take the project past the limit; registers them otherwise. */
-  async admit(projectId: string, keys: readonly string[]): Promise<void> {
+  /**
+   * Refuses a write whose new keys would take the project past the limit; registers them otherwise.
+   * Null when every key is known here: nothing to wait for (a hot path's caller skips the await).
+   */
+  admit(projectId: string, keys: readonly string[]): Promise<void> | null {
     const known = this.known.get(projectId);
     let missing: string[] | undefined;
     for (const k of keys) if (!known?.has(k)) (missing ??= []).push(k);
-    if (!missing) return;
+    return missing ? this.register(projectId, missing) : null;
+  }
+
+  private async register(projectId: string, missing: string[]): Promise<void> {
     const { keys: all, refused } = await dataKeysRepo.register(this.sql, projectId, missing, this.max);
     this.remember(projectId, all);
     if (refused.length > 0) {
