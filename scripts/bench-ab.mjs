@@ -1,8 +1,10 @@
 // Back-to-back comparison of two builds on one machine: the working tree and a commit built in a
-// worktree of its own (.mailroom/compare/<sha>), their benchmarks run in alternated rounds so a
-// neighbour's busy spell never falls on one side only. Used by bench:compare and bench:guard.
+// worktree of its own (<tmpdir>/mailroom-compare/<sha>, outside the checkout so no tool of this one
+// reads it), their benchmarks run in alternated rounds so a neighbour's busy spell never falls on
+// one side only. Used by bench:compare and bench:guard.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(new URL("..", import.meta.url).pathname);
@@ -24,14 +26,14 @@ export function commitOf(rev) {
  * node_modules (its dependencies may differ) and its build. A build that did not finish is redone.
  */
 export function builtTree(sha) {
-  const dir = join(ROOT, ".mailroom", "compare", sha.slice(0, 12));
+  const dir = join(tmpdir(), "mailroom-compare", sha.slice(0, 12));
   const done = join(dir, ".mailroom-built");
   if (existsSync(done)) return dir;
   if (existsSync(dir)) {
     spawnSync("git", ["worktree", "remove", "--force", dir], { cwd: ROOT });
     rmSync(dir, { recursive: true, force: true });
   }
-  mkdirSync(join(ROOT, ".mailroom", "compare"), { recursive: true });
+  mkdirSync(join(tmpdir(), "mailroom-compare"), { recursive: true });
   spawnSync("git", ["worktree", "prune"], { cwd: ROOT });
   run("git", ["worktree", "add", "--detach", dir, sha], { cwd: ROOT });
   console.log(`building ${sha.slice(0, 12)} in ${dir}…`);

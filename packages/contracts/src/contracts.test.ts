@@ -56,10 +56,11 @@ describe("route table", () => {
     expect(ROUTES.map(key).sort()).toEqual([...expected].sort());
   });
 
-  it("lists the gateway's own account routes of decisions.md §13 apart from the forwarded ones", () => {
+  it("lists the gateway's own account routes of decisions.md §13 and §15 apart from the forwarded ones", () => {
     expect(accountRoutes.map(key).sort()).toEqual(
       [
         "POST /auth/login", "POST /auth/logout", "GET /auth/me", "POST /auth/invitations/accept",
+        "POST /auth/logout-everywhere", "POST /auth/password",
         "GET /projects/:id/members", "POST /projects/:id/members", "PATCH /projects/:id/members/:userId",
         "DELETE /projects/:id/members/:userId", "GET /projects/:id/keys", "POST /projects/:id/keys",
         "DELETE /projects/:id/keys/:keyId",

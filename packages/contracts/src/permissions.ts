@@ -10,6 +10,7 @@
  * operations; a service reads replies only on its own inbox prefix, so it cannot listen to another
  * service's answers; only contacts and sending write to the streams they own.
  */
+import { accountsRpc } from "./accounts/rpc.js";
 import { contactsRpc } from "./contacts/rpc.js";
 import { sendingRpc } from "./sending/rpc.js";
 import { SERVICE_NAMES, type ServiceName } from "./services.js";
@@ -20,7 +21,15 @@ const ops = (...defs: Array<{ operation: string }>) => defs.map((d) => d.operati
 /** Internal operations each service calls; the gateway may call every operation. */
 export const RPC_CALLS: Record<Exclude<ServiceName, "gateway">, readonly string[]> = {
   contacts: ops(sendingRpc.confirmationEmail, sendingRpc.doubleOptIn),
-  sending: ops(contactsRpc.get, contactsRpc.setSubscription, contactsRpc.setTopics, contactsRpc.topics, contactsRpc.upsertMany, sendingRpc.templateInUse),
+  sending: ops(
+    contactsRpc.get,
+    contactsRpc.setSubscription,
+    contactsRpc.setTopics,
+    contactsRpc.topics,
+    contactsRpc.upsertMany,
+    sendingRpc.templateInUse,
+    accountsRpc.projectName,
+  ),
   campaigns: ops(
     contactsRpc.get,
     contactsRpc.page,

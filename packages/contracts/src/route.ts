@@ -58,7 +58,16 @@ export interface RouteDef {
    * with 413 past `bodyLimit`, counted as it arrives) and the service receives `meta.upload`, the
    * blob's name and size. Only these content types are accepted (others: 400).
    */
-  upload?: { contentTypes: readonly string[] };
+  upload?: {
+    contentTypes: readonly string[];
+    /**
+     * Operations (UploadSlotRequest → UploadSlotReply, UploadReleaseRequest) the gateway calls to
+     * take a place for the upload before it reads a byte of the body, and to give it back when the
+     * upload fails: a refusal (an error answer) is the answer to the client, before the body is
+     * read (decisions.md §15). The place travels as `meta.upload.slot`.
+     */
+    slots?: { reserve: string; release: string };
+  };
   /**
    * The answer is streamed (with `rawResponse` as its type): the service answers a chunk with
    * `next` set, and the gateway asks again with `meta.continuation = next` once the chunk is written
@@ -121,14 +130,25 @@ export const HttpRequest = z.object({
        * retry after a timeout do the work once, whatever the gateway saw.
        */
       idempotencyId: z.string().optional(),
-      /** An `upload` route's body, as stored by the gateway: blob name and size in bytes. */
-      upload: z.object({ blob: z.string(), bytes: z.number().int().min(0) }).optional(),
+      /**
+       * An `upload` route's body, as stored by the gateway: blob name and size in bytes, and the
+       * place taken for it before its body was read (`upload.slots`).
+       */
+      upload: z.object({ blob: z.string(), bytes: z.number().int().min(0), slot: z.string().optional() }).optional(),
       /** A `streamed` route's next chunk: the `next` of the previous reply, as it gave it. */
       continuation: z.string().optional(),
     })
     .default({}),
 });
 export type HttpRequest = z.infer<typeof HttpRequest>;
+
+/** An upload's place (RouteDef `upload.slots`), held for `ttlMs` unless used or given back first. */
+export const UploadSlotRequest = z.object({ projectId: z.string(), ttlMs: z.number().int().min(1).max(3_600_000) });
+export type UploadSlotRequest = z.infer<typeof UploadSlotRequest>;
+export const UploadSlotReply = z.object({ slot: z.string() });
+export type UploadSlotReply = z.infer<typeof UploadSlotReply>;
+export const UploadReleaseRequest = z.object({ projectId: z.string(), slot: z.string() });
+export type UploadReleaseRequest = z.infer<typeof UploadReleaseRequest>;
 
 /** What a service answers for an HTTP route. */
 export const HttpReply = z.object({

@@ -58,7 +58,8 @@ describe("double opt-in confirmations of an import while sending is down", () =>
     });
     await waitFor(async () => (await db`select 1 from pending_confirmations`).length === 0, { timeoutMs: 30_000, what: "the requests to be done" });
     const sent = rig.mailbox.messages().filter((m) => m.envelope.rcptTo.some((r) => asking.includes(r)));
-    expect(sent.map((m) => m.subject).sort()).toEqual(["Please confirm your subscription", "Please confirm your subscription"]);
+    for (const m of sent) expect(m.subject).toMatch(/^Confirm your subscription to /);
+    expect(sent).toHaveLength(2);
     expect(sent.map((m) => m.envelope.rcptTo[0]).sort()).toEqual([...asking].sort());
   });
 });

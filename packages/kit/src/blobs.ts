@@ -1,4 +1,4 @@
-import { jetstream } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Objm, type ObjectStore } from "@nats-io/obj";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { randomUUID } from "node:crypto";
@@ -9,6 +9,19 @@ export class BlobTooLarge extends Error {
     super(`blob larger than ${maxBytes} bytes`);
   }
 }
+
+/**
+ * The store has no room for the blob (BLOBS_MAX_BYTES, the bound on all blobs together); nothing of
+ * it is left in the store. Try again once older blobs have been taken or expired.
+ */
+export class BlobStoreFull extends Error {
+  constructor() {
+    super("the blob store is full");
+  }
+}
+
+/** nats-server's refusal of a write to a stream at its max_bytes (with discard: new). */
+const isStoreFull = (err: unknown) => /maximum bytes|insufficient (storage|resources)/i.test(String((err as Error)?.message ?? err));
 
 /** Chunk size of streamed blobs: a few NATS messages of the default 1 MB max_payload in flight at most. */
 const STREAM_CHUNK = 256 * 1024;
@@ -22,6 +35,8 @@ export const BLOB_HEADER = "Mailroom-Blob";
  * NATS messages are bounded by the server's max_payload (1 MB by default), but /v1/send accepts
  * 40 MB. Payloads above the bound go through a JetStream object store and the message carries only
  * their name. Entries expire after an hour, so a crash between put and get leaks nothing for long.
+ * With `maxBytes` (BLOBS_MAX_BYTES) the store holds at most that many bytes in all, so uploads
+ * cannot fill the server's disk (decisions.md §15): a put past it fails with BlobStoreFull.
  */
 export class Blobs {
   private store: Promise<ObjectStore> | undefined;
@@ -30,22 +45,40 @@ export class Blobs {
   constructor(
     private readonly nc: NatsConnection,
     private readonly bucket: string,
+    /** Bound on the whole store; undefined leaves the store's bound as it is (the CLI, tests). */
+    private readonly maxBytes?: number,
   ) {
     // Leave room for headers and the envelope around the payload.
     this.threshold = Math.max(16 * 1024, (nc.info?.max_payload ?? 1024 * 1024) - 64 * 1024);
   }
 
   private open(): Promise<ObjectStore> {
-    this.store ??= new Objm(this.nc).create(this.bucket, { ttl: 60 * 60 * 1e9 }).catch((err) => {
+    this.store ??= this.openStore().catch((err) => {
       this.store = undefined;
       throw err;
     });
     return this.store;
   }
 
+  /** The bucket, made with the bound, or given it when it was made without (or with another). */
+  private async openStore(): Promise<ObjectStore> {
+    const bound = this.maxBytes === undefined ? {} : { max_bytes: this.maxBytes };
+    const store = await new Objm(this.nc).create(this.bucket, { ttl: 60 * 60 * 1e9, ...bound });
+    if (this.maxBytes !== undefined) {
+      const jsm = await jetstreamManager(this.nc);
+      const { config } = await jsm.streams.info(`OBJ_${this.bucket}`);
+      if (config.max_bytes !== this.maxBytes) await jsm.streams.update(config.name, { ...config, max_bytes: this.maxBytes });
+    }
+    return store;
+  }
+
   async put(data: Uint8Array): Promise<string> {
     const name = randomUUID();
-    await (await this.open()).putBlob({ name }, data);
+    try {
+      await (await this.open()).putBlob({ name }, data);
+    } catch (err) {
+      throw isStoreFull(err) ? new BlobStoreFull() : err;
+    }
     return name;
   }
 
@@ -78,6 +111,7 @@ export class Blobs {
       await store.put({ name, options: { max_chunk_size: STREAM_CHUNK } }, stream);
     } catch (err) {
       if (bytes > maxBytes) throw new BlobTooLarge(maxBytes);
+      if (isStoreFull(err)) throw new BlobStoreFull();
       throw err;
     }
     return { name, bytes };

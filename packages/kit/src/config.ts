@@ -35,6 +35,12 @@ export const BaseEnv = z.object({
    */
   RPC_COALESCE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(9000),
+  /**
+   * Bytes the blob store (uploads waiting to be imported, large payloads in transit) holds in all;
+   * past it a new upload gets 503 until older blobs are taken or expire. One value for every service.
+   * JetStream reserves it from the server's storage when the bucket is made.
+   */
+  BLOBS_MAX_BYTES: z.coerce.number().int().min(1024 * 1024).default(2 * 1024 * 1024 * 1024),
 });
 export type BaseEnv = z.infer<typeof BaseEnv>;
 

@@ -27,3 +27,4 @@ export * from "./lease.js";
 export * from "./columns.js";
 export * from "./events.js";
 export * from "./outbox-groups.js";
+export * from "./system-text.js";

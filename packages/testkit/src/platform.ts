@@ -75,6 +75,9 @@ export class Platform {
       AUTH_FAILURES_BURST: "200000",
       // every platform's sending service would otherwise bind 2525; tests that deliver to it set a port
       INBOUND_SMTP_PORT: "0",
+      // JetStream reserves a bucket's bound from the server's storage: platforms running side by side
+      // (and other checkouts' runs on the same server) must not reserve gigabytes each
+      BLOBS_MAX_BYTES: String(256 * 1024 * 1024),
       // an A/B test's wait in seconds rather than minutes (the API's least is 5 minutes), test only
       CAMPAIGNS_AB_MINUTE_MS: "1000",
       ...opts.env,

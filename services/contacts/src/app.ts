@@ -10,6 +10,7 @@ import { segmentChangesConsumer } from "./handlers/segment-changes.js";
 import { registerSegmentRoutes } from "./handlers/segments-http.js";
 import { registerTopicRoutes } from "./handlers/topics-http.js";
 import { ContactsService } from "./usecases/contacts-service.js";
+import { DataKeyRegistry } from "./usecases/data-key-registry.js";
 import { ConfirmationMailer } from "./usecases/confirmation-mailer.js";
 import { DoubleOptInGate } from "./usecases/double-opt-in.js";
 import { TopicsService } from "./usecases/topics-service.js";
@@ -35,7 +36,8 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
   const topics = new TopicsService(deps.sql);
   const confirmations = new ConfirmationMailer(deps.sql, deps.rpc, deps.log, CONFIRMATIONS_EVERY_MS, deps.config.CONFIRMATION_RETRY_MS);
   const optIn = new DoubleOptInGate(deps.rpc, confirmations);
-  const service = new ContactsService(writer, topics, optIn);
+  const dataKeys = new DataKeyRegistry(deps.sql);
+  const service = new ContactsService(writer, topics, optIn, dataKeys);
   const queries = new ContactQueries(deps.sql, cursors);
   const segments = new SegmentsService(deps.sql);
   const segmentQueries = new SegmentQueries(deps.sql, cursors);
@@ -53,8 +55,9 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
       registerContactRoutes(server, service, queries);
       registerSegmentRoutes(server, segments, segmentQueries);
       registerTopicRoutes(server, topics);
-      const exporter = new Exporter(segmentQueries);
-      registerImportRoutes(server, new ImportsService(deps.sql, imports, topics, optIn, deps.config.IMPORT_MAX_PENDING), exporter);
+      const exporter = new Exporter(deps.sql, segmentQueries);
+      const importsService = new ImportsService(deps.sql, deps.blobs, imports, topics, optIn, dataKeys, deps.config.IMPORT_MAX_PENDING);
+      registerImportRoutes(server, importsService, exporter);
       registerRpcs(server, service, queries, segmentQueries, topics);
     },
     consumers: [segmentChangesConsumer(deps.names, tracker)],

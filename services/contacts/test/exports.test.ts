@@ -83,4 +83,21 @@ describe("GET /contacts/export", () => {
     const empty = await exported("", other);
     expect(empty).toEqual({ header: ["email", "subscribed", "createdAt"], records: [] });
   });
+
+  it("hands a spreadsheet no formula a public key wrote: such cells and headers start with '", async () => {
+    const q = await newProject("exports-formulas");
+    const email = `formula-${tag}@example.com`;
+    const data = { company: '=HYPERLINK("https://evil.example/x","Click")', "@cmd": "+1+cmd|' /C calc'!A0", score: "-12.5", plain: "Ada" };
+    expect((await q.publicApi.post("/v1/track", { email, event: "signup", data })).status).toBe(200);
+    const { header, records } = await exported("", q);
+    expect(header).toEqual(["email", "subscribed", "createdAt", "'@cmd", "company", "plain", "score"]);
+    expect(records[0]).toMatchObject({
+      email,
+      company: `'${data.company}`,
+      "'@cmd": `'${data["@cmd"]}`,
+      score: "-12.5",
+      plain: "Ada",
+    });
+  });
 });
+

@@ -157,6 +157,38 @@ describe("POST /contacts/imports", () => {
     await importCsv(small(), project);
   });
 
+  it("refuses an upload before reading its body while the project has its pending imports", async () => {
+    const project = await newProject("imports-full");
+    const big = ["email,plan", ...Array.from({ length: 20_000 }, (_, i) => `full${i}-${tagged()}@example.com,x`)].join("\n");
+    expect((await project.api.post("/contacts/imports", big, csvHeaders)).status).toBe(202);
+    for (let i = 0; i < 2; i++) expect((await project.api.post("/contacts/imports", `email\n${uniqueEmail("full")}\n`, csvHeaders)).status).toBe(202);
+    const refused = await rawRequest(sharedPlatform().url, {
+      method: "POST",
+      path: "/contacts/imports",
+      headers: { authorization: `Bearer ${project.secretKey}`, "content-type": "text/csv" },
+      bytes: 512 * 1024,
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.sent, "refused before a byte of the body").toBe(0);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: "RATE_LIMITED", reason: "imports_pending" });
+  });
+
+  it("takes as many parallel uploads as the project has places for, and refuses the others before their bodies", async () => {
+    const project = await newProject("imports-parallel");
+    const uploads = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        rawRequest(sharedPlatform().url, {
+          method: "POST",
+          path: "/contacts/imports",
+          headers: { authorization: `Bearer ${project.secretKey}`, "content-type": "text/csv" },
+          bytes: 256 * 1024,
+        }),
+      ),
+    );
+    expect(uploads.map((u) => u.status).sort()).toEqual([202, 202, 202, 429, 429, 429]);
+    for (const u of uploads.filter((u) => u.status === 429)) expect(u.sent).toBe(0);
+  });
+
   it("opts every row into the topics of ?topics=, with topic events, and refuses a topic that is not the project's", async () => {
     const news = (await p.api.post("/topics", { name: `News ${tagged()}` })).body.id as string;
     const digest = (await p.api.post("/topics", { name: `Digest ${tagged()}`, defaultSubscribed: true })).body.id as string;

@@ -1,7 +1,8 @@
-import { ROUTES } from "@mailroom/contracts";
+import { ROUTES, accountsRpc } from "@mailroom/contracts";
 import { Periodic, redisUnavailableWarning, type Deps, type ServiceApp } from "@mailroom/kit";
 import { oidcSettings, type GatewayEnv } from "./config.js";
 import { Authenticator } from "./domain/authenticator.js";
+import { LookupFailures } from "./domain/lookup-failures.js";
 import { LoginThrottle } from "./infra/login-throttle.js";
 import { RateLimiter } from "./infra/rate-limiter.js";
 import { Accounts } from "./usecases/accounts.js";
@@ -28,7 +29,9 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
     auth.evict(hash);
     deps.nc.publish(deps.names.broadcast.keyRevoked, hash);
   });
-  const auth = new Authenticator(keys, config.KEY_CACHE_MS, { take: (client) => failures.take(`authfail:${client}`) });
+  // unknown keys and unknown session cookies share one budget per client address (decisions.md §15)
+  const lookupFailures = new LookupFailures({ take: (client) => failures.take(`authfail:${client}`) });
+  const auth = new Authenticator(keys, config.KEY_CACHE_MS, lookupFailures);
   const sessions = new Sessions(deps.sql, { idleMs: config.SESSION_IDLE_MS, maxMs: config.SESSION_MAX_MS, cacheMs: config.SESSION_CACHE_MS });
   const throttle = new LoginThrottle(
     deps.redis,
@@ -37,6 +40,7 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
     redisUnavailableWarning(log, "sign-in throttling not enforced"),
   );
   const idempotency = new IdempotencyKeys(deps.sql, config.IDEMPOTENCY_RETRY_AFTER_MS);
+  const members = new Members(deps.sql, deps.rpc, { publicUrl: config.PUBLIC_URL, invitationTtlMs: config.INVITATION_TTL_MS });
   const publicUrl = new URL(config.PUBLIC_URL);
   const http = buildHttp(
     {
@@ -54,9 +58,10 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
       requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
       timeouts: { defaultMs: config.RPC_TIMEOUT_MS, maxMs: config.ROUTE_TIMEOUT_MAX_MS },
       sessions,
-      accounts: new Accounts(deps.sql, throttle),
-      members: new Members(deps.sql, deps.rpc, { publicUrl: config.PUBLIC_URL, invitationTtlMs: config.INVITATION_TTL_MS }),
+      accounts: new Accounts(deps.sql, throttle, sessions),
+      members,
       keys,
+      lookupFailures,
       publicOrigin: publicUrl.origin,
       secureCookie: publicUrl.protocol === "https:",
       oidc: oidcSettings(config),
@@ -70,10 +75,22 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
     callback: (_err, msg) => auth.evict(msg.string()),
   });
   const purge = new Periodic({ name: "idempotency purge", everyMs: 60 * 60 * 1000, log, run: () => idempotency.purgeExpired() });
-  const endedSessions = new Periodic({ name: "session purge", everyMs: 60 * 60 * 1000, log, run: () => sessions.purgeEnded() });
+  const endedSessions = new Periodic({
+    name: "session purge",
+    everyMs: 60 * 60 * 1000,
+    log,
+    run: async () => {
+      await sessions.purgeEnded();
+      await members.pruneMailings();
+    },
+  });
 
   return {
     http,
+    // the one thing other services ask the gateway: a project's name (sending's confirmation text)
+    register(server) {
+      server.rpc(accountsRpc.projectName, async ({ projectId }) => ({ name: await keys.projectName(projectId) }));
+    },
     async start() {
       purge.start();
       endedSessions.start();

@@ -2,14 +2,15 @@
 /**
  * `mailroom`: the operator CLI (decisions.md §1). Run from the repo root as `npx mailroom …` with
  * the same environment as the services. It owns no logic of its own: projects and keys are the
- * gateway's tables, migrations are each service's committed SQL.
+ * gateway's tables, migrations are each service's committed SQL, domains and suppressions the
+ * sending service's (asked over NATS).
  */
 import { parseArgs } from "node:util";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { SERVICE_NAMES, SERVICES, sendingRpc, wireNames } from "@mailroom/contracts";
-import { Blobs, RpcClient, connectNats, createLogger, loadConfig, migrate, openDatabase, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
+import { EmailAddress, SERVICE_NAMES, SERVICES, sendingRpc, wireNames } from "@mailroom/contracts";
+import { Blobs, RpcClient, connectNats, createLogger, isId, loadConfig, migrate, openDatabase, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
 import { keysRepo } from "./db/keys-repo.js";
 import { createUser } from "./usecases/create-user.js";
 
@@ -22,6 +23,7 @@ const USAGE = `usage:
   mailroom keys revoke KEY_ID
   mailroom users create --email EMAIL --project ID --role owner|editor|viewer [--password P] [--name N] [--json]
   mailroom domains verify --project ID --domain DOMAIN   (operator override: mark verified without DNS)
+  mailroom suppressions lift --project ID --email EMAIL   (the only way a complaint is lifted)
   mailroom migrate`;
 
 class UsageError extends Error {}
@@ -67,21 +69,36 @@ async function broadcastRevocation(hash: string): Promise<void> {
   await nc.drain().catch(() => undefined);
 }
 
+/** Runs `call` with an RPC client of the installation (the service it asks must be running). */
+async function withRpc<T>(call: (rpc: RpcClient) => Promise<T>): Promise<T> {
+  const config = loadConfig("gateway");
+  const nc = await connectNats(config, "mailroom-cli", createLogger("cli", "silent"));
+  try {
+    const names = wireNames(config.NATS_PREFIX);
+    return await call(new RpcClient(nc, names, new Blobs(nc, names.buckets.blobs), config.RPC_TIMEOUT_MS));
+  } finally {
+    await nc.drain().catch(() => undefined);
+  }
+}
+
 /**
  * Domains belong to the sending service, so the CLI asks it over NATS (the service must be running).
  * This is the operator's override for a domain verified by other means, and how `npm start` gives
  * the demo project a sender domain on a machine with no public DNS.
  */
-async function forceVerifyDomain(projectId: string, domain: string): Promise<unknown> {
-  const config = loadConfig("gateway");
-  const nc = await connectNats(config, "mailroom-cli", createLogger("cli", "silent"));
-  try {
-    const names = wireNames(config.NATS_PREFIX);
-    const rpc = new RpcClient(nc, names, new Blobs(nc, names.buckets.blobs), config.RPC_TIMEOUT_MS);
-    return await rpc.call(sendingRpc.forceVerifyDomain, { projectId, domain });
-  } finally {
-    await nc.drain().catch(() => undefined);
-  }
+function forceVerifyDomain(projectId: string, domain: string): Promise<unknown> {
+  return withRpc((rpc) => rpc.call(sendingRpc.forceVerifyDomain, { projectId, domain }));
+}
+
+/**
+ * Suppressions belong to the sending service too. A complaint is lifted here only (decisions.md
+ * §15): no API key and no link in an email can, since a tenant holds both.
+ */
+async function liftSuppressions(projectId: string, email: string): Promise<{ lifted: string[] }> {
+  if (!isId(projectId)) throw new UsageError("--project must be a project id");
+  const address = EmailAddress.safeParse(email);
+  if (!address.success) throw new UsageError("--email must be an email address");
+  return withRpc((rpc) => rpc.call(sendingRpc.liftSuppressions, { projectId, email: address.data }));
 }
 
 function print(json: boolean, value: unknown, text: string): void {
@@ -154,6 +171,12 @@ async function run(argv: string[]): Promise<void> {
     if (!values.project || !values.domain) throw new UsageError("--project and --domain are required");
     const result = await forceVerifyDomain(values.project, values.domain);
     return print(json, result, `domain ${values.domain} verified for project ${values.project}`);
+  }
+  if (group === "suppressions" && action === "lift") {
+    if (!values.project || !values.email) throw new UsageError("--project and --email are required");
+    const result = await liftSuppressions(values.project, values.email);
+    const what = result.lifted.length ? `lifted ${result.lifted.join(" and ")}` : "nothing to lift";
+    return print(json, result, `${values.email} in project ${values.project}: ${what}`);
   }
   throw new UsageError(USAGE);
 }

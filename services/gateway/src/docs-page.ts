@@ -2,6 +2,24 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
+/**
+ * The reference's policy, like the dashboard's (decisions.md §15): scripts and styles only from the
+ * gateway (the page has no inline script), requests ("Try it out") to the gateway only, no framing.
+ * Swagger UI sets its inline styles through the DOM, which the policy does not govern; its icons are
+ * inline SVG and data: images.
+ */
+export const DOCS_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "object-src 'none'",
+].join("; ");
+
 /** The interactive reference at /docs: swagger-ui served from the package, no CDN (works offline). */
 export function docsAssets(): { html: string; files: Record<string, { type: string; body: Buffer }> } {
   const dir = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));

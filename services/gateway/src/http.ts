@@ -11,7 +11,7 @@ import { clientErrorHandler, fromFastifyError, sendError } from "./handlers/erro
 import { buildOpenApi } from "./openapi.js";
 import { registerAccounts, type AccountDeps } from "./handlers/accounts.js";
 import { registerOidc, type OidcSettings } from "./handlers/oidc.js";
-import { docsAssets } from "./docs-page.js";
+import { DOCS_POLICY, docsAssets } from "./docs-page.js";
 import { registerDashboard } from "./dashboard.js";
 
 const CORS_HEADERS = {
@@ -146,7 +146,9 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
   const openapi = JSON.stringify(buildOpenApi([...routes, ...accountRoutes], deps.publicUrl));
   app.get("/openapi.json", { onRequest: keyless }, async (_req, reply) => reply.type("application/json; charset=utf-8").send(openapi));
   const docs = docsAssets();
-  app.get("/docs", { onRequest: keyless }, async (_req, reply) => reply.type("text/html; charset=utf-8").send(docs.html));
+  app.get("/docs", { onRequest: keyless }, async (_req, reply) =>
+    reply.type("text/html; charset=utf-8").header("content-security-policy", DOCS_POLICY).header("x-content-type-options", "nosniff").send(docs.html),
+  );
   app.get<{ Params: { file: string } }>("/docs/static/:file", { onRequest: keyless }, async (req, reply) => {
     const f = docs.files[req.params.file];
     if (!f) return sendError(reply, { error: "NOT_FOUND", message: "Not found" });

@@ -126,3 +126,21 @@ describe("keys that do not exist", () => {
     expect((await as("192.0.2.11", randomKey())).status).toBe(401);
   });
 });
+
+describe("session cookies that sign nobody in", () => {
+  it("are counted per client address like unknown keys: 429 past the same budget", async () => {
+    const from = (address: string, cookie: string) => apiClient(proxied.url).get("/auth/me", { "x-forwarded-for": address, cookie });
+    const forged = () => `mailroom_session=${randomBytes(32).toString("base64url")}`;
+    const answers: ApiResponse[] = [];
+    for (let i = 0; i < 20; i++) answers.push(await from("192.0.2.20", forged()));
+    const got = statuses(answers);
+    // the budget (5, 1 more per second), then refused without a lookup
+    expect(count(got, 401)).toBeGreaterThanOrEqual(5);
+    expect(count(got, 401)).toBeLessThanOrEqual(8);
+    expect(count(got, 429)).toBe(20 - count(got, 401));
+    expectRateLimited(answers.at(-1)!);
+    // unknown keys from that address share the budget; another address has its own
+    expectRateLimited(await apiClient(proxied.url, randomKey()).get("/contacts", { "x-forwarded-for": "192.0.2.20" }));
+    expect((await from("192.0.2.21", forged())).status).toBe(401);
+  });
+});

@@ -75,16 +75,59 @@ describe("invitations", () => {
     expect(members.find((m) => m.email === "new@example.com")?.role).toBe("editor");
   });
 
-  it("add the membership to an existing account, whose password stays its own", async () => {
+  it("add the membership to an existing account only with its password, which stays its own", async () => {
     const other = await platform.createProject("other");
     await createUser(platform, "existing@example.com", other.id, "owner", PASSWORD);
     expect((await owner.post(`/projects/${project.id}/members`, { email: "Existing@Example.com", role: "viewer" }, project.id)).status).toBe(201);
     const { token } = await invitationTo("Existing@Example.com");
-    const accepted = await apiClient(platform.url).post("/auth/invitations/accept", { token, name: "Ignored", password: "would replace it" });
+    const api = apiClient(platform.url);
+    // holding the mailbox is not holding the account: without its password nothing changes
+    for (const password of [undefined, "would replace it"]) {
+      const refused = await api.post("/auth/invitations/accept", { token, name: "Ignored", ...(password ? { password } : {}) });
+      expect(refused.status).toBe(401);
+      expect(ErrorBody.parse(refused.body)).toMatchObject({ error: "UNAUTHORIZED", reason: "account_exists" });
+      expect(refused.headers.get("set-cookie")).toBeNull();
+    }
+    expect(MemberList.parse((await owner.get(`/projects/${project.id}/members`)).body).data.find((m) => m.email === "Existing@Example.com")?.pending).toBe(true);
+    const accepted = await api.post("/auth/invitations/accept", { token, name: "Ignored", password: PASSWORD });
     expect(accepted.status).toBe(200);
     expect(SessionInfo.parse(accepted.body).projects.map((p) => p.role).sort()).toEqual(["owner", "viewer"]);
     expect((await login(platform, "existing@example.com", PASSWORD)).status).toBe(200);
     expect((await login(platform, "existing@example.com", "would replace it")).status).toBe(401);
+  });
+
+  it("add the membership to an existing account signed in as itself, and not to one signed in as another", async () => {
+    const other = await platform.createProject("other again");
+    await createUser(platform, "signed-in@example.com", other.id, "owner", PASSWORD);
+    await owner.post(`/projects/${project.id}/members`, { email: "signed-in@example.com", role: "editor" }, project.id);
+    const { token } = await invitationTo("signed-in@example.com");
+    const api = apiClient(platform.url);
+    const someoneElse = await signedIn(platform, "owner@example.com", PASSWORD);
+    expect((await api.post("/auth/invitations/accept", { token, name: "X" }, { cookie: someoneElse.cookie })).status).toBe(401);
+    const itself = await signedIn(platform, "signed-in@example.com", PASSWORD);
+    const accepted = await api.post("/auth/invitations/accept", { token, name: "X" }, { cookie: itself.cookie });
+    expect(accepted.status).toBe(200);
+    expect(SessionInfo.parse(accepted.body).projects.find((p) => p.id === project.id)?.role).toBe("editor");
+  });
+
+  it("send one email an hour to an address, however often it is invited", async () => {
+    const invite = () => owner.post(`/projects/${project.id}/members`, { email: "flood@example.com", role: "viewer" }, project.id);
+    const answers = [await invite(), ...(await Promise.all(Array.from({ length: 7 }, invite)))];
+    // every answer is the one pending invitation; one email went out
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
+    expect(new Set(answers.map((a) => Member.parse(a.body).userId)).size).toBe(1);
+    const emails = await apiClient(platform.url, project.secretKey).get("/emails?to=flood%40example.com");
+    expect(emails.body.data).toHaveLength(1);
+    const { token } = await invitationTo("flood@example.com");
+
+    // withdrawn and invited again within the hour: refused, and still one email
+    expect((await owner.delete(`/projects/${project.id}/members/${Member.parse(answers[0]!.body).userId}`, project.id)).status).toBe(204);
+    const again = await invite();
+    expect(again.status).toBe(429);
+    expect(ErrorBody.parse(again.body)).toMatchObject({ error: "RATE_LIMITED", reason: "invitation_recently_sent" });
+    expect(Number(again.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await apiClient(platform.url, project.secretKey).get("/emails?to=flood%40example.com")).body.data).toHaveLength(1);
+    expect((await apiClient(platform.url).post("/auth/invitations/accept", { token, name: "X", password: "a long enough password" })).status).toBe(404);
   });
 
   it("can be withdrawn, and an expired, unknown or malformed token is refused", async () => {

@@ -87,6 +87,17 @@ describe("sign-in", () => {
     expect((await login(platform, "owner@example.com", PASSWORD)).status).toBe(200);
   });
 
+  it("limits parallel wrong passwords for one address exactly as serial ones", async () => {
+    await createUser(platform, "parallel@example.com", project.id, "viewer", PASSWORD);
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => login(platform, "parallel@example.com", `parallel guess ${i}`)));
+    const got = answers.map((a) => a.status).sort();
+    // ten judged (and hashed), as ten serial guesses would be; the other thirty refused before the hash
+    expect(got.filter((s) => s === 401)).toHaveLength(10);
+    expect(got.filter((s) => s === 429)).toHaveLength(30);
+    expect(Number(answers.find((a) => a.status === 429)!.headers.get("retry-after"))).toBeGreaterThan(60);
+    expect((await login(platform, "parallel@example.com", PASSWORD)).status).toBe(429);
+  });
+
   it("refuses a sign-in posted from another origin", async () => {
     const res = await apiClient(platform.url).post("/auth/login", { email: "owner@example.com", password: PASSWORD }, { origin: "https://evil.example" });
     expect(res.status).toBe(403);
@@ -124,6 +135,54 @@ describe("sessions", () => {
       expect((await browser(platform, cookie).get("/auth/me")).status, cookie).toBe(401);
       expect((await browser(platform, cookie).get("/contacts", project.id)).status, cookie).toBe(401);
     }
+  });
+});
+
+describe("ending sessions", () => {
+  const NEW_PASSWORD = "a brand new passphrase";
+
+  it("a password change needs the current password and ends every other session of the user", async () => {
+    await createUser(platform, "changer@example.com", project.id, "editor", PASSWORD);
+    const here = await signedIn(platform, "changer@example.com", PASSWORD);
+    const elsewhere = await signedIn(platform, "changer@example.com", PASSWORD);
+
+    const wrong = await here.post("/auth/password", { currentPassword: "not the password", newPassword: NEW_PASSWORD });
+    expect(wrong.status).toBe(400);
+    expect(errorOf(wrong.body).details).toEqual([{ path: "currentPassword", message: "The current password is wrong" }]);
+    expect((await here.post("/auth/password", { currentPassword: PASSWORD, newPassword: "short" })).status).toBe(400);
+    expect((await elsewhere.get("/auth/me")).status).toBe(200);
+
+    const changed = await here.post("/auth/password", { currentPassword: PASSWORD, newPassword: NEW_PASSWORD });
+    expect(changed.status).toBe(204);
+    expect((await elsewhere.get("/auth/me")).status).toBe(401);
+    expect((await elsewhere.get("/contacts", project.id)).status).toBe(401);
+    expect((await here.get("/auth/me")).status).toBe(200);
+    expect((await login(platform, "changer@example.com", PASSWORD)).status).toBe(401);
+    expect((await login(platform, "changer@example.com", NEW_PASSWORD)).status).toBe(200);
+  });
+
+  it("signing out everywhere ends every session of the user, this one included, and no one else's", async () => {
+    await createUser(platform, "everywhere@example.com", project.id, "viewer", PASSWORD);
+    const [laptop, phone] = [await signedIn(platform, "everywhere@example.com", PASSWORD), await signedIn(platform, "everywhere@example.com", PASSWORD)];
+    const bystander = await signedIn(platform, "editor@example.com", PASSWORD);
+    const out = await phone.post("/auth/logout-everywhere", {});
+    expect(out.status).toBe(204);
+    expect(out.headers.get("set-cookie")).toMatch(/Max-Age=0/);
+    expect((await laptop.get("/auth/me")).status).toBe(401);
+    expect((await phone.get("/auth/me")).status).toBe(401);
+    expect((await bystander.get("/auth/me")).status).toBe(200);
+    // from another site, it is refused like every other change
+    const again = await signedIn(platform, "everywhere@example.com", PASSWORD);
+    expect((await again.post("/auth/logout-everywhere", {}, undefined, { origin: "https://evil.example" })).status).toBe(403);
+    expect((await again.get("/auth/me")).status).toBe(200);
+  });
+
+  it("the operator setting a new password ends the user's sessions", async () => {
+    await createUser(platform, "reset@example.com", project.id, "viewer", PASSWORD);
+    const b = await signedIn(platform, "reset@example.com", PASSWORD);
+    await createUser(platform, "reset@example.com", project.id, "viewer", NEW_PASSWORD);
+    expect((await b.get("/auth/me")).status).toBe(401);
+    expect((await login(platform, "reset@example.com", NEW_PASSWORD)).status).toBe(200);
   });
 });
 

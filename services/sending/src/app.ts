@@ -1,9 +1,11 @@
 import { Periodic, resolveSecret, type Deps, type ServiceApp } from "@mailroom/kit";
 import { returnPathDomain, type SendingEnv } from "./config.js";
+import { confirmationsRepo } from "./db/confirmations-repo.js";
 import { feedbackRepo } from "./db/feedback-repo.js";
 import { createRelay } from "./delivery/transport.js";
 import { deliveryConsumer } from "./delivery/worker.js";
 import { ProjectThrottle } from "./delivery/throttle.js";
+import { CONFIRMATION_LINK_DAYS } from "./domain/confirmation-text.js";
 import { LinkSigner } from "./domain/links.js";
 import { VerpSigner } from "./domain/verp.js";
 import { registerDomains } from "./handlers/domains.js";
@@ -12,6 +14,7 @@ import { registerLinks } from "./handlers/links.js";
 import { registerSend } from "./handlers/send.js";
 import { registerSes } from "./handlers/ses.js";
 import { registerSettings } from "./handlers/settings.js";
+import { registerSuppressions } from "./handlers/suppressions.js";
 import { registerSystemEmail } from "./handlers/system-email.js";
 import { registerStats } from "./handlers/stats.js";
 import { emailEventsConsumer } from "./handlers/email-events-consumer.js";
@@ -28,7 +31,7 @@ import { EngagementRecorder } from "./usecases/engagement.js";
 import { Enqueue } from "./usecases/enqueue.js";
 import { Feedback } from "./usecases/feedback.js";
 import { InboundMail } from "./usecases/inbound.js";
-import { ProjectSettings, SuppressionChecks, VerifiedDomains } from "./usecases/lookups.js";
+import { ProjectNames, ProjectSettings, SuppressionChecks, VerifiedDomains } from "./usecases/lookups.js";
 import { EmailQueue } from "./usecases/queue-email.js";
 import { Renderer } from "./usecases/render-email.js";
 import { SendEmails } from "./usecases/send.js";
@@ -52,7 +55,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
   const ctx: Ctx = { sql, names: deps.names, outbox: deps.outbox, metrics: deps.metrics, links, verp: new VerpSigner(secret, bounceDomain), systemFrom };
 
   const verified = new VerifiedDomains(sql);
-  const settings = new ProjectSettings(sql);
+  const settings = new ProjectSettings(sql, verified);
   const suppressions = new SuppressionChecks(sql);
   const queue = new EmailQueue(sql, deps.names, deps.outbox);
   const renderer = new Renderer(links, settings);
@@ -87,6 +90,12 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     log,
     run: () => feedbackRepo.pruneReceipts(sql, RECEIPT_DAYS),
   });
+  const confirmationPruner = new Periodic({
+    name: "confirmation quota prune",
+    everyMs: 60 * 60 * 1000,
+    log,
+    run: () => confirmationsRepo.prune(sql, CONFIRMATION_LINK_DAYS),
+  });
   let inbound: InboundServer | undefined;
 
   return {
@@ -96,8 +105,9 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       registerTemplates(server, templates);
       registerEmails(server, analytics, new Enqueue(sql, queue, renderer, verified, bounceDomain), templates);
       registerDomains(server, domains);
-      registerSettings(server, settings, new Confirmations(sql, own, settings, verified, links));
+      registerSettings(server, settings, new Confirmations(sql, own, settings, verified, links, new ProjectNames(rpc), log));
       registerSystemEmail(server, own);
+      registerSuppressions(server, suppressions, log);
       registerStats(server, analytics);
       registerLinks(server, links, engagement, new Subscriptions(sql, rpc, links, suppressions));
       const topics = new Set(config.SES_SNS_TOPIC_ARNS);
@@ -130,10 +140,12 @@ export function buildApp(deps: SendingDeps): ServiceApp {
         log,
       );
       pruner.start();
+      confirmationPruner.start();
     },
     // Runs after the consumers have finished their in-flight deliveries.
     async stop() {
       await pruner.stop();
+      await confirmationPruner.stop();
       // the RPC server has drained: no open or click arrives after this flush
       await engagement.flush();
       await inbound?.close();

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -5,13 +6,14 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { wireNames, type EventEnvelope } from "@mailroom/contracts";
 import { serviceDatabaseUrl } from "@mailroom/kit";
-import { DATABASE_URL, waitFor } from "@mailroom/testkit";
+import { DATABASE_URL, REPO_ROOT, waitFor } from "@mailroom/testkit";
 import { newProject, sharedPlatform } from "@mailroom/testkit/shared";
 import { messagesTo, uniqueAddress, verifiedDomain } from "./helpers.js";
 
 /**
  * A complaint is the recipient's word: a /v1/send (or any call made with an API key) that
- * resubscribes the contact lifts a bounce suppression, never a complaint (decisions.md §12).
+ * resubscribes the contact lifts a bounce suppression, never a complaint (decisions.md §12); nor
+ * does any link in an email, since the tenant writes the email; only the operator does (§15).
  * Marketing mail is what a suppression stops, so each case ends with a marketing enqueue.
  */
 type Project = Awaited<ReturnType<typeof newProject>>;
@@ -121,5 +123,45 @@ describe("resubscribing through /v1/send", () => {
     expect((await p.api.patch(`/contacts/${complained.contactId}`, { subscribed: true })).status).toBe(200);
     await suppressionConsumerHandled(complained.contactId);
     expect(await marketingStatus(complained.to, complained.contactId)).toBe("FAILED");
+  });
+});
+
+/** `npx mailroom …` from the repository root, as an operator runs it on a fresh clone. */
+function mailroom(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("npx", ["mailroom", ...args], { cwd: REPO_ROOT, env: { ...process.env, ...sharedPlatform().env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`mailroom ${args.join(" ")} exited ${code}: ${err}`))));
+  });
+}
+
+describe("a complaint", () => {
+  it("is lifted by no link a tenant can put in an email, only by the operator", async () => {
+    const complained = await suppressed("complaint");
+    // the tenant mails a subscribe link, worded as it likes, and the recipient clicks it
+    const sent = await p.api.post("/v1/send", {
+      to: complained.to,
+      from: `news@${domain}`,
+      subject: "Keep your account",
+      body: '<p>Click to keep your account open</p><a href="{{ subscribeUrl }}">Keep it</a>',
+    });
+    expect(sent.status).toBe(200);
+    const mail = (await messagesTo(complained.to, 2)).find((m) => m.subject === "Keep your account")!;
+    const link = /href="([^"]*\/s\/[^"]+)"/.exec(String(mail.html))![1]!;
+    const clicked = await fetch(`${sharedPlatform().url}${new URL(link).pathname}`, { method: "POST" });
+    expect(clicked.status).toBe(200);
+    expect((await p.api.get(`/contacts/${complained.contactId}`)).body.subscribed).toBe(true);
+    await suppressionConsumerHandled(complained.contactId);
+    expect(await marketingStatus(complained.to, complained.contactId)).toBe("FAILED");
+
+    const bad = mailroom(["suppressions", "lift", "--project", p.id, "--email", "not an address"]);
+    await expect(bad).rejects.toThrow(/exited 2/);
+    const lifted = JSON.parse(await mailroom(["suppressions", "lift", "--project", p.id, "--email", complained.to.toUpperCase(), "--json"]));
+    expect(lifted).toEqual({ lifted: ["complaint"] });
+    expect(await marketingStatus(complained.to, complained.contactId)).not.toBe("FAILED");
+    expect(JSON.parse(await mailroom(["suppressions", "lift", "--project", p.id, "--email", complained.to, "--json"]))).toEqual({ lifted: [] });
   });
 });

@@ -31,10 +31,17 @@ export type LoginRequest = z.infer<typeof LoginRequest>;
 export const AcceptInvitationRequest = z.object({
   token: z.string().min(1).max(2000),
   name: z.string().trim().min(1).max(200),
-  /** Optional when the invited address already has an account (it signs in with its own). */
+  /**
+   * A new account's password; for an address that has an account already, that account's password,
+   * unless the request carries that account's signed-in session (decisions.md §15).
+   */
   password: Password.optional(),
 });
 export type AcceptInvitationRequest = z.infer<typeof AcceptInvitationRequest>;
+
+/** `POST /auth/password`: the signed-in user's new password; every other session of theirs ends. */
+export const ChangePasswordRequest = z.object({ currentPassword: z.string().min(1).max(200), newPassword: Password });
+export type ChangePasswordRequest = z.infer<typeof ChangePasswordRequest>;
 
 export const Member = z.object({
   /** The user's id (an invitation not yet accepted has the invitation's id and `pending: true`). */
@@ -92,7 +99,9 @@ export const accountRoutes = [
   defineRoute({ ...auth, method: "POST", path: "/auth/login", operation: "gateway.auth.login", summary: "Sign in with email and password (sets the session cookie)", body: LoginRequest, response: SessionInfo, status: 200 }),
   defineRoute({ ...auth, auth: "session", method: "POST", path: "/auth/logout", operation: "gateway.auth.logout", summary: "Sign out (the session is revoked on the server)", status: 204 }),
   defineRoute({ ...auth, auth: "session", method: "GET", path: "/auth/me", operation: "gateway.auth.me", summary: "The signed-in user and their projects", response: SessionInfo, status: 200 }),
-  defineRoute({ ...auth, method: "POST", path: "/auth/invitations/accept", operation: "gateway.auth.acceptInvitation", summary: "Accept an invitation (creates the account when needed, signs in)", body: AcceptInvitationRequest, response: SessionInfo, status: 200 }),
+  defineRoute({ ...auth, auth: "session", method: "POST", path: "/auth/logout-everywhere", operation: "gateway.auth.logoutEverywhere", summary: "Sign out everywhere (every session of the user is revoked, this one included)", status: 204 }),
+  defineRoute({ ...auth, auth: "session", method: "POST", path: "/auth/password", operation: "gateway.auth.changePassword", summary: "Change the password (needs the current one; the user's other sessions are revoked)", body: ChangePasswordRequest, status: 204 }),
+  defineRoute({ ...auth, method: "POST", path: "/auth/invitations/accept", operation: "gateway.auth.acceptInvitation", summary: "Accept an invitation (creates the account when needed; an existing account needs its password or its session; signs in)", body: AcceptInvitationRequest, response: SessionInfo, status: 200 }),
   defineRoute({ ...owner, role: "viewer", method: "GET", path: "/projects/:id/members", operation: "gateway.members.list", summary: "List a project's members and pending invitations", params: ProjectParams, response: MemberList, status: 200 }),
   defineRoute({ ...owner, method: "POST", path: "/projects/:id/members", operation: "gateway.members.invite", summary: "Invite a member (an email with a signed link)", params: ProjectParams, body: InviteMemberRequest, response: Member, status: 201 }),
   defineRoute({ ...owner, method: "PATCH", path: "/projects/:id/members/:userId", operation: "gateway.members.update", summary: "Change a member's role", params: MemberParams, body: UpdateMemberRequest, response: Member, status: 200 }),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Id, IdParams } from "../common.js";
 import { UPLOAD_MAX_BYTES, defineRoute } from "../route.js";
+import { contactsRpc } from "./rpc.js";
 
 /** decisions.md §14. RUNNING until every row is applied (or the file could not be read at all). */
 export const ImportStatus = z.enum(["RUNNING", "COMPLETED", "FAILED"]);
@@ -79,7 +80,7 @@ export const importRoutes = [
     operation: "contacts.imports.create",
     summary:
       "Import contacts from a CSV body (header row; `email` required, `subscribed` optional, every other column goes to `data`, with the data rules of POST /contacts; `?topics=` opts every row into those topics; with double opt-in on, a new subscription waits for its confirmation email). Answers 202 at once; the import runs in the background",
-    upload: { contentTypes: IMPORT_CONTENT_TYPES },
+    upload: { contentTypes: IMPORT_CONTENT_TYPES, slots: { reserve: contactsRpc.reserveImport.operation, release: contactsRpc.releaseImport.operation } },
     query: ImportContactsQuery,
     bodyLimit: UPLOAD_MAX_BYTES,
     response: ImportAccepted,
@@ -100,7 +101,8 @@ export const importRoutes = [
     method: "GET",
     path: "/contacts/export",
     operation: "contacts.export",
-    summary: "Export contacts (all, or a segment's members) as CSV: email, subscribed, createdAt, then one column per data key found",
+    summary:
+      "Export contacts (all, or a segment's members) as CSV: email, subscribed, createdAt, then one column per data key of the project; a cell that a spreadsheet would take for a formula starts with '",
     query: ExportContactsQuery,
     rawResponse: { contentType: "text/csv; charset=utf-8", description: "the contacts as CSV, streamed" },
     streamed: true,

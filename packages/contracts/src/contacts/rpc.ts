@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineRpc } from "../route.js";
+import { UploadReleaseRequest, UploadSlotReply, UploadSlotRequest, defineRpc } from "../route.js";
 import { EmailAddress, Id, JsonObject } from "../common.js";
 import { ErrorDetail } from "../errors.js";
 import { ConditionConfig, FilterExpression } from "../filters.js";
@@ -141,6 +141,9 @@ export const SetTopicsRpcReply = z.object({ contact: Contact, changed: z.array(z
 export type SetTopicsRpcReply = z.infer<typeof SetTopicsRpcReply>;
 
 export const contactsRpc = {
+  /** A place among the project's pending imports, before an upload's body is read (decisions.md §15). */
+  reserveImport: defineRpc({ service: "contacts", operation: "contacts.imports.reserve", request: UploadSlotRequest, reply: UploadSlotReply }),
+  releaseImport: defineRpc({ service: "contacts", operation: "contacts.imports.release", request: UploadReleaseRequest, reply: z.object({}) }),
   topics: defineRpc({ service: "contacts", operation: "contacts.topics.all", request: TopicsRpcRequest, reply: TopicsRpcReply }),
   setTopics: defineRpc({ service: "contacts", operation: "contacts.topics.set", request: SetTopicsRpcRequest, reply: SetTopicsRpcReply }),
   upsert: defineRpc({

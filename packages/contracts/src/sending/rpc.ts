@@ -134,8 +134,9 @@ export const DoubleOptInRpcReply = z.object({ enabled: z.boolean(), templateId: 
 export type DoubleOptInRpcReply = z.infer<typeof DoubleOptInRpcReply>;
 
 /**
- * Mails a contact the double opt-in confirmation (the project's template or the default) with its
- * signed `/c/{token}` link. `idempotencyKey` makes a retried call return the first email.
+ * Mails a contact the double opt-in confirmation with its signed `/c/{token}` link: the project's
+ * template when its sender is on a verified domain of the project, else Mailroom's fixed text from
+ * SYSTEM_FROM (decisions.md §15). `idempotencyKey` makes a retried call return the first email.
  */
 export const ConfirmationEmailRpcRequest = z.object({
   projectId: Id,
@@ -144,8 +145,21 @@ export const ConfirmationEmailRpcRequest = z.object({
   idempotencyKey: z.string().min(1).max(300),
 });
 export type ConfirmationEmailRpcRequest = z.infer<typeof ConfirmationEmailRpcRequest>;
-export const ConfirmationEmailRpcReply = z.object({ emailId: z.string() });
+/**
+ * `emailId` null: nothing was sent, because the address had its confirmation of the window already
+ * (one per project and three across projects per 24 h, decisions.md §15). The caller answers as usual.
+ */
+export const ConfirmationEmailRpcReply = z.object({ emailId: z.string().nullable() });
 export type ConfirmationEmailRpcReply = z.infer<typeof ConfirmationEmailRpcReply>;
+
+/**
+ * Admin only (`mailroom suppressions lift`): removes the address's suppressions in the project, a
+ * complaint's included. Never reachable over HTTP: no key and no link lifts a complaint (§15).
+ */
+export const LiftSuppressionsRpcRequest = z.object({ projectId: Id, email: EmailAddress });
+export type LiftSuppressionsRpcRequest = z.infer<typeof LiftSuppressionsRpcRequest>;
+export const LiftSuppressionsRpcReply = z.object({ lifted: z.array(z.enum(["bounce", "complaint"])) });
+export type LiftSuppressionsRpcReply = z.infer<typeof LiftSuppressionsRpcReply>;
 
 export const sendingRpc = {
   doubleOptIn: defineRpc({ service: "sending", operation: "sending.doubleOptIn", request: DoubleOptInRpcRequest, reply: DoubleOptInRpcReply }),
@@ -202,5 +216,11 @@ export const sendingRpc = {
     operation: "sending.domains.forceVerify",
     request: ForceVerifyDomainRpcRequest,
     reply: ForceVerifyDomainRpcReply,
+  }),
+  liftSuppressions: defineRpc({
+    service: "sending",
+    operation: "sending.suppressions.lift",
+    request: LiftSuppressionsRpcRequest,
+    reply: LiftSuppressionsRpcReply,
   }),
 };

@@ -7,6 +7,7 @@ import { useProjectId } from "./query";
 
 const login = routeOf(accountRoutes, "gateway.auth.login");
 const logout = routeOf(accountRoutes, "gateway.auth.logout");
+const logoutEverywhere = routeOf(accountRoutes, "gateway.auth.logoutEverywhere");
 const me = routeOf(accountRoutes, "gateway.auth.me");
 const acceptInvitation = routeOf(accountRoutes, "gateway.auth.acceptInvitation");
 
@@ -48,10 +49,11 @@ export function useAcceptInvitation() {
   return useSignInMutation((body: { token: string; name: string; password?: string }) => request(acceptInvitation, { body }));
 }
 
-export function useLogout() {
+/** Signing out here, or (`everywhere`) ending every session of the user, on every device. */
+export function useLogout(opts: { everywhere?: boolean } = {}) {
   const client = useQueryClient();
   return useMutation<undefined, ApiError, void>({
-    mutationFn: () => request(logout),
+    mutationFn: () => request(opts.everywhere ? logoutEverywhere : logout),
     meta: AUTH_FORM,
     // Whatever the server said, nothing of the old session stays on screen.
     onSettled: () => client.clear(),

@@ -5,8 +5,10 @@ import { useLogout, useMe } from "../api/session";
 export function UserMenu() {
   const { data } = useMe();
   const logout = useLogout();
+  const logoutEverywhere = useLogout({ everywhere: true });
   const navigate = useNavigate();
   if (!data) return null;
+  const toSignIn = { onSettled: () => navigate("/sign-in", { replace: true }) };
   return (
     <Menu position="bottom-end" withinPortal>
       <Menu.Target>
@@ -14,7 +16,9 @@ export function UserMenu() {
       </Menu.Target>
       <Menu.Dropdown>
         <Menu.Label>{data.user.email}</Menu.Label>
-        <Menu.Item onClick={() => logout.mutate(undefined, { onSettled: () => navigate("/sign-in", { replace: true }) })}>Sign out</Menu.Item>
+        <Menu.Item onClick={() => logout.mutate(undefined, toSignIn)}>Sign out</Menu.Item>
+        {/* every session of the account ends: a browser left signed in elsewhere, a lost laptop */}
+        <Menu.Item onClick={() => logoutEverywhere.mutate(undefined, toSignIn)}>Sign out everywhere</Menu.Item>
       </Menu.Dropdown>
     </Menu>
   );

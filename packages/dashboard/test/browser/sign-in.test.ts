@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { a11yViolations, signIn } from "@mailroom/testkit/browser";
+import { a11yViolations, signIn, signedInContext } from "@mailroom/testkit/browser";
 import { browserAndOwner } from "./fixture.js";
 
 const fx = browserAndOwner();
@@ -50,11 +50,33 @@ describe("signing in to the dashboard", () => {
     expect(cookie).toBeDefined();
 
     await page.getByRole("button", { name: new RegExp(fx.owner.email.split("@")[0]!, "i") }).click();
-    await page.getByRole("menuitem", { name: "Sign out" }).click();
+    await page.getByRole("menuitem", { name: "Sign out", exact: true }).click();
     await page.getByRole("button", { name: "Sign in" }).waitFor();
 
     const me = await fetch(`${platform.url}/auth/me`, { headers: { cookie: `mailroom_session=${cookie!.value}` } });
     expect(me.status).toBe(401);
     await context.close();
   });
+
+  it("signs out everywhere: every browser signed in as the user is signed out, not only this one", async () => {
+    const here = await fx.browser.newContext();
+    const page = await here.newPage();
+    await signIn(page, platform.url, fx.owner);
+    // the same account signed in elsewhere (another browser, a lost laptop)
+    const elsewhere = await signedInContext(fx.browser, platform.url, fx.owner);
+    const cookieOf = async (c: typeof here) => (await c.cookies()).find((k) => k.name === "mailroom_session")!.value;
+    const me = (cookie: string) => fetch(`${platform.url}/auth/me`, { headers: { cookie: `mailroom_session=${cookie}` } });
+    const [mine, theirs] = [await cookieOf(here), await cookieOf(elsewhere)];
+    expect((await me(theirs)).status).toBe(200);
+
+    await page.getByRole("button", { name: new RegExp(fx.owner.email.split("@")[0]!, "i") }).click();
+    await page.getByRole("menuitem", { name: "Sign out everywhere" }).click();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+
+    expect((await me(mine)).status).toBe(401);
+    expect((await me(theirs)).status).toBe(401);
+    await here.close();
+    await elsewhere.close();
+  });
 });
+

@@ -44,24 +44,6 @@ export const audienceRepo = traced("AudienceRepo", {
     );
   },
 
-  /** Every data key used by the project's contacts matching `compiled` (all when null), sorted. */
-  async dataKeys(q: Q, projectId: string, compiled: CompiledFilter | null): Promise<string[]> {
-    const rows = await q.unsafe<{ k: string }[]>(
-      `select distinct k from contacts c, jsonb_object_keys(c.data) k
-       where c.project_id = $1::uuid and $2::uuid is not null and ${compiled?.text ?? "true"} order by k`,
-      [projectId, NIL, ...(compiled?.values ?? [])],
-    );
-    return rows.map((r) => r.k);
-  },
-
-  /** Every data key used by a tracked segment's recorded members, sorted. */
-  async memberDataKeys(q: Q, segmentId: string): Promise<string[]> {
-    const rows = await q<{ k: string }[]>`
-      select distinct k from segment_members m join contacts c on c.id = m.contact_id, jsonb_object_keys(c.data) k
-      where m.segment_id = ${segmentId} order by k`;
-    return rows.map((r) => r.k);
-  },
-
   /** Exact count of the project's contacts matching `compiled` (`paramOffset: 1`). */
   async count(q: Q, projectId: string, compiled: CompiledFilter): Promise<number> {
     const [row] = await q.unsafe<{ n: number }[]>(

@@ -82,11 +82,6 @@ export const importsRepo = traced("ImportsRepo", {
     return row!;
   },
 
-  async pending(q: Q, projectId: string): Promise<number> {
-    const [r] = await q<{ n: number }[]>`select count(*)::int as n from contact_imports where project_id = ${projectId} and status = 'RUNNING'`;
-    return r?.n ?? 0;
-  },
-
   async byId(q: Q, projectId: string, id: string): Promise<ImportRow | null> {
     if (!isId(id)) return null;
     const [row] = await q<ImportRow[]>`select * from contact_imports where id = ${id} and project_id = ${projectId}`;

@@ -217,3 +217,34 @@ export const pendingConfirmations = pgTable(
   },
   (t) => [index("pending_confirmations_due_idx").on(t.notBefore)],
 );
+
+/**
+ * The project's data keys (the top-level keys of contacts' `data`), at most 2,000 (decisions.md §15),
+ * registered before the first write that stores one. `position` numbers them 1, 2, 3… in the order
+ * they came, under the project's lock, and a key is never removed: an export reads the keys up to the
+ * position it started with, so every chunk has the same columns without carrying them.
+ */
+export const dataKeys = pgTable(
+  "data_keys",
+  {
+    projectId: uuid("project_id").notNull(),
+    key: text("key").notNull(),
+    position: integer("position").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.key] }), uniqueIndex("data_keys_position_uq").on(t.projectId, t.position)],
+);
+
+/**
+ * A place among the project's pending imports, taken before an upload's body is read (decisions.md
+ * §15) and given up when its import is made, or when it expires (the upload never finished).
+ */
+export const importSlots = pgTable(
+  "import_slots",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("import_slots_project_idx").on(t.projectId)],
+);

@@ -84,6 +84,20 @@ export function checkDataLimits(data: ContactDataInput, what = "data"): void {
 }
 
 /**
+ * The top-level keys a call would store (rule 1 and 4's stored values; not deleted, skipped,
+ * one-shot or reserved ones): what the project's data-key limit counts (decisions.md §15). Input
+ * over DATA_LIMITS is refused first, as `applyContactData` would, so a refused call registers nothing.
+ */
+export function storedKeys(input: ContactDataInput | undefined, entry: EntryPoint): string[] {
+  if (input) checkDataLimits(input);
+  const keys: string[] = [];
+  for (const key in input) {
+    if (!RESERVED_KEYS.has(key) && classify(input[key]!, entry).kind === "store") keys.push(key);
+  }
+  return keys;
+}
+
+/**
  * The contact data rules (api-spec "Contact data rules"), the one implementation used by /v1/send
  * (through contacts.upsert), /v1/track, POST /contacts and PATCH /contacts/{id}:
  * 1. primitives are stored (on send and track also template variables);

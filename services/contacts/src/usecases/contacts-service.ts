@@ -3,9 +3,10 @@ import { Batcher, isId, newId } from "@mailroom/kit";
 import { contactsRepo, createOrReadManyStatement, readCreatedOrRead, type ContactRow } from "../db/contacts-repo.js";
 import { type EventRow, eventsRepo } from "../db/events-repo.js";
 import { locks, membersRepo, projectsSharedStatement } from "../db/members-repo.js";
-import type { DataOutcome, EntryPoint } from "../domain/data-rules.js";
+import { storedKeys, type DataOutcome, type EntryPoint } from "../domain/data-rules.js";
 import { asksToSubscribe, type Caller, type SubscriptionVia, type UnsubscribeReason } from "../domain/subscription.js";
 import { unknownTopicProblems, type TopicCatalog } from "../domain/topics.js";
+import type { DataKeyRegistry } from "./data-key-registry.js";
 import type { DoubleOptInGate } from "./double-opt-in.js";
 import type { Outgoing } from "./outgoing.js";
 import type { TopicsService } from "./topics-service.js";
@@ -60,8 +61,15 @@ export class ContactsService {
     private readonly writer: Writer,
     private readonly topics: TopicsService,
     private readonly optIn: DoubleOptInGate,
+    /** The project's data-key limit, checked before every write of contact data (no query when the keys are known). */
+    private readonly dataKeys: DataKeyRegistry,
     private readonly clock: () => Date = () => new Date(),
   ) {}
+
+  /** The project's data-key limit for a write of `data` (no query when its keys are known here). */
+  private admitKeys(projectId: string, data: ContactDataInput | undefined, entry: EntryPoint): Promise<void> | null {
+    return this.dataKeys.admit(projectId, storedKeys(data, entry));
+  }
 
   /** The project's topics when the write names some, after refusing ids that are not the project's. */
   private async withCatalog<T extends { topics?: Record<string, boolean> | undefined }>(projectId: string, input: T): Promise<T & { catalog?: TopicCatalog }> {
@@ -78,6 +86,7 @@ export class ContactsService {
    * transaction.
    */
   async upsert(projectId: string, given: UpsertInput, entry: EntryPoint): Promise<WriteResult> {
+    await this.admitKeys(projectId, given.data, entry);
     const input = await this.withCatalog(projectId, given);
     const now = this.clock();
     const first = await this.createOrInspect(projectId, input, entry, now);
@@ -94,6 +103,8 @@ export class ContactsService {
    * names one contact: the second sees the first's write, which leaves nothing to change.
    */
   async upsertMany(projectId: string, emails: string[], input: Omit<UpsertInput, "email">, entry: EntryPoint): Promise<WriteResult[]> {
+    const registering = this.admitKeys(projectId, input.data, entry);
+    if (registering) await registering; // hot path (/v1/send): no await when the keys are known
     const now = this.clock();
     const byAddress = new Map<string, WriteResult>();
     for (const email of emails) {
@@ -205,6 +216,7 @@ export class ContactsService {
   /** PATCH /contacts/{id}: null when the contact is not in the project. */
   async update(projectId: string, id: string, given: ContactPatch): Promise<WriteResult | null> {
     if (!isId(id)) return null;
+    await this.admitKeys(projectId, given.data, "api");
     const patch = await this.withCatalog(projectId, given);
     try {
       return await this.writer.run(async (tx, out) => {
@@ -266,6 +278,8 @@ export class ContactsService {
       const message = `"${input.event}" is a reserved system event name and cannot be tracked`;
       throw AppError.validation(message, [{ path: "event", message: "reserved event name" }], "reserved_event");
     }
+    const registering = this.admitKeys(projectId, input.data, "track");
+    if (registering) await registering; // hot path: no await when the keys are known
     const confirmFirst = input.caller === "public" && input.subscribed !== false && (await this.optIn.enabled(projectId));
     // With an Idempotency-Key the gateway's claim id (a UUIDv7, the same on every attempt) is the
     // event's id: an attempt after one whose answer was lost meets the first's event at its

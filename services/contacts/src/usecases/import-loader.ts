@@ -32,6 +32,38 @@ export async function loadImport(sql: Sql, id: string, token: string, upload: Up
   return loadByParser(sql, id, token, again, signal);
 }
 
+/** How the parser reads an import (its first good record is the header). */
+const PARSER_OPTIONS = {
+  bom: true,
+  relax_column_count: true,
+  relax_quotes: true,
+  skip_empty_lines: true,
+  skip_records_with_error: true,
+  max_record_size: MAX_RECORD_BYTES,
+} as const;
+
+/**
+ * The columns an upload's header names, read as the loader will read it (at most a record's bound
+ * of the file); null when the file has no usable header (the import then fails with the reason).
+ */
+export async function uploadColumns(source: AsyncIterable<Uint8Array>): Promise<ImportColumns | null> {
+  const parser = parse(PARSER_OPTIONS);
+  const input = Readable.from(source, { objectMode: false });
+  input.on("error", (err) => parser.destroy(err));
+  input.pipe(parser);
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      const columns = importColumns(record);
+      return "error" in columns ? null : columns;
+    }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    input.destroy();
+  }
+}
+
 function csvErrorMessage(err: CsvError): string {
   if (err.code === "CSV_QUOTE_NOT_CLOSED") return "a quoted field is not closed before the end of the file";
   if (err.code === "CSV_MAX_RECORD_SIZE") return `the row is longer than ${MAX_RECORD_BYTES} bytes`;
@@ -46,14 +78,7 @@ function csvErrorMessage(err: CsvError): string {
  */
 async function loadByParser(sql: Sql, id: string, token: string, source: AsyncIterable<Uint8Array>, signal: AbortSignal): Promise<LoadResult> {
   await importsRepo.createStaging(sql, id);
-  const parser = parse({
-    bom: true,
-    relax_column_count: true,
-    relax_quotes: true,
-    skip_empty_lines: true,
-    skip_records_with_error: true,
-    max_record_size: MAX_RECORD_BYTES,
-  });
+  const parser = parse(PARSER_OPTIONS);
   // The parser reports a skipped record as it meets it, before the records ahead of it are read
   // out: each skip is kept with how many records had been parsed then, to number rows in file order.
   // (Its `info` option would number each record for us, at twice the parsing time.)

@@ -122,22 +122,18 @@ export class SegmentQueries {
     return audienceRepo.page(this.sql, req.projectId, expr && this.compile(expr, graph, topics), opts);
   }
 
-  /**
-   * The CSV export's audience, a keyset page of whole rows at a time: the project's contacts, or a
-   * segment's members (NOT_FOUND when it is not the project's); with `keys`, also the data keys
-   * every contact of that audience uses (the export's columns, read before its first row).
+    /**
+   * A page of the export's rows after `afterId`: the project's contacts or, with `segmentId`, the
+   * segment's members (NOT_FOUND when it is not the project's).
    */
-  async exportPage(projectId: string, segmentId: string | undefined, afterId: string | undefined, limit: number, keys: boolean) {
+  async exportPage(projectId: string, segmentId: string | undefined, afterId: string | undefined, limit: number) {
     const { graph, topics } = await this.graph(projectId);
     const segment = segmentId === undefined ? undefined : graph.get(segmentId);
     if (segmentId !== undefined && !segment) throw AppError.notFound("Segment");
     const page = { afterId, limit };
-    const compiled = segment && !segment.trackMembership ? this.compile(segment.filters, graph, topics, segment.id) : null;
-    const [rows, dataKeys] = await Promise.all([
-      segment?.trackMembership ? audienceRepo.members(this.sql, segment.id, null, page) : audienceRepo.page(this.sql, projectId, compiled, page),
-      !keys ? undefined : segment?.trackMembership ? audienceRepo.memberDataKeys(this.sql, segment.id) : audienceRepo.dataKeys(this.sql, projectId, compiled),
-    ]);
-    return { rows, keys: dataKeys };
+    if (segment?.trackMembership) return audienceRepo.members(this.sql, segment.id, null, page);
+    const compiled = segment ? this.compile(segment.filters, graph, topics, segment.id) : null;
+    return audienceRepo.page(this.sql, projectId, compiled, page);
   }
 
   async validate(req: ValidateFilterRpcRequest): Promise<ValidateFilterRpcReply> {

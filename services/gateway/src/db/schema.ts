@@ -128,3 +128,17 @@ export const invitations = pgTable(
   },
   (t) => [uniqueIndex("invitations_token_uq").on(t.tokenHash), index("invitations_project_idx").on(t.projectId)],
 );
+
+/**
+ * When an invitation email last went to an address (lower-cased) of a project: at most one an hour
+ * (decisions.md §15), whatever was withdrawn or sent again meanwhile. Rows past the hour are pruned.
+ */
+export const invitationMailings = pgTable(
+  "invitation_mailings",
+  {
+    projectId: uuid("project_id").notNull(),
+    address: text("address").notNull(),
+    sentAt: timestamp("sent_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.address] })],
+);

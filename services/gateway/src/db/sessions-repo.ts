@@ -33,6 +33,15 @@ export const sessionsRepo = traced("SessionsRepo", {
     await q`update sessions set revoked_at = now() where id = ${id} and revoked_at is null`;
   },
 
+  /** Revokes every live session of the user except `keepId` (null: all of them). */
+  async revokeAllOf(q: Q, userId: string, keepId: string | null): Promise<number> {
+    const rows = await q`
+      update sessions set revoked_at = now()
+      where user_id = ${userId} and revoked_at is null and (${keepId}::text is null or id <> ${keepId}::text)
+      returning id`;
+    return rows.length;
+  },
+
   async purgeEnded(q: Q, idleMs: number): Promise<number> {
     const rows = await q`
       delete from sessions

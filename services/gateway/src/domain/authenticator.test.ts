@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Authenticator, type FailureBudget } from "./authenticator.js";
+import { Authenticator } from "./authenticator.js";
+import { type FailureBudget, LookupFailures } from "./lookup-failures.js";
 import { generateKey, hashKey } from "./keys.js";
 import type { KeyRecord } from "./authenticator.js";
 
@@ -26,7 +27,7 @@ function setup(budget = 3, ttlMs = 500) {
       },
     },
     ttlMs,
-    failures,
+    new LookupFailures(failures),
   );
   return { auth, lookups, charged };
 }

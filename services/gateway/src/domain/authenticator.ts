@@ -1,6 +1,6 @@
 import { BoundedMap, ExpiringMap } from "@mailroom/kit";
 import { hashKey, type KeyKind, kindOf, parseBearer } from "./keys.js";
-import type { RateDecision } from "./rate-decision.js";
+import type { LookupFailures } from "./lookup-failures.js";
 
 /** An active key as authentication knows it (never the key itself: only its hash is stored). */
 export interface KeyRecord {
@@ -12,11 +12,6 @@ export interface KeyRecord {
 
 export interface KeyLookup {
   findActiveByHash(hash: string): Promise<KeyRecord | null>;
-}
-
-/** Charges a client address for a lookup that found no key (a Redis token bucket, fail open). */
-export interface FailureBudget {
-  take(client: string): Promise<RateDecision>;
 }
 
 export interface Principal extends KeyRecord {}
@@ -36,7 +31,6 @@ const MAX_ENTRIES = 50_000;
  */
 const UNKNOWN_ENTRIES = 20_000;
 const UNKNOWN_TTL_MS = 60_000;
-const BLOCKED_ENTRIES = 10_000;
 
 const DENIED: AuthResult = { kind: "denied" };
 
@@ -50,13 +44,12 @@ const DENIED: AuthResult = { kind: "denied" };
 export class Authenticator {
   private readonly cache = new BoundedMap<string, { record: KeyRecord; at: number }>(MAX_ENTRIES);
   private readonly unknown = new ExpiringMap<string, true>(UNKNOWN_ENTRIES, UNKNOWN_TTL_MS);
-  /** Client address → until when this replica refuses its lookups (learnt from the shared bucket). */
-  private readonly blocked = new BoundedMap<string, number>(BLOCKED_ENTRIES);
 
   constructor(
     private readonly keys: KeyLookup,
     private readonly ttlMs: number,
-    private readonly failures: FailureBudget,
+    /** Shared with the session cookies (decisions.md §15): one budget per client address. */
+    private readonly failures: LookupFailures,
   ) {}
 
   /** `client` is the caller's address bucket (client-address.ts), charged for failed lookups. */
@@ -73,16 +66,15 @@ export class Authenticator {
     } else if (this.unknown.get(hash)) {
       return DENIED;
     } else {
-      const until = this.blocked.get(client);
-      if (until !== undefined && until > now) return { kind: "throttled", retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) };
+      const wait = this.failures.blockedFor(client, now);
+      if (wait !== null) return { kind: "throttled", retryAfterSeconds: wait };
       record = await this.keys.findActiveByHash(hash);
       if (record) {
         this.cache.set(hash, { record, at: now });
       } else {
         this.cache.delete(hash);
         this.unknown.set(hash, true);
-        const charged = await this.failures.take(client);
-        if (!charged.allowed) this.blocked.set(client, Date.now() + charged.resetSeconds * 1000);
+        await this.failures.charge(client);
       }
     }
     if (!record) return DENIED;

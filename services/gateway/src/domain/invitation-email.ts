@@ -1,4 +1,4 @@
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { escapeHtml, tenantName } from "@mailroom/kit";
 
 const UNITS = [
   ["day", 86_400_000],
@@ -13,15 +13,18 @@ export function lifetimeInWords(ms: number): string {
   return `${n} ${unit}${n === 1 ? "" : "s"}`;
 }
 
-/** The invitation's subject and body; every name in it comes from users, so all of it is escaped. */
+/**
+ * The invitation's subject and body. Every name in it comes from users and goes out from SYSTEM_FROM,
+ * so each is one line of at most 60 characters (decisions.md §15) and escaped in the body.
+ */
 export function invitationEmail(opts: { projectName: string; inviter: string; role: string; link: string; ttlMs: number }): {
   subject: string;
   html: string;
 } {
-  const project = escapeHtml(opts.projectName);
-  const subject = `${opts.inviter} invited you to ${opts.projectName} on Mailroom`.replace(/[\r\n]+/g, " ").slice(0, 998);
+  const [projectName, inviter] = [tenantName(opts.projectName), tenantName(opts.inviter)];
+  const subject = `${inviter} invited you to ${projectName} on Mailroom`;
   const html = [
-    `<p>${escapeHtml(opts.inviter)} invited you to the project <strong>${project}</strong> on Mailroom as ${escapeHtml(opts.role)}.</p>`,
+    `<p>${escapeHtml(inviter)} invited you to the project <strong>${escapeHtml(projectName)}</strong> on Mailroom as ${escapeHtml(opts.role)}.</p>`,
     `<p><a href="${escapeHtml(opts.link)}">Accept the invitation</a></p>`,
     `<p>Or open this link: ${escapeHtml(opts.link)}</p>`,
     `<p>The link works once and for ${lifetimeInWords(opts.ttlMs)}. If you did not expect it, ignore this email.</p>`,

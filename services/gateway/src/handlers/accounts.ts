@@ -3,6 +3,7 @@ import { serialize } from "cookie";
 import {
   AcceptInvitationRequest,
   AppError,
+  ChangePasswordRequest,
   LoginRequest,
   SESSION_COOKIE,
   type SessionInfo,
@@ -10,12 +11,13 @@ import {
   bodyLimitOf,
   type RouteDef,
   type User,
+  type WireError,
 } from "@mailroom/contracts";
 import type { Accounts } from "../usecases/accounts.js";
 import type { Sessions } from "../usecases/sessions.js";
 import { sendError } from "./errors.js";
 import { validate } from "./forward.js";
-import { accountSessionGate, changesState, sameOrigin, type SessionGateDeps } from "./session-gate.js";
+import { accountSessionGate, changesState, sameOrigin, sessionGuard, sessionToken, type SessionGateDeps } from "./session-gate.js";
 import { memberHandlers, type MemberDeps } from "./members.js";
 
 export interface AccountDeps extends SessionGateDeps, MemberDeps {
@@ -28,6 +30,19 @@ export interface AccountDeps extends SessionGateDeps, MemberDeps {
 export type AccountHandler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 const BAD_LOGIN = { error: "UNAUTHORIZED", message: "Wrong email or password" } as const;
+const ACCOUNT_EXISTS: WireError = {
+  error: "UNAUTHORIZED",
+  message: "This address has an account: sign in to it first, or give its password",
+  reason: "account_exists",
+};
+
+function throttled(reply: FastifyReply, wait: number): FastifyReply {
+  reply.header("Retry-After", String(wait));
+  return sendError(reply, { error: "RATE_LIMITED", message: "Too many failed sign-ins; try again later" });
+}
+
+const clearCookie = (reply: FastifyReply, deps: Pick<AccountDeps, "secureCookie">) =>
+  reply.header("set-cookie", serialize(SESSION_COOKIE, "", { httpOnly: true, sameSite: "lax", path: "/", secure: deps.secureCookie, maxAge: 0 }));
 
 export function setSessionCookie(reply: FastifyReply, token: string, deps: Pick<AccountDeps, "secureCookie" | "sessions">): void {
   const maxAge = Math.floor(deps.sessions.times.maxMs / 1000);
@@ -45,17 +60,32 @@ function authHandlers(deps: AccountDeps): Record<string, AccountHandler> {
     "gateway.auth.login": async (req, reply) => {
       const { email, password } = LoginRequest.parse(req.body);
       const login = await deps.accounts.login(email, password, req.ip);
-      if (login.kind === "throttled") {
-        reply.header("Retry-After", String(login.retryAfterSeconds));
-        return sendError(reply, { error: "RATE_LIMITED", message: "Too many failed sign-ins; try again later" });
-      }
+      if (login.kind === "throttled") return throttled(reply, login.retryAfterSeconds);
       if (login.kind === "denied") return sendError(reply, BAD_LOGIN);
       return reply.code(200).send(await signIn(reply, login.user, deps));
     },
 
     "gateway.auth.logout": async (req, reply) => {
       await deps.sessions.revoke(req.session!.token);
-      reply.header("set-cookie", serialize(SESSION_COOKIE, "", { httpOnly: true, sameSite: "lax", path: "/", secure: deps.secureCookie, maxAge: 0 }));
+      return clearCookie(reply, deps).code(204).send();
+    },
+
+    /** Every session of the user ends, this one included (the account menu's "Sign out everywhere"). */
+    "gateway.auth.logoutEverywhere": async (req, reply) => {
+      await deps.sessions.revokeAll(req.session!.userId);
+      return clearCookie(reply, deps).code(204).send();
+    },
+
+    /** Needs the current password; the user's other sessions end, this browser's goes on. */
+    "gateway.auth.changePassword": async (req, reply) => {
+      const { currentPassword, newPassword } = ChangePasswordRequest.parse(req.body);
+      const changed = await deps.accounts.changePassword(req.session!.userId, currentPassword, newPassword, req.ip, req.session!.token);
+      if (changed === "gone") return sendError(reply, { error: "UNAUTHORIZED", message: "Not signed in, or the session has ended" });
+      if (typeof changed === "object") return throttled(reply, changed.wait);
+      if (changed === "wrong") {
+        const message = "The current password is wrong";
+        return sendError(reply, { error: "VALIDATION_ERROR", message, details: [{ path: "currentPassword", message }] });
+      }
       return reply.code(204).send();
     },
 
@@ -65,10 +95,20 @@ function authHandlers(deps: AccountDeps): Record<string, AccountHandler> {
       return reply.code(200).send(await deps.accounts.sessionInfo(user));
     },
 
+    /** An address with an account proves it too: its signed-in session, or its password (decisions.md §15). */
     "gateway.auth.acceptInvitation": async (req, reply) => {
       const body = AcceptInvitationRequest.parse(req.body);
-      const user = await deps.accounts.acceptInvitation(body.token, body.name, body.password);
-      return reply.code(200).send(await signIn(reply, user, deps));
+      const token = sessionToken(req);
+      const found = token ? await deps.sessions.lookup(token, null, sessionGuard(deps, req)) : null;
+      const proof = {
+        sessionUserId: found && !("throttled" in found) ? found.userId : null,
+        sessionThrottled: found && "throttled" in found ? found.throttled : null,
+        password: body.password,
+      };
+      const accepted = await deps.accounts.acceptInvitation(body.token, body.name, proof, req.ip);
+      if (accepted.kind === "throttled") return throttled(reply, accepted.retryAfterSeconds);
+      if (accepted.kind === "accountExists") return sendError(reply, ACCOUNT_EXISTS);
+      return reply.code(200).send(await signIn(reply, accepted.user, deps));
     },
   };
 }

@@ -13,6 +13,7 @@ import {
 import type { ProjectKeys } from "../usecases/keys.js";
 import type { Members } from "../usecases/members.js";
 import type { AccountHandler } from "./accounts.js";
+import { sendError } from "./errors.js";
 
 export interface MemberDeps {
   members: Members;
@@ -30,10 +31,21 @@ export function memberHandlers(deps: MemberDeps): Record<string, AccountHandler>
       return reply.code(200).send(MemberList.parse({ data: await deps.members.list(id) }));
     },
 
+    /**
+     * One invitation email per address and project an hour (decisions.md §15): inviting again
+     * within the hour sends nothing and answers the pending invitation (with the role now asked);
+     * with none pending (it was withdrawn), 429 until the hour is over.
+     */
     "gateway.members.invite": async (req, reply) => {
       const { id } = ProjectParams.parse(req.params);
       const { email, role } = InviteMemberRequest.parse(req.body);
-      return reply.code(201).send(Member.parse(await deps.members.invite(id, req.session!.userId, email, role)));
+      const invited = await deps.members.invite(id, req.session!.userId, email, role);
+      if ("retryAfterSeconds" in invited) {
+        reply.header("Retry-After", String(invited.retryAfterSeconds));
+        const message = `An invitation was emailed to ${email} less than an hour ago; invite again later`;
+        return sendError(reply, { error: "RATE_LIMITED", message, reason: "invitation_recently_sent" });
+      }
+      return reply.code(201).send(Member.parse(invited));
     },
 
     "gateway.members.update": async (req, reply) => {

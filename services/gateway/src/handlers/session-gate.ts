@@ -2,6 +2,8 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify
 import { parse } from "cookie";
 import { PROJECT_HEADER, SESSION_COOKIE, requiredRole, roleAllows, type Role, type RouteDef, type WireError } from "@mailroom/contracts";
 import { isId } from "@mailroom/kit";
+import { clientBucket } from "../domain/client-address.js";
+import type { LookupFailures } from "../domain/lookup-failures.js";
 import type { RateLimiter } from "../infra/rate-limiter.js";
 import type { Sessions } from "../usecases/sessions.js";
 import { rateHeaders, refuse } from "./refusals.js";
@@ -15,6 +17,8 @@ declare module "fastify" {
 
 export interface SessionGateDeps {
   sessions: Sessions;
+  /** Cookies that sign nobody in, charged per client address in the unknown keys' budget. */
+  lookupFailures: LookupFailures;
   /** Per user, with the keys' default rate. */
   limiter: RateLimiter;
   /** PUBLIC_URL's origin: the only one a browser may change state from (CSRF defence). */
@@ -26,6 +30,13 @@ const NO_SESSION: WireError = { error: "UNAUTHORIZED", message: "Not signed in, 
 const NOT_FOUND: WireError = { error: "NOT_FOUND", message: "Project not found" };
 const CROSS_ORIGIN: WireError = { error: "FORBIDDEN", message: "Requests that change state are accepted only from the dashboard's own origin" };
 const NO_PROJECT_HEADER: WireError = { error: "FORBIDDEN", message: `Requests that change state must carry the ${PROJECT_HEADER} header` };
+
+const TOO_MANY_UNKNOWN: WireError = { error: "RATE_LIMITED", message: "Too many failed authentications from this address" };
+
+/** How a request's cookie is charged when it signs nobody in (decisions.md §15). */
+export function sessionGuard(deps: Pick<SessionGateDeps, "lookupFailures">, req: FastifyRequest) {
+  return { failures: deps.lookupFailures, client: clientBucket(req.ip) };
+}
 
 /** The session cookie's token, if the request carries one. */
 export function sessionToken(req: FastifyRequest): string | undefined {
@@ -59,8 +70,9 @@ function headerValue(req: FastifyRequest, name: string): string | undefined {
  */
 function admit(deps: SessionGateDeps, req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void, token: string, projectId: string | null, needed: Role | null, then?: () => void): void {
   deps.sessions
-    .lookup(token, projectId)
+    .lookup(token, projectId, sessionGuard(deps, req))
     .then(async (found) => {
+      if (found && "throttled" in found) return refuse(req, reply, TOO_MANY_UNKNOWN, found.throttled);
       if (!found) return refuse(req, reply, NO_SESSION);
       if (needed) {
         if (!found.role) return refuse(req, reply, NOT_FOUND);

@@ -1,6 +1,7 @@
 import { EmailAddress, Password, Role, type User } from "@mailroom/contracts";
 import type { Sql } from "@mailroom/kit";
 import { keysRepo } from "../db/keys-repo.js";
+import { sessionsRepo } from "../db/sessions-repo.js";
 import { usersRepo } from "../db/users-repo.js";
 import { generatePassword, hashPassword } from "../domain/passwords.js";
 
@@ -14,7 +15,8 @@ export interface CreatedUser {
 
 /**
  * `mailroom users create` (decisions.md §13): a user and their membership, or the membership of an
- * existing user (whose password changes only when one is given). An Error names a bad argument.
+ * existing user (whose password changes only when one is given, ending their sessions). An Error
+ * names a bad argument.
  */
 export async function createUser(
   sql: Sql,
@@ -32,7 +34,11 @@ export async function createUser(
   return sql.begin(async (tx) => {
     const existing = await usersRepo.findByEmail(tx, email.data);
     let user: User | null = existing;
-    if (existing && args.password !== undefined) await usersRepo.setPassword(tx, existing.id, hash);
+    if (existing && args.password !== undefined) {
+      // a new password ends every session of the old one (decisions.md §15)
+      await usersRepo.setPassword(tx, existing.id, hash);
+      await sessionsRepo.revokeAllOf(tx, existing.id, null);
+    }
     user ??= await usersRepo.create(tx, email.data, args.name?.trim() || email.data.split("@")[0]!, hash);
     if (!user) throw new Error("the address got an account meanwhile; run the command again");
     if (!(await usersRepo.addMember(tx, projectId, user.id, role.data))) await usersRepo.setRole(tx, projectId, user.id, role.data);

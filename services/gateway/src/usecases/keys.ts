@@ -23,6 +23,11 @@ export class ProjectKeys {
     return record;
   }
 
+  /** A project's name (what sending asks, for its fixed confirmation text); null for an unknown id. */
+  async projectName(projectId: string): Promise<string | null> {
+    return isId(projectId) ? keysRepo.projectName(this.sql, projectId) : null;
+  }
+
   async list(projectId: string): Promise<ApiKey[]> {
     return (await keysRepo.listKeys(this.sql, projectId)).map(apiKey);
   }

@@ -26,22 +26,43 @@ export class Members {
   }
 
   /** A pending member, told by email (sending.systemEmail); an invitation nobody was told of is withdrawn. */
-  async invite(projectId: string, inviterId: string, email: string, role: Role): Promise<Member> {
+  /**
+   * One invitation email per address and project an hour (decisions.md §15): inviting again within
+   * the hour sends nothing and answers the pending invitation (with the role now asked); with none
+   * pending (it was withdrawn), the seconds to wait.
+   */
+  async invite(projectId: string, inviterId: string, email: string, role: Role): Promise<Member | { retryAfterSeconds: number }> {
     if (await usersRepo.memberByEmail(this.sql, projectId, email)) throw new AppError("CONFLICT", `${email} is a member of the project already`);
     const token = randomBytes(32).toString("base64url");
     const ttlMs = this.opts.invitationTtlMs;
-    const invitation = await invitationsRepo.create(this.sql, { projectId, email, role, tokenHash: hashKey(token), invitedBy: inviterId, ttlMs });
+    const made = (await this.sql.begin(async (tx) => {
+      const sentAt = await invitationsRepo.claimMailing(tx, projectId, email);
+      if (!sentAt) return null;
+      const invitation = await invitationsRepo.create(tx, { projectId, email, role, tokenHash: hashKey(token), invitedBy: inviterId, ttlMs });
+      return { invitation, sentAt };
+    })) as { invitation: Member; sentAt: Date } | null;
+    if (!made) {
+      const pending = await invitationsRepo.pendingTo(this.sql, projectId, email, role);
+      return pending ?? { retryAfterSeconds: 3600 };
+    }
+    const { invitation, sentAt } = made;
     const [inviter, projectName] = await Promise.all([usersRepo.get(this.sql, inviterId), keysRepo.projectName(this.sql, projectId)]);
     const link = new URL(`/app/invite?token=${encodeURIComponent(token)}`, this.opts.publicUrl).toString();
     const content = invitationEmail({ projectName: projectName ?? "a project", inviter: inviter?.name || inviter?.email || "Someone", role, link, ttlMs });
     try {
       await this.rpc.call(sendingRpc.systemEmail, { projectId, idempotencyKey: `invitation:${invitation.userId}`, to: email, ...content });
     } catch (err) {
-      // an invitation nobody was told of would only confuse the members list
+      // an invitation nobody was told of would only confuse the members list; the hour's email is not spent
       await invitationsRepo.withdraw(this.sql, projectId, invitation.userId).catch(() => undefined);
+      await invitationsRepo.releaseMailing(this.sql, projectId, email, sentAt).catch(() => undefined);
       throw err;
     }
     return invitation;
+  }
+
+  /** Invitation mailings older than the hour they hold an address for. */
+  pruneMailings(): Promise<void> {
+    return invitationsRepo.pruneMailings(this.sql);
   }
 
   /** A member's new role; the last owner stays owner. */

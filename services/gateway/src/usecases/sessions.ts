@@ -2,6 +2,18 @@ import { randomBytes } from "node:crypto";
 import { ExpiringMap, type Sql } from "@mailroom/kit";
 import { sessionsRepo, type SessionLookup } from "../db/sessions-repo.js";
 import { hashKey } from "../domain/keys.js";
+import type { LookupFailures } from "../domain/lookup-failures.js";
+
+/** A cookie that signs nobody in is charged to its client address, as an unknown API key is. */
+export interface SessionGuard {
+  failures: LookupFailures;
+  client: string;
+}
+
+/** The client spent its budget of cookies that signed nobody in: 429 for this long, and no query. */
+export interface Throttled {
+  throttled: number;
+}
 
 export interface SessionTimes {
   idleMs: number;
@@ -35,11 +47,30 @@ export class Sessions {
     return token;
   }
 
-  /** The session's user and their role in `projectId` (null: not a member), or null when it is over. */
-  async lookup(token: string, projectId: string | null): Promise<SessionLookup | null> {
-    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-    const id = hashKey(token);
+  /**
+   * The session's user and their role in `projectId` (null: not a member), or null when it is over.
+   * With a `guard`, a cookie that signs nobody in (malformed, unknown, ended) is charged to the
+   * client address, and an address past its budget gets Throttled instead of a query (decisions.md
+   * §15); a session this replica has just seen keeps working from it.
+   */
+  async lookup(token: string, projectId: string | null): Promise<SessionLookup | null>;
+  async lookup(token: string, projectId: string | null, guard: SessionGuard): Promise<SessionLookup | null | Throttled>;
+  async lookup(token: string, projectId: string | null, guard?: SessionGuard): Promise<SessionLookup | null | Throttled> {
+    const wellFormed = /^[A-Za-z0-9_-]{43}$/.test(token);
+    const id = wellFormed ? hashKey(token) : "";
     const key = `${id}:${projectId ?? ""}`;
+    if (wellFormed && this.times.cacheMs > 0) {
+      const hit = this.cache.get(key);
+      if (hit) return hit;
+    }
+    const wait = guard?.failures.blockedFor(guard.client) ?? null;
+    if (wait !== null) return { throttled: wait };
+    const found = wellFormed ? await this.find(id, key, projectId) : null;
+    if (!found && guard) await guard.failures.charge(guard.client);
+    return found;
+  }
+
+  private async find(id: string, key: string, projectId: string | null): Promise<SessionLookup | null> {
     if (this.times.cacheMs > 0) {
       const hit = this.cache.get(key);
       if (hit !== undefined) return hit;
@@ -60,5 +91,15 @@ export class Sessions {
     await sessionsRepo.revoke(this.sql, hashKey(token));
     // this replica forgets it now; the others within cacheMs
     this.cache.clear();
+  }
+
+  /**
+   * Ends every session of the user but the one of `keep` (a password change keeps the browser that
+   * made it; "Sign out everywhere" keeps none). Returns how many ended.
+   */
+  async revokeAll(userId: string, keep?: string): Promise<number> {
+    const ended = await sessionsRepo.revokeAllOf(this.sql, userId, keep === undefined ? null : hashKey(keep));
+    this.cache.clear();
+    return ended;
   }
 }

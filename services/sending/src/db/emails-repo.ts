@@ -162,12 +162,12 @@ export const emailsRepo = traced("EmailsRepo", {
     q: Q,
     id: string,
     projectId: string | null,
-  ): Promise<{ id: string; projectId: string; contactId: string | null; campaignId: string | null; topicId: string | null; to: string } | null> {
-    const [row] = await q<Pick<EmailRow, "id" | "project_id" | "contact_id" | "campaign_id" | "topic_id" | "to_email">[]>`
-      select id, project_id, contact_id, campaign_id, topic_id, to_email from emails
+  ): Promise<{ id: string; projectId: string; contactId: string | null; campaignId: string | null; topicId: string | null; to: string; createdAt: Date } | null> {
+    const [row] = await q<Pick<EmailRow, "id" | "project_id" | "contact_id" | "campaign_id" | "topic_id" | "to_email" | "created_at">[]>`
+      select id, project_id, contact_id, campaign_id, topic_id, to_email, created_at from emails
       where id = ${id} and (${projectId}::uuid is null or project_id = ${projectId}::uuid)`;
     return row
-      ? { id: row.id, projectId: row.project_id, contactId: row.contact_id, campaignId: row.campaign_id, topicId: row.topic_id, to: row.to_email }
+      ? { id: row.id, projectId: row.project_id, contactId: row.contact_id, campaignId: row.campaign_id, topicId: row.topic_id, to: row.to_email, createdAt: row.created_at }
       : null;
   },
 

@@ -242,3 +242,25 @@ export const campaignLinkClickers = pgTable(
   },
   (t) => [primaryKey({ columns: [t.emailId, t.urlKey] })],
 );
+
+/**
+ * Double opt-in confirmations sent, per address (lower-cased), for the 24-hour quota of decisions.md
+ * §15: one per project and three across projects. `idempotency_key` is the request's, so a retried
+ * request finds its own row. Rows past the window are pruned.
+ */
+export const confirmationSends = pgTable(
+  "confirmation_sends",
+  {
+    projectId: uuid("project_id").notNull(),
+    idempotencyKey: text("idempotency_key").notNull(),
+    address: text("address").notNull(),
+    sentAt: ts("sent_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.idempotencyKey] }), index("confirmation_sends_address_idx").on(t.address, t.sentAt)],
+);
+
+/** Confirmation links (`/c/{token}`, one per confirmation email) already used: each works once. */
+export const confirmationLinksUsed = pgTable("confirmation_links_used", {
+  emailId: uuid("email_id").primaryKey(),
+  usedAt: ts("used_at").notNull().defaultNow(),
+});

@@ -31,13 +31,20 @@ export const suppressionsRepo = traced("SuppressionsRepo", {
 
   /**
    * A resubscription at `at` lifts what happened before it (a later bounce suppresses again): the
-   * entries of the `reasons` given. A complaint is the recipient's own word, so only the recipient's
-   * own resubscription (the subscribe page) lifts it, never a call made with an API key.
+   * entries of the `reasons` given. A complaint is the recipient's own word, and every link and key
+   * is within a tenant's reach, so nothing but the operator's `liftAll` lifts one (decisions.md §15).
    */
   async lift(q: Q, projectId: string, emails: string[], at: Date, reasons: readonly SuppressionReason[]): Promise<void> {
     await q`
       delete from suppressions where project_id = ${projectId} and email = any(${emails.map((e) => e.toLowerCase())}::text[])
         and created_at <= ${at.toISOString()}::timestamptz and reason = any(${reasons as SuppressionReason[]}::text[])`;
+  },
+
+  /** `mailroom suppressions lift`: every suppression of the address in the project, a complaint's included. */
+  async liftAll(q: Q, projectId: string, email: string): Promise<SuppressionReason[]> {
+    const rows = await q<Pick<SuppressionRow, "reason">[]>`
+      delete from suppressions where project_id = ${projectId} and email = ${email.toLowerCase()} returning reason`;
+    return rows.map((r) => r.reason).sort();
   },
 
   /**

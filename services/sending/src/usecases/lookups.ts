@@ -1,8 +1,8 @@
-import { AppError, type SendingSettings, type UpdateSendingSettingsRequest } from "@mailroom/contracts";
-import { Batcher, ExpiringMap, isId, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
+import { AppError, accountsRpc, type SendingSettings, type UpdateSendingSettingsRequest } from "@mailroom/contracts";
+import { Batcher, ExpiringMap, isId, type RpcClient, TURN_LOOKUPS, type Sql } from "@mailroom/kit";
 import { type DomainOfProject, domainsRepo } from "../db/domains-repo.js";
 import { settingsRepo } from "../db/settings-repo.js";
-import { type BlockingQuery, type Suppression, suppressionsRepo } from "../db/suppressions-repo.js";
+import { type BlockingQuery, type Suppression, type SuppressionReason, suppressionsRepo } from "../db/suppressions-repo.js";
 import { templatesRepo } from "../db/templates-repo.js";
 import { domainOf } from "../domain/domains.js";
 
@@ -53,7 +53,10 @@ export class ProjectSettings {
   private readonly turn: Batcher<string, SendingSettings>;
   private readonly recent = new ExpiringMap<string, SendingSettings>(10_000, 1000);
 
-  constructor(private readonly sql: Sql) {
+  constructor(
+    private readonly sql: Sql,
+    private readonly domains: VerifiedDomains,
+  ) {
     this.turn = new Batcher((ids: string[]) => settingsRepo.getMany(sql, ids), TURN_LOOKUPS);
   }
 
@@ -65,13 +68,11 @@ export class ProjectSettings {
     return settings;
   }
 
-  /** A double opt-in template must be one of the project's own. */
+  /** A double opt-in template must be one the confirmation can carry (`confirmationTemplateProblem`). */
   async update(projectId: string, patch: UpdateSendingSettingsRequest): Promise<SendingSettings> {
     const templateId = patch.doubleOptIn?.templateId;
-    if (templateId && !(isId(templateId) && (await templatesRepo.get(this.sql, projectId, templateId)))) {
-      const path = "doubleOptIn.templateId";
-      throw AppError.validation("not a template of this project", [{ path, message: "not a template of this project" }]);
-    }
+    const problem = templateId ? await this.confirmationTemplateProblem(projectId, templateId) : null;
+    if (problem) throw AppError.validation(problem, [{ path: "doubleOptIn.templateId", message: problem }]);
     const current = await this.turn.add(projectId);
     const { doubleOptIn, ...rest } = patch;
     const next: SendingSettings = {
@@ -84,6 +85,21 @@ export class ProjectSettings {
     const saved = await settingsRepo.save(this.sql, projectId, next);
     this.recent.set(projectId, saved);
     return saved;
+  }
+
+  /**
+   * Why a template cannot be the double opt-in confirmation, or null when it can: it must be the
+   * project's, and its sender on a domain verified in the project, since a confirmation carries the
+   * tenant's words only from its own domain (decisions.md §15).
+   */
+  private async confirmationTemplateProblem(projectId: string, templateId: string): Promise<string | null> {
+    const template = isId(templateId) ? await templatesRepo.get(this.sql, projectId, templateId) : null;
+    if (!template) return "not a template of this project";
+    if (!template.from) return "the template has no sender: a confirmation in the project's words goes from its own verified domain";
+    if (!(await this.domains.isVerified(projectId, domainOf(template.from)))) {
+      return `the template's sender domain ${domainOf(template.from)} is not verified in this project`;
+    }
+    return null;
   }
 }
 
@@ -105,5 +121,28 @@ export class SuppressionChecks {
    */
   async lift(projectId: string, emails: string[], at: Date, complaints: boolean): Promise<void> {
     await suppressionsRepo.lift(this.sql, projectId, emails, at, complaints ? ["bounce", "complaint"] : ["bounce"]);
+  }
+
+  /** The operator's lift: every suppression of the address in the project, a complaint's included. */
+  liftByOperator(projectId: string, email: string): Promise<SuppressionReason[]> {
+    return suppressionsRepo.liftAll(this.sql, projectId, email);
+  }
+}
+
+/**
+ * Project names, asked of the gateway (it owns projects) for the fixed confirmation text, and kept
+ * for a minute: a rename reaches confirmation emails that late.
+ */
+export class ProjectNames {
+  private readonly recent = new ExpiringMap<string, string | null>(10_000, 60_000);
+
+  constructor(private readonly rpc: RpcClient) {}
+
+  async get(projectId: string): Promise<string | null> {
+    const hit = this.recent.get(projectId);
+    if (hit !== undefined) return hit;
+    const { name } = await this.rpc.call(accountsRpc.projectName, { projectId });
+    this.recent.set(projectId, name);
+    return name;
   }
 }

@@ -1,11 +1,13 @@
 import { AppError, contactsRpc } from "@mailroom/contracts";
 import type { RpcClient, Sql } from "@mailroom/kit";
+import { confirmationsRepo } from "../db/confirmations-repo.js";
 import { emailsRepo } from "../db/emails-repo.js";
+import { CONFIRMATION_LINK_DAYS } from "../domain/confirmation-text.js";
 import type { LinkKind, LinkSigner } from "../domain/links.js";
 import type { Page } from "../domain/pages.js";
 import type { SuppressionChecks } from "./lookups.js";
 
-type Recipient = { id: string; projectId: string; contactId: string | null; campaignId: string | null; topicId: string | null; to: string };
+type Recipient = { id: string; projectId: string; contactId: string | null; campaignId: string | null; topicId: string | null; to: string; createdAt: Date };
 
 const NOT_ON_FILE: Page = { title: "Nothing to change", message: "This address is no longer on the mailing list." };
 
@@ -37,9 +39,10 @@ export class Subscriptions {
       if (err instanceof AppError && err.code === "NOT_FOUND") return false;
       throw err;
     }
-    // The recipient asking for mail again lifts a bounce or complaint suppression at once (the event
-    // lifts only bounces: it cannot tell this page from a call made with an API key).
-    if (value) await this.suppressions.lift(r.projectId, [r.to], new Date(), true);
+    // Asking for mail again lifts a bounce at once (the contact.subscribed event would, a moment
+    // later). Never a complaint: a tenant can put these links in any email it sends and word it as it
+    // likes, so only the operator lifts one (`mailroom suppressions lift`, decisions.md §15).
+    if (value) await this.suppressions.lift(r.projectId, [r.to], new Date(), false);
     return true;
   }
 
@@ -152,16 +155,40 @@ export class Subscriptions {
     return this.manageView(r, found.contact.subscribed, found.items.map((i) => ({ ...i, checked: choices[i.id]! })), true);
   }
 
-  /** Double opt-in: a GET only shows the button (mail scanners fetch links). */
+  /** Double opt-in: a GET only shows the button (mail scanners fetch links), or says why the link no longer works. */
   async confirmPage(token: string): Promise<Page> {
     const r = await this.recipientOf("k", token);
+    if (expired(r)) return { ...EXPIRED, address: r.to };
+    if (await confirmationsRepo.used(this.sql, r.id)) return { ...USED, address: r.to };
     return { title: "Confirm your subscription", address: r.to, message: "Do you want to receive these emails?", action: this.action("k", r, "Confirm") };
   }
 
-  /** The click that subscribes: contact.subscribed is emitted by the contacts service (naming this email). */
+  /**
+   * The click that subscribes, once: the link is marked used before the call (so two clicks at once
+   * subscribe once) and works again if the call fails. contact.subscribed is emitted by the contacts
+   * service (naming this email). A used link cannot subscribe a contact that unsubscribed since.
+   */
   async confirm(token: string): Promise<Page> {
     const r = await this.recipientOf("k", token);
-    if (!(await this.setSubscribed(r, true))) return NOT_ON_FILE;
+    if (expired(r)) return { ...EXPIRED, address: r.to };
+    if (!(await confirmationsRepo.use(this.sql, r.id))) return { ...USED, address: r.to };
+    let subscribed: boolean;
+    try {
+      subscribed = await this.setSubscribed(r, true);
+    } catch (err) {
+      await confirmationsRepo.unuse(this.sql, r.id).catch(() => undefined);
+      throw err;
+    }
+    if (!subscribed) return NOT_ON_FILE;
     return { title: "You are subscribed", address: r.to, message: "Thank you: your subscription is confirmed.", secondary: this.action("u", r, "Unsubscribe") };
   }
 }
+
+const USED: Page = { title: "Link already used", message: "This confirmation link was used already, so it changes nothing now." };
+const EXPIRED: Page = {
+  title: "Link expired",
+  message: `This confirmation link has expired (it works for ${CONFIRMATION_LINK_DAYS} days), so it changes nothing now.`,
+};
+
+/** A confirmation link works once, for CONFIRMATION_LINK_DAYS after its email (decisions.md §15). */
+const expired = (r: Recipient) => Date.now() - r.createdAt.getTime() > CONFIRMATION_LINK_DAYS * 86_400_000;
