@@ -1,5 +1,6 @@
-import { Pagination, Table, type TableProps, VisuallyHidden } from "@mantine/core";
+import { Anchor, type AnchorProps, Pagination, Table, type TableProps, VisuallyHidden } from "@mantine/core";
 import type { ReactNode } from "react";
+import { Link } from "react-router";
 import type { CursorTrail } from "../lib/cursors";
 import { Pager } from "./Pager";
 import { Empty } from "./QueryState";
@@ -18,13 +19,29 @@ export interface Column<T> {
   width?: number;
 }
 
+/** A column whose cell links to a page of the app: `to` is relative to the list unless it starts with "/". */
+export function linkColumn<T>(header: string, to: (row: T) => string, text: (row: T) => ReactNode, anchor: AnchorProps = {}): Column<T> {
+  return {
+    header,
+    cell: (row) => (
+      <Anchor component={Link} to={to(row)} {...anchor}>
+        {text(row)}
+      </Anchor>
+    ),
+  };
+}
+
+/** A list's first column: the record's name, linking to its page (`<list>/<id>`). */
+export const nameColumn = <T extends { id: string; name: string }>(): Column<T> =>
+  linkColumn("Name", (row) => encodeURIComponent(row.id), (row) => row.name);
+
 export interface DataTableProps<T> {
   /** Names the table (and its pager): `getByRole("table", { name })`. */
   label: string;
   /** A visible caption, read as the table's name instead of `label`. */
   caption?: string;
   /** `false` or `null` entries are left out: a column only some roles see. */
-  columns: ReadonlyArray<Column<T> | false | null | undefined>;
+  columns: ReadonlyArray<Column<NoInfer<T>> | false | null | undefined>;
   rowKey: (row: T, index: number) => string | number;
   /** Shown instead of the table when there is no row. */
   empty?: ReactNode;
@@ -93,34 +110,40 @@ interface NumberedPage {
   page: number;
   totalPages: number;
 }
+/** The rows of an answer: `{ data: [...] }`, or the answer itself when it is a list. */
+type RowOf<D> = D extends readonly (infer R)[] ? R : D extends { data: readonly (infer R)[] } ? R : never;
 
 /**
  * A list read by one query: its loading and error states, the table or the empty state, and its
- * pages: numbered (`onPage`) or by cursor (`trail`, for answers with `hasMore` and `cursor`).
+ * pages: numbered (`onPage`) or by cursor (`trail`, for answers with `hasMore` and `cursor`). The
+ * rows are the answer (a list) or its `data`, and each row's key its `id`, unless `rows` and
+ * `rowKey` say otherwise.
  */
-export function QueryTable<D, T>({
+export function QueryTable<D, T = RowOf<D>>({
   query,
-  rows,
+  rows = (data) => (Array.isArray(data) ? data : (data as { data: readonly T[] }).data),
+  rowKey = (row) => (row as { id: string }).id,
   what,
   onPage,
   trail,
   ...table
-}: DataTableProps<T> & {
+}: Omit<DataTableProps<T>, "rowKey"> & {
   query: QueryLike & { data: D | undefined };
-  rows: (data: D) => readonly T[];
-  /** "Loading <what>" while the first answer is on its way. */
-  what: string;
+  rows?: (data: D) => readonly T[];
+  rowKey?: DataTableProps<T>["rowKey"];
+  /** "Loading <what>" while the first answer is on its way; the label in lower case by default. */
+  what?: string;
   onPage?: D extends NumberedPage ? (page: number) => void : never;
   trail?: D extends CursorPage ? CursorTrail : never;
 }) {
   return (
-    <QueryStatus query={query} what={what}>
+    <QueryStatus query={query} what={what ?? table.label.toLowerCase()}>
       {() => {
         const data = query.data as D;
         const list = rows(data);
         return (
           <>
-            <DataTable {...table} rows={list} />
+            <DataTable {...table} rowKey={rowKey} rows={list} />
             {list.length > 0 && onPage && <NumberedPager data={data as NumberedPage} onPage={onPage} />}
             {list.length > 0 && trail && <CursorPager label={table.label} data={data as CursorPage} trail={trail} />}
           </>

@@ -1,10 +1,9 @@
 import type { Email, EmailEventType } from "@mailroom/contracts";
-import { Anchor, Badge } from "@mantine/core";
-import { Link } from "react-router";
+import { Badge } from "@mantine/core";
 import type { useEmails } from "../api/emails";
 import type { CursorTrail } from "../lib/cursors";
 import { formatTime } from "../lib/format";
-import { type Column, QueryTable } from "./DataTable";
+import { type Column, linkColumn, QueryTable } from "./DataTable";
 
 // Shades dark enough for white text at badge size (WCAG AA 4.5:1), checked by axe in the browser tests.
 const COLORS: Record<EmailEventType, string> = {
@@ -30,14 +29,7 @@ export function StatusBadge({ status }: { status: EmailEventType }) {
 
 /** An email as a row; the subject opens the email's page. */
 export const EMAIL_COLUMNS: Column<Email>[] = [
-  {
-    header: "Subject",
-    cell: (e) => (
-      <Anchor component={Link} to={`/emails/${encodeURIComponent(e.id)}`}>
-        {e.subject || "(no subject)"}
-      </Anchor>
-    ),
-  },
+  linkColumn("Subject", (e) => `/emails/${encodeURIComponent(e.id)}`, (e) => e.subject || "(no subject)"),
   { header: "To", cell: (e) => e.to },
   { header: "Status", cell: (e) => <StatusBadge status={e.status} /> },
   { header: "Created", cell: (e) => formatTime(e.createdAt) },
@@ -56,10 +48,8 @@ export function EmailTable({ label, caption, query, trail, empty, what }: {
     <QueryTable
       label={label}
       caption={caption}
-      what={what ?? "emails"}
+      what={what}
       query={query}
-      rows={(d) => d.data}
-      rowKey={(e) => e.id}
       trail={trail}
       empty={empty}
       minWidth={640}

@@ -1,25 +1,15 @@
 import type { Contact } from "@mailroom/contracts";
-import { Anchor, Badge } from "@mantine/core";
-import { Link } from "react-router";
 import { formatTime } from "../lib/format";
-import type { Column } from "./DataTable";
+import { type Column, linkColumn } from "./DataTable";
+import { FlagBadge } from "./FlagBadge";
 
 /** A contact as a row, wherever contacts are listed (the contacts page, a segment's members). */
 export const CONTACT_COLUMNS: Column<Pick<Contact, "id" | "email" | "subscribed" | "createdAt">>[] = [
-  {
-    header: "Email",
-    cell: (c) => (
-      <Anchor component={Link} to={`/contacts/${encodeURIComponent(c.id)}`}>
-        {c.email}
-      </Anchor>
-    ),
-  },
+  linkColumn("Email", (c) => `/contacts/${encodeURIComponent(c.id)}`, (c) => c.email),
   {
     header: "Subscription",
     cell: (c) => (
-      <Badge variant="outline" color={c.subscribed ? "blue" : "gray"}>
-        {c.subscribed ? "Subscribed" : "Unsubscribed"}
-      </Badge>
+      <FlagBadge on={c.subscribed} yes="Subscribed" no="Unsubscribed" />
     ),
   },
   { header: "Created", cell: (c) => formatTime(c.createdAt) },

@@ -1,15 +1,28 @@
 import type { ApiKey } from "@mailroom/contracts";
-import { Alert, Badge, Button, Code, Stack, Text } from "@mantine/core";
+import { Alert, Badge, Button, Code, Stack, } from "@mantine/core";
 import { useState } from "react";
 import { useKeys, useRevokeKeyMutation } from "../../api/keys";
 import { useCurrentProject } from "../../api/session";
 import { useCan } from "../../components/Can";
 import { ConfirmModal } from "../../components/ConfirmModal";
 import { notifyError } from "../../components/errors";
-import { QueryTable } from "../../components/DataTable";
+import { type Column, QueryTable } from "../../components/DataTable";
 import { NewButton, PageHeader } from "../../components/PageHeader";
 import { formatTime } from "../../lib/format";
 import { CreateKeyModal } from "./CreateKeyModal";
+
+/** A key as a row: never its secret, which is shown once, when it is created. */
+const KEY_COLUMNS: Column<ApiKey>[] = [
+  { header: "Name", cell: (k) => k.name },
+  { header: "Kind", cell: (k) => k.kind },
+  { header: "Key", cell: (k) => <Code>{k.prefix}…</Code> },
+  { header: "Rate limit", cell: (k) => (k.rateLimit ? `${k.rateLimit}/s` : "default") },
+  { header: "Created", cell: (k) => formatTime(k.createdAt) },
+  {
+    header: "Status",
+    cell: (k) => (k.revokedAt ? <Badge color="gray.7">Revoked {formatTime(k.revokedAt)}</Badge> : <Badge color="teal.9">Active</Badge>),
+  },
+];
 
 export default function ApiKeysPage() {
   const owner = useCan("owner");
@@ -40,22 +53,11 @@ export default function ApiKeysPage() {
       {owner && (
         <QueryTable
           label="API keys"
-          what="keys"
           query={keys}
-          rows={(d) => d.data}
-          rowKey={(k) => k.id}
-          empty={<Text>No keys yet.</Text>}
+          empty="No keys yet."
           minWidth={640}
           columns={[
-            { header: "Name", cell: (k) => k.name },
-            { header: "Kind", cell: (k) => k.kind },
-            { header: "Key", cell: (k) => <Code>{k.prefix}…</Code> },
-            { header: "Rate limit", cell: (k) => (k.rateLimit ? `${k.rateLimit}/s` : "default") },
-            { header: "Created", cell: (k) => formatTime(k.createdAt) },
-            {
-              header: "Status",
-              cell: (k) => (k.revokedAt ? <Badge color="gray.7">Revoked {formatTime(k.revokedAt)}</Badge> : <Badge color="teal.9">Active</Badge>),
-            },
+            ...KEY_COLUMNS,
             {
               header: "Actions",
               hideHeader: true,

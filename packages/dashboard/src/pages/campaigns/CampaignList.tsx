@@ -1,8 +1,8 @@
 import { CAMPAIGN_STATUSES, CampaignStatus } from "@mailroom/contracts";
-import { Anchor, SegmentedControl, Stack } from "@mantine/core";
-import { Link, useSearchParams } from "react-router";
+import { SegmentedControl, Stack } from "@mantine/core";
+import { useSearchParams } from "react-router";
 import { useCampaigns } from "../../api/campaigns";
-import { QueryTable } from "../../components/DataTable";
+import { nameColumn, QueryTable } from "../../components/DataTable";
 import { NewButton, PageHeader } from "../../components/PageHeader";
 import { formatTime } from "../../lib/format";
 import { CampaignStatusBadge } from "./StatusBadge";
@@ -33,22 +33,13 @@ export function CampaignList() {
       />
       <QueryTable
         label="Campaigns"
-        what="campaigns"
         query={campaigns}
         rows={(d) => d.campaigns}
-        rowKey={(c) => c.id}
         empty={status ? `No ${status.toLowerCase()} campaign.` : "No campaign yet. A campaign sends one email to every subscribed contact of its audience."}
         onPage={(p) => go({ page: p })}
         minWidth={640}
         columns={[
-          {
-            header: "Name",
-            cell: (c) => (
-              <Anchor component={Link} to={c.id}>
-                {c.name}
-              </Anchor>
-            ),
-          },
+          nameColumn(),
           { header: "Status", cell: (c) => <CampaignStatusBadge status={c.status} /> },
           { header: "Recipients", cell: (c) => (c.status === "DRAFT" || c.status === "SCHEDULED" ? "—" : c.stats.recipients.toLocaleString()) },
           { header: "When", cell: (c) => formatTime(c.sentAt ?? c.scheduledAt ?? c.updatedAt) },

@@ -60,7 +60,6 @@ function Links({ campaignId }: { campaignId: string }) {
         label="Clicks per link"
         what="the links"
         query={links}
-        rows={(d) => d.data}
         rowKey={(l) => l.url}
         empty="No link was clicked yet."
         minWidth={480}

@@ -1,7 +1,14 @@
+import type { ContactEvent } from "@mailroom/contracts";
 import { Code, Stack, Title } from "@mantine/core";
 import { useContactEvents } from "../../api/contacts";
-import { QueryTable } from "../../components/DataTable";
+import { type Column, QueryTable } from "../../components/DataTable";
 import { formatTime } from "../../lib/format";
+
+const EVENT_COLUMNS: Column<ContactEvent>[] = [
+  { header: "Event", cell: (e) => e.name },
+  { header: "Data", cell: (e) => Object.keys(e.data).length > 0 && <Code>{JSON.stringify(e.data)}</Code> },
+  { header: "When", cell: (e) => formatTime(e.createdAt) },
+];
 
 /** The contact's latest tracked events (`/v1/track`), newest first. */
 export function ContactEvents({ id }: { id: string }) {
@@ -11,17 +18,10 @@ export function ContactEvents({ id }: { id: string }) {
       <Title order={3}>Events</Title>
       <QueryTable
         label="Events"
-        what="the events"
         query={events}
-        rows={(d) => d.data}
-        rowKey={(e) => e.id}
         empty="No event was tracked for this contact yet."
         minWidth={480}
-        columns={[
-          { header: "Event", cell: (e) => e.name },
-          { header: "Data", cell: (e) => Object.keys(e.data).length > 0 && <Code>{JSON.stringify(e.data)}</Code> },
-          { header: "When", cell: (e) => formatTime(e.createdAt) },
-        ]}
+        columns={EVENT_COLUMNS}
       />
     </Stack>
   );

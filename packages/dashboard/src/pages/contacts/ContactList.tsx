@@ -60,10 +60,7 @@ export function ContactList() {
       </Group>
       <QueryTable
         label="Contacts"
-        what="contacts"
         query={contacts}
-        rows={(d) => d.data}
-        rowKey={(c) => c.id}
         trail={trail}
         empty={query ? `No contact matches “${query}”.` : "No contacts yet. Add one, or send an email or track an event through the API."}
         minWidth={560}

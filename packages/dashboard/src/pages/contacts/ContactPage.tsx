@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Modal, SimpleGrid, Stack, Switch, Text, Title } from "@mantine/core";
+import { Button, Group, Modal, SimpleGrid, Stack, Switch, Text, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
 import { useNavigate, useParams } from "react-router";
@@ -13,6 +13,7 @@ import { ContactEvents } from "./ContactEvents";
 import { ContactTopics } from "./ContactTopics";
 import { DataEditor } from "./DataEditor";
 import { PageHeader } from "../../components/PageHeader";
+import { FlagBadge } from "../../components/FlagBadge";
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -81,9 +82,7 @@ export default function ContactPage() {
       ) : (
         <Group gap="xs">
           <Text>Subscription:</Text>
-          <Badge variant="outline" color={c.subscribed ? "blue" : "gray"}>
-            {c.subscribed ? "Subscribed" : "Unsubscribed"}
-          </Badge>
+          <FlagBadge on={c.subscribed} yes="Subscribed" no="Unsubscribed" />
         </Group>
       )}
       <ContactTopics contact={c} canEdit={canEdit} />

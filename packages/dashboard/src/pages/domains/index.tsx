@@ -25,10 +25,7 @@ export default function DomainsPage() {
       {isOwner ? <AddDomainForm onAdded={(d) => open(d.id)} /> : <Text size="sm">Only a project owner can add, verify or delete domains.</Text>}
       <QueryTable
         label="Domains"
-        what="domains"
         query={domains}
-        rows={(d) => d.data}
-        rowKey={(d) => d.id}
         empty={<Text>No domains yet.</Text>}
         minWidth={420}
         columns={[

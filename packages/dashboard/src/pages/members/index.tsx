@@ -47,9 +47,7 @@ export default function MembersPage() {
       {owner && <InviteMemberForm />}
       <QueryTable
         label="Members"
-        what="members"
         query={members}
-        rows={(d) => d.data}
         rowKey={(m) => m.userId}
         minWidth={640}
         tableProps={{ highlightOnHover: false }}

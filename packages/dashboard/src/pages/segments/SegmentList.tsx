@@ -1,9 +1,9 @@
-import { Anchor, Badge, Stack } from "@mantine/core";
-import { Link } from "react-router";
+import { Stack } from "@mantine/core";
 import { useSegments } from "../../api/segments";
-import { QueryTable } from "../../components/DataTable";
+import { nameColumn, QueryTable } from "../../components/DataTable";
 import { NewButton, PageHeader } from "../../components/PageHeader";
 import { formatTime } from "../../lib/format";
+import { FlagBadge } from "../../components/FlagBadge";
 
 /** Every segment of the project (the API answers them all at once: a project has tens, not millions). */
 export function SegmentList() {
@@ -13,29 +13,17 @@ export function SegmentList() {
       <PageHeader title="Segments" actions={<NewButton to="new">New segment</NewButton>} />
       <QueryTable
         label="Segments"
-        what="segments"
         query={segments}
-        rows={(d) => d}
-        rowKey={(s) => s.id}
         empty="No segments yet. A segment is a saved filter over your contacts: build one to send a campaign to it."
         minWidth={640}
         columns={[
-          {
-            header: "Name",
-            cell: (s) => (
-              <Anchor component={Link} to={encodeURIComponent(s.id)}>
-                {s.name}
-              </Anchor>
-            ),
-          },
+          nameColumn(),
           { header: "Slug", cell: (s) => s.slug },
           { header: "Members", cell: (s) => s.memberCount },
           {
             header: "Tracking",
             cell: (s) => (
-              <Badge variant="outline" color={s.trackMembership ? "blue" : "gray"}>
-                {s.trackMembership ? "Tracked" : "Not tracked"}
-              </Badge>
+              <FlagBadge on={s.trackMembership} yes="Tracked" no="Not tracked" />
             ),
           },
           { header: "Updated", cell: (s) => formatTime(s.updatedAt) },

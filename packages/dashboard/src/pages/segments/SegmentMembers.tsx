@@ -13,10 +13,7 @@ export function SegmentMembers({ id, count, version }: { id: string; count: numb
       <Title order={3}>Members ({count})</Title>
       <QueryTable
         label="Members"
-        what="the members"
         query={members}
-        rows={(d) => d.data}
-        rowKey={(c) => c.id}
         trail={trail}
         empty="No contact matches this segment now."
         minWidth={520}

@@ -1,12 +1,12 @@
 import { TEMPLATE_TYPES, type Template, type TemplateType } from "@mailroom/contracts";
-import { Anchor, Button, Stack, Tabs, TextInput } from "@mantine/core";
+import { Button, Stack, Tabs, TextInput } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useState } from "react";
-import { Link, useSearchParams } from "react-router";
+import { useSearchParams } from "react-router";
 import { useDeleteTemplateMutation, useTemplates } from "../../api/templates";
 import { useCan } from "../../components/Can";
 import { ConfirmModal } from "../../components/ConfirmModal";
-import { QueryTable } from "../../components/DataTable";
+import { nameColumn, QueryTable } from "../../components/DataTable";
 import { notifyError } from "../../components/errors";
 import { NewButton, PageHeader } from "../../components/PageHeader";
 
@@ -52,22 +52,13 @@ function TemplateTable({ query, empty, canEdit, onPage }: { query: ReturnType<ty
     <>
       <QueryTable
         label="Templates"
-        what="templates"
         query={query}
         rows={(d) => d.templates}
-        rowKey={(t) => t.id}
         empty={empty}
         onPage={onPage}
         minWidth={640}
         columns={[
-          {
-            header: "Name",
-            cell: (t) => (
-              <Anchor component={Link} to={t.id}>
-                {t.name}
-              </Anchor>
-            ),
-          },
+          nameColumn(),
           { header: "Subject", cell: (t) => t.subject },
           { header: "Updated", cell: (t) => new Date(t.updatedAt).toLocaleString() },
           canEdit && {

@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Stack } from "@mantine/core";
+import { Button, Group, Stack } from "@mantine/core";
 import type { Topic } from "@mailroom/contracts";
 import { useState } from "react";
 import { useDeleteTopicMutation, useTopics } from "../../api/topics";
@@ -9,6 +9,7 @@ import { QueryTable } from "../../components/DataTable";
 import { NewButton, PageHeader } from "../../components/PageHeader";
 import { formatTime } from "../../lib/format";
 import { TopicForm } from "./TopicForm";
+import { FlagBadge } from "../../components/FlagBadge";
 
 /** Topics (decisions §14): what contacts opt into one by one; the list, with create, edit and delete. */
 export default function TopicsPage() {
@@ -28,10 +29,7 @@ export default function TopicsPage() {
       />
       <QueryTable
         label="Topics"
-        what="topics"
         query={topics}
-        rows={(d) => d}
-        rowKey={(t) => t.id}
         empty="No topics yet. Create one for each kind of email your contacts can choose (product news, a weekly digest…)."
         minWidth={640}
         columns={[
@@ -40,9 +38,7 @@ export default function TopicsPage() {
           {
             header: "Default",
             cell: (t) => (
-              <Badge variant="outline" color={t.defaultSubscribed ? "blue" : "gray"}>
-                {t.defaultSubscribed ? "Opted in" : "Opted out"}
-              </Badge>
+              <FlagBadge on={t.defaultSubscribed} yes="Opted in" no="Opted out" />
             ),
           },
           { header: "Created", cell: (t) => formatTime(t.createdAt) },

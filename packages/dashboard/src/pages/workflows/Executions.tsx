@@ -1,8 +1,8 @@
-import { EXECUTION_STATUSES, ExecutionStatus } from "@mailroom/contracts";
-import { Anchor, Select, Stack } from "@mantine/core";
-import { Link, useSearchParams } from "react-router";
+import { EXECUTION_STATUSES, type Execution, ExecutionStatus } from "@mailroom/contracts";
+import { Select, Stack } from "@mantine/core";
+import { useSearchParams } from "react-router";
 import { useExecutions } from "../../api/workflows";
-import { QueryTable } from "../../components/DataTable";
+import { linkColumn, QueryTable } from "../../components/DataTable";
 import { useCursorTrail } from "../../lib/cursors";
 import { formatTime } from "../../lib/format";
 import { RunStatusBadge } from "./RunStatusBadge";
@@ -28,30 +28,13 @@ export function ExecutionList({ workflowId }: { workflowId: string }) {
       />
       <QueryTable
         label="Executions"
-        what="executions"
         query={executions}
-        rows={(d) => d.data}
-        rowKey={(e) => e.id}
         trail={trail}
         empty={status ? `No ${status.toLowerCase()} execution.` : "No execution yet. Enable the workflow and its trigger starts them."}
         minWidth={720}
         columns={[
-          {
-            header: "Execution",
-            cell: (e) => (
-              <Anchor component={Link} to={encodeURIComponent(e.id)} ff="monospace" size="sm">
-                {e.id}
-              </Anchor>
-            ),
-          },
-          {
-            header: "Contact",
-            cell: (e) => (
-              <Anchor component={Link} to={`/contacts/${encodeURIComponent(e.contactId)}`} size="sm">
-                {e.contactId}
-              </Anchor>
-            ),
-          },
+          linkColumn<Execution>("Execution", (e) => encodeURIComponent(e.id), (e) => e.id, { ff: "monospace", size: "sm" }),
+          linkColumn<Execution>("Contact", (e) => `/contacts/${encodeURIComponent(e.contactId)}`, (e) => e.contactId, { size: "sm" }),
           { header: "Status", cell: (e) => <RunStatusBadge status={e.status} /> },
           { header: "Started", cell: (e) => formatTime(e.startedAt) },
           { header: "Finished", cell: (e) => formatTime(e.finishedAt) },

@@ -1,8 +1,8 @@
-import { Anchor, Badge, Stack } from "@mantine/core";
+import { Badge, Stack } from "@mantine/core";
 import { useState } from "react";
-import { Link, useSearchParams } from "react-router";
+import { useSearchParams } from "react-router";
 import { useWorkflows } from "../../api/workflows";
-import { QueryTable } from "../../components/DataTable";
+import { nameColumn, QueryTable } from "../../components/DataTable";
 import { NewButton, PageHeader } from "../../components/PageHeader";
 import { formatTime } from "../../lib/format";
 import { CreateWorkflowModal } from "./CreateWorkflowModal";
@@ -19,22 +19,13 @@ export function WorkflowList() {
       <PageHeader title="Workflows" actions={<NewButton onClick={() => setCreating(true)}>New workflow</NewButton>} />
       <QueryTable
         label="Workflows"
-        what="workflows"
         query={workflows}
         rows={(d) => d.workflows}
-        rowKey={(w) => w.id}
         empty="No workflow yet. A workflow runs steps for a contact when an event is tracked, on a schedule or by hand."
         onPage={(p) => setParams({ page: String(p) })}
         minWidth={560}
         columns={[
-          {
-            header: "Name",
-            cell: (w) => (
-              <Anchor component={Link} to={encodeURIComponent(w.id)}>
-                {w.name}
-              </Anchor>
-            ),
-          },
+          nameColumn(),
           { header: "Trigger", cell: (w) => triggerText(w) },
           {
             header: "Enabled",
