@@ -97,7 +97,8 @@ describe("accessibility of every dashboard page", () => {
     // and Enter on the focused link opens its page
     await nav.getByRole("link", { name: "Contacts" }).focus();
     await page.keyboard.press("Enter");
-    await expect.poll(() => new URL(page.url()).pathname).toBe("/app/contacts");
+    // the area's code loads before the address changes: on a loaded machine that is seconds
+    await expect.poll(() => new URL(page.url()).pathname, { timeout: 15_000 }).toBe("/app/contacts");
     await context.close();
   });
 });
