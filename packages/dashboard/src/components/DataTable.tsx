@@ -1,5 +1,5 @@
 import { Anchor, type AnchorProps, Pagination, Table, type TableProps, VisuallyHidden } from "@mantine/core";
-import type { ReactNode } from "react";
+import type { CSSProperties, ReactNode } from "react";
 import { Link } from "react-router";
 import type { CursorTrail } from "../lib/cursors";
 import { Pager } from "./Pager";
@@ -14,7 +14,7 @@ export interface Column<T> {
   cell: (row: T) => ReactNode;
   /** A `<th scope="row">`: the cell that names its row. */
   rowHeader?: boolean;
-  style?: React.CSSProperties;
+  style?: CSSProperties;
   /** A fixed width, for a table laid out `fixed`. */
   width?: number;
 }
