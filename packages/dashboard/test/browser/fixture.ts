@@ -40,10 +40,10 @@ export interface BrowserFixture {
   /** With `members: ["editor"]`: an editor of the owner's project. */
   editor: DashboardUser;
   /**
-   * A page at `path` ("/app/emails"), signed in as `user` (the owner unless given) in a browser
-   * context of its own, with `context`'s options (a phone's viewport, permissions…).
+   * A page at `path` ("/app/emails"), signed in as `user` (the owner unless given; `null`: signed
+   * out) in a browser context of its own, with `context`'s options (a phone's viewport, permissions…).
    */
-  open(path: string, opts?: { user?: DashboardUser; context?: BrowserContextOptions }): Promise<Page>;
+  open(path: string, opts?: { user?: DashboardUser | null; context?: BrowserContextOptions }): Promise<Page>;
 }
 
 /**
@@ -55,7 +55,7 @@ export interface BrowserFixture {
 export function browserAndOwner(opts: { sending?: boolean; members?: readonly ("viewer" | "editor")[] } = {}): BrowserFixture {
   const fx = { platform: inject("platform") } as BrowserFixture;
   fx.open = async (path, { user = fx.owner, context: options } = {}) => {
-    const context = await signedInContext(fx.browser, fx.platform.url, user, options);
+    const context = user ? await signedInContext(fx.browser, fx.platform.url, user, options) : await fx.browser.newContext(options);
     const page = await context.newPage();
     await page.goto(`${fx.platform.url}${path}`);
     return page;
