@@ -1,5 +1,9 @@
 import "@mantine/core/styles.css";
 import "@mantine/notifications/styles.css";
+// The app's own typeface, served from /app/assets/ like the scripts: the page is laid out the same on
+// every machine whatever fonts it has (docs/dashboard.md, "Fonts"). One variable file per script,
+// fetched only for the characters a page shows; normal style only (italics are rare and synthesized).
+import "@fontsource-variable/inter/wght.css";
 import { createTheme, type CSSVariablesResolver, MantineProvider } from "@mantine/core";
 import { QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode } from "react";
@@ -16,7 +20,10 @@ import { router } from "./router";
 // Mantine's close buttons (modals, notifications) are icons without a name: axe's button-name.
 // Plain objects, not `Modal.extend`: importing the components here would put them in sign-in's JavaScript.
 const closeButtonProps = { "aria-label": "Close" };
+const FONT = '"Inter Variable", -apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, Helvetica, Arial, sans-serif, "Apple Color Emoji", "Segoe UI Emoji"';
 const theme = createTheme({
+  fontFamily: FONT,
+  headings: { fontFamily: FONT },
   primaryColor: "blue",
   primaryShade: { light: 8, dark: 8 },
   defaultRadius: "md",

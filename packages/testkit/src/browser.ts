@@ -18,9 +18,16 @@ export const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
+/** The fonts the tests lay pages out with, beside the dashboard's own (scripts/browser.mjs says why). */
+const TEST_FONTS_FILE = "/usr/share/fonts/truetype/liberation/LiberationMono-Regular.ttf";
+
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`Chromium is not at ${CHROMIUM_PATH}: install Debian's chromium package (npm test does so as root) or set CHROMIUM_PATH`);
+  }
+  // what a layout test measures must not depend on the fonts a machine happens to have
+  if (existsSync("/etc/debian_version") && !existsSync(TEST_FONTS_FILE)) {
+    throw new Error("The browser tests need the fonts-liberation package: `node scripts/browser.mjs` as root installs it (npm test does so)");
   }
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
 }

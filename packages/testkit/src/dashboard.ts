@@ -144,11 +144,13 @@ export async function demoData(baseUrl: string, secretKey: string, opts: { from:
 }
 
 /**
- * Waits until a signed-in page has rendered: its main area shows a heading and no loader is left
- * (every loader's label starts with "Loading").
+ * Waits until a signed-in page has rendered: its main area shows a heading, no loader is left
+ * (every loader's label starts with "Loading") and the dashboard's typeface has loaded, so what is
+ * measured is laid out in it and not in the fallback it swaps out.
  */
 export async function pageRendered(page: Page): Promise<void> {
   await page.getByRole("main").getByRole("heading").first().waitFor();
   // Every loader's label starts with "Loading" ("Loading", "Loading the editor", …).
   await waitFor(async () => (await page.getByLabel(/^Loading/).count()) === 0, { what: "the page's loaders to go", timeoutMs: 15_000 });
+  await page.evaluate("document.fonts.ready.then(() => true)");
 }

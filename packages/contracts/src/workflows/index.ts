@@ -5,5 +5,6 @@ export * from "./steps.js";
 export * from "./records.js";
 export * from "./http.js";
 export * from "./executions.js";
+export * from "./graph.js";
 
 export const workflowsRoutes = [...workflowRoutes, ...executionRoutes];

@@ -1,6 +1,7 @@
-import { Center, Paper, Stack, Title } from "@mantine/core";
+import { Center, Paper, Stack, } from "@mantine/core";
 import type { ReactNode } from "react";
 import { ColorSchemeToggle } from "./ColorSchemeToggle";
+import { PageHeader } from "./PageHeader";
 
 /** The frame of the pages before a session: sign in, accept an invitation. */
 export function AuthCard({ title, children }: { title: string; children: ReactNode }) {
@@ -8,7 +9,7 @@ export function AuthCard({ title, children }: { title: string; children: ReactNo
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" radius="md" w={400} maw="100%">
         <Stack>
-          <Title order={2}>{title}</Title>
+          <PageHeader title={title} />
           {children}
         </Stack>
       </Paper>

@@ -1,11 +1,9 @@
-import { Stack, Text, Title } from "@mantine/core";
+
+import { PageHeader } from "./PageHeader";
 
 /** The placeholder of an area whose page is not built yet. */
 export function ComingSoon({ title }: { title: string }) {
   return (
-    <Stack gap="xs">
-      <Title order={2}>{title}</Title>
-      <Text c="dimmed">This page is coming soon.</Text>
-    </Stack>
+    <PageHeader title={title} description="This page is coming soon." />
   );
 }

@@ -1,7 +1,9 @@
 import type { Email, EmailEventType } from "@mailroom/contracts";
-import { Anchor, Badge, Table } from "@mantine/core";
-import { Link } from "react-router";
+import { Badge } from "@mantine/core";
+import type { useEmails } from "../api/emails";
+import type { CursorTrail } from "../lib/cursors";
 import { formatTime } from "../lib/format";
+import { type Column, linkColumn, QueryTable } from "./DataTable";
 
 // Shades dark enough for white text at badge size (WCAG AA 4.5:1), checked by axe in the browser tests.
 const COLORS: Record<EmailEventType, string> = {
@@ -25,37 +27,33 @@ export function StatusBadge({ status }: { status: EmailEventType }) {
   );
 }
 
-/** Emails as rows; the subject opens the email's page. */
-export function EmailTable({ emails, caption }: { emails: readonly Email[]; caption: string }) {
+/** An email as a row; the subject opens the email's page. */
+export const EMAIL_COLUMNS: Column<Email>[] = [
+  linkColumn("Subject", (e) => `/emails/${encodeURIComponent(e.id)}`, (e) => e.subject || "(no subject)"),
+  { header: "To", cell: (e) => e.to },
+  { header: "Status", cell: (e) => <StatusBadge status={e.status} /> },
+  { header: "Created", cell: (e) => formatTime(e.createdAt) },
+];
+
+/** A list of emails (the email log, a campaign's recipients, a contact's latest), by cursor pages when `trail` is given. */
+export function EmailTable({ label, caption, query, trail, empty, what }: {
+  label: string;
+  caption: string;
+  query: ReturnType<typeof useEmails>;
+  trail?: CursorTrail;
+  empty: string;
+  what?: string;
+}) {
   return (
-    <Table.ScrollContainer minWidth={640}>
-      <Table striped highlightOnHover>
-        <Table.Caption>{caption}</Table.Caption>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Subject</Table.Th>
-            <Table.Th>To</Table.Th>
-            <Table.Th>Status</Table.Th>
-            <Table.Th>Created</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {emails.map((e) => (
-            <Table.Tr key={e.id}>
-              <Table.Td>
-                <Anchor component={Link} to={`/emails/${encodeURIComponent(e.id)}`}>
-                  {e.subject || "(no subject)"}
-                </Anchor>
-              </Table.Td>
-              <Table.Td>{e.to}</Table.Td>
-              <Table.Td>
-                <StatusBadge status={e.status} />
-              </Table.Td>
-              <Table.Td>{formatTime(e.createdAt)}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <QueryTable
+      label={label}
+      caption={caption}
+      what={what}
+      query={query}
+      trail={trail}
+      empty={empty}
+      minWidth={640}
+      columns={EMAIL_COLUMNS}
+    />
   );
 }

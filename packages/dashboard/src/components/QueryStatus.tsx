@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { LoadError, Loading } from "./QueryState";
 
-interface QueryLike {
+export interface QueryLike {
   isPending: boolean;
   isError: boolean;
   error: unknown;

@@ -16,3 +16,5 @@ export function useCursorTrail(resetKey: string) {
     previous: () => setState({ key: resetKey, trail: trail.slice(0, -1) }),
   };
 }
+
+export type CursorTrail = ReturnType<typeof useCursorTrail>;

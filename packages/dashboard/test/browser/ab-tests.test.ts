@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
-import type { ApiClient } from "@mailroom/testkit";
-import { a11yViolations, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
-import { sendingProject, uniqueAddress } from "./sent-emails.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { a11yViolations, } from "@mailroom/testkit/browser";
+import { uniqueAddress } from "./sent-emails.js";
+import { browserAndOwner } from "./fixture.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
-let api: ApiClient;
+const fx = browserAndOwner({ sending: true });
 
 beforeAll(async () => {
-  browser = await launchBrowser();
-  ({ owner, api } = await sendingProject(platform));
   // four recipients: a 50 % sample is one per variant, the other two get the winner
-  for (let i = 0; i < 4; i++) expect((await api.post("/contacts", { email: uniqueAddress("ab"), subscribed: true })).status).toBe(201);
+  for (let i = 0; i < 4; i++) expect((await fx.api.post("/contacts", { email: uniqueAddress("ab"), subscribed: true })).status).toBe(201);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
-
 const box = (page: Page, name: string | RegExp) => page.getByRole("textbox", { name });
 /** A Mantine Select, whichever role its input has. */
 const select = (page: Page, name: string | RegExp) => page.getByRole("textbox", { name }).or(page.getByRole("combobox", { name }));
@@ -29,9 +20,7 @@ const select = (page: Page, name: string | RegExp) => page.getByRole("textbox", 
  */
 describe("A/B tests in the Campaigns pages", () => {
   it("composes an A/B campaign, reads it back, sends it and shows each variant's results with the winner", { timeout: 120_000 }, async () => {
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/campaigns/new`);
+    const page = await fx.open("/app/campaigns/new");
     await box(page, /^Name/).fill("Subject test");
     await box(page, /^Subject/).fill("Spring is here");
 
@@ -57,7 +46,7 @@ describe("A/B tests in the Campaigns pages", () => {
     await page.getByRole("button", { name: "Create draft" }).click();
     await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/app\/campaigns\/(?!new$)[^/]+$/);
     const id = new URL(page.url()).pathname.split("/").pop()!;
-    expect((await api.get(`/campaigns/${id}`)).body).toMatchObject({
+    expect((await fx.api.get(`/campaigns/${id}`)).body).toMatchObject({
       variants: [{ subject: "Spring is here" }, { subject: "Don't miss spring", body: "<p>Version B</p>" }],
       abTest: { samplePercent: 50, metric: "clicked", waitMinutes: 5 },
       winnerVariant: null,
@@ -88,8 +77,8 @@ describe("A/B tests in the Campaigns pages", () => {
     await page.getByTestId("ab-state").filter({ hasText: "Variant A won on click rate" }).waitFor();
     expect(await rows.nth(1).getByRole("cell").first().textContent()).toMatch(/^A\s*Winner$/);
     expect(await rows.nth(2).getByRole("cell").first().textContent()).toBe("B ");
-    expect((await api.get(`/campaigns/${id}`)).body).toMatchObject({ status: "SENT", winnerVariant: 0, stats: { recipients: 4, sent: 4 } });
+    expect((await fx.api.get(`/campaigns/${id}`)).body).toMatchObject({ status: "SENT", winnerVariant: 0, stats: { recipients: 4, sent: 4 } });
     expect(await a11yViolations(page)).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 });

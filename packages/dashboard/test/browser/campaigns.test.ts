@@ -1,31 +1,28 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
-import { type ApiClient, sinkMessages } from "@mailroom/testkit";
-import { a11yViolations, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
-import { sendingProject, uniqueAddress } from "./sent-emails.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { sinkMessages } from "@mailroom/testkit";
+import { a11yViolations, } from "@mailroom/testkit/browser";
+import { uniqueAddress } from "./sent-emails.js";
+import { browserAndOwner } from "./fixture.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
-let api: ApiClient;
+const fx = browserAndOwner({ sending: true });
+const { platform } = fx;
 let segmentId: string;
 /** Subscribed contacts with plan "pro": the campaign's recipients. Enough that sending lasts past a poll. */
 const pros = Array.from({ length: 20 }, () => uniqueAddress("pro"));
 const LINK = "https://example.com/spring";
 
 beforeAll(async () => {
-  browser = await launchBrowser();
-  ({ owner, api } = await sendingProject(platform));
   const contacts = [
     ...pros.map((email) => ({ email, subscribed: true, data: { plan: "pro", firstName: "Pro" } })),
     { email: uniqueAddress("gone"), subscribed: false, data: { plan: "pro" } },
     { email: uniqueAddress("free"), subscribed: true, data: { plan: "free" } },
   ];
-  for (const c of contacts) expect((await api.post("/contacts", c)).status).toBe(201);
-  const segment = await api.post("/segments", { name: "Pros", filters: { logic: "AND", groups: [{ filters: [{ field: "data.plan", operator: "equals", value: "pro" }] }] } });
+  for (const c of contacts) expect((await fx.api.post("/contacts", c)).status).toBe(201);
+  const segment = await fx.api.post("/segments", { name: "Pros", filters: { logic: "AND", groups: [{ filters: [{ field: "data.plan", operator: "equals", value: "pro" }] }] } });
   expect(segment.status, JSON.stringify(segment.body)).toBe(201);
   segmentId = segment.body.id;
-  const template = await api.post("/templates", {
+  const template = await fx.api.post("/templates", {
     name: "Spring sale",
     type: "MARKETING",
     subject: "Spring for {{ firstName }}",
@@ -33,10 +30,6 @@ beforeAll(async () => {
   });
   expect(template.status, JSON.stringify(template.body)).toBeLessThan(300);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
-
 /** A Mantine Select: open it by its label, pick the option. */
 async function pick(page: Page, label: string | RegExp, option: string | RegExp, search?: string) {
   const box = page.getByRole("textbox", { name: label }).or(page.getByRole("combobox", { name: label }));
@@ -65,9 +58,7 @@ function statusesSeen(page: Page, id: string): string[] {
 
 describe("the Campaigns pages", () => {
   it("composes a campaign to a segment, schedules it, watches it send, and counts a click on its link", { timeout: 120_000 }, async () => {
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/campaigns`);
+    const page = await fx.open("/app/campaigns");
     await page.getByText(/^No campaign yet/).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
 
@@ -86,7 +77,7 @@ describe("the Campaigns pages", () => {
     await page.getByRole("button", { name: "Create draft" }).click();
     await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/app\/campaigns\/(?!new$)[^/]+$/);
     const id = new URL(page.url()).pathname.split("/").pop()!;
-    expect((await api.get(`/campaigns/${id}`)).body).toMatchObject({ type: "SEGMENT", segmentId, fromName: "Spring Desk", status: "DRAFT" });
+    expect((await fx.api.get(`/campaigns/${id}`)).body).toMatchObject({ type: "SEGMENT", segmentId, fromName: "Spring Desk", status: "DRAFT" });
 
     // A test copy arrives in the mailbox.
     const tester = uniqueAddress("tester");
@@ -104,11 +95,11 @@ describe("the Campaigns pages", () => {
     await page.getByLabel("Date and time").fill(paris);
     await page.getByRole("button", { name: "Schedule", exact: true }).click();
     await page.getByText(/^Starts .*\(Europe\/Paris\)$/).waitFor();
-    expect((await api.get(`/campaigns/${id}`)).body).toMatchObject({ status: "SCHEDULED", scheduledAt: later.toISOString() });
+    expect((await fx.api.get(`/campaigns/${id}`)).body).toMatchObject({ status: "SCHEDULED", scheduledAt: later.toISOString() });
     expect(await a11yViolations(page)).toEqual([]);
     await page.getByRole("button", { name: "Cancel schedule" }).click();
     await page.getByRole("button", { name: "Create draft" }).or(page.getByRole("button", { name: "Save" })).waitFor();
-    expect((await api.get(`/campaigns/${id}`)).body).toMatchObject({ status: "DRAFT", scheduledAt: null });
+    expect((await fx.api.get(`/campaigns/${id}`)).body).toMatchObject({ status: "DRAFT", scheduledAt: null });
 
     // Now a few seconds ahead, in UTC, to the second.
     const seen = statusesSeen(page, id);
@@ -119,7 +110,7 @@ describe("the Campaigns pages", () => {
     await page.getByLabel("Date and time").fill(soon.toISOString().slice(0, 19));
     await page.getByRole("button", { name: "Schedule", exact: true }).click();
     await page.getByText(/^Starts .*\(UTC\)$/).waitFor();
-    expect((await api.get(`/campaigns/${id}`)).body.scheduledAt).toBe(soon.toISOString());
+    expect((await fx.api.get(`/campaigns/${id}`)).body.scheduledAt).toBe(soon.toISOString());
 
     // The page follows it: SCHEDULED → SENDING → SENT, the counts filling.
     await page.getByText("SENT", { exact: true }).waitFor({ timeout: 60_000 });
@@ -148,6 +139,6 @@ describe("the Campaigns pages", () => {
     await page.getByRole("link", { name: "Spring campaign" }).waitFor();
     await page.getByText("Draft", { exact: true }).first().click();
     await page.getByText("No draft campaign.").waitFor();
-    await context.close();
+    await page.context().close();
   });
 });

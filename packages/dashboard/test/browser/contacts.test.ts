@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
-import type { ApiClient } from "@mailroom/testkit";
-import { a11yViolations, createDashboardUser, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
-import { sendEmail, sendingProject, uniqueAddress } from "./sent-emails.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { a11yViolations, } from "@mailroom/testkit/browser";
+import { sendEmail, uniqueAddress } from "./sent-emails.js";
+import { browserAndOwner } from "./fixture.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
-let viewer: DashboardUser;
-let api: ApiClient;
+const fx = browserAndOwner({ sending: true, members: ["viewer"] });
+const { platform } = fx;
 const to = uniqueAddress("ada");
 const other = uniqueAddress("grace");
 const subject = "Your receipt";
@@ -36,23 +33,13 @@ async function editorReset(page: Page): Promise<void> {
 }
 
 beforeAll(async () => {
-  browser = await launchBrowser();
-  const project = await sendingProject(platform);
-  ({ owner, api } = project);
-  viewer = await createDashboardUser(platform.env, { role: "viewer", project: { id: owner.projectId, name: owner.projectName, secretKey: owner.secretKey } });
-  ({ contactId } = await sendEmail(api, { from: project.from, to, subject }));
-  expect((await api.post("/v1/track", { email: to, event: "signed_up" })).status).toBe(200);
-  expect((await api.post("/contacts", { email: other })).status).toBe(201);
+  ({ contactId } = await sendEmail(fx.api, { from: fx.from, to, subject }));
+  expect((await fx.api.post("/v1/track", { email: to, event: "signed_up" })).status).toBe(200);
+  expect((await fx.api.post("/contacts", { email: other })).status).toBe(201);
 });
-afterAll(async () => {
-  await browser?.close();
-});
-
 describe("the Contacts pages", () => {
   it("finds a contact by keyboard alone and shows its email and tracked event", async () => {
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/contacts`);
+    const page = await fx.open("/app/contacts");
     await page.getByRole("link", { name: other }).waitFor();
     expect(await page.getByText("2 contacts").count()).toBe(1);
     expect(await a11yViolations(page)).toEqual([]);
@@ -73,26 +60,24 @@ describe("the Contacts pages", () => {
     await page.getByRole("link", { name: subject }).click();
     await page.getByRole("heading", { name: subject }).waitFor();
     expect(new URL(page.url()).pathname).toMatch(/^\/app\/emails\/.+/);
-    await context.close();
+    await page.context().close();
   });
 
   it("edits a data key and the subscription, and shows what the API refuses at the form", async () => {
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/contacts/${contactId}`);
+    const page = await fx.open(`/app/contacts/${contactId}`);
     await page.getByRole("heading", { name: to }).waitFor();
 
     await page.getByRole("button", { name: "Add key" }).click();
     await page.getByRole("textbox", { name: "Key 1", exact: true }).fill("plan");
     await page.getByLabel("Value of plan").fill("42");
     await page.getByRole("button", { name: "Save data" }).click();
-    await expect.poll(async () => (await api.get(`/contacts/${contactId}`)).body.data).toEqual({ plan: 42 });
+    await expect.poll(async () => (await fx.api.get(`/contacts/${contactId}`)).body.data).toEqual({ plan: 42 });
     await editorReset(page);
 
     // the editor starts again from what was saved: edit the key as text, then remove it
     await page.getByLabel("Value of plan").fill("pro plan");
     await page.getByRole("button", { name: "Save data" }).click();
-    await expect.poll(async () => (await api.get(`/contacts/${contactId}`)).body.data).toEqual({ plan: "pro plan" });
+    await expect.poll(async () => (await fx.api.get(`/contacts/${contactId}`)).body.data).toEqual({ plan: "pro plan" });
     await editorReset(page);
 
     // refused before sending: an empty key; refused by the API: more data than a contact may hold
@@ -104,23 +89,21 @@ describe("the Contacts pages", () => {
     await page.getByRole("button", { name: "Save data" }).click();
     await page.getByRole("alert").filter({ hasText: /larger than/ }).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
-    expect((await api.get(`/contacts/${contactId}`)).body.data).toEqual({ plan: "pro plan" });
+    expect((await fx.api.get(`/contacts/${contactId}`)).body.data).toEqual({ plan: "pro plan" });
     await page.getByRole("button", { name: "Remove huge" }).click();
 
     const toggle = page.getByRole("switch", { name: "Subscribed to marketing email" });
-    const before: boolean = (await api.get(`/contacts/${contactId}`)).body.subscribed;
+    const before: boolean = (await fx.api.get(`/contacts/${contactId}`)).body.subscribed;
     expect(await toggle.isChecked()).toBe(before);
     await toggle.focus();
     await page.keyboard.press("Space");
-    await expect.poll(async () => (await api.get(`/contacts/${contactId}`)).body.subscribed).toBe(!before);
+    await expect.poll(async () => (await fx.api.get(`/contacts/${contactId}`)).body.subscribed).toBe(!before);
     await expect.poll(() => toggle.isChecked()).toBe(!before);
-    await context.close();
+    await page.context().close();
   });
 
   it("adds a contact through the modal (a bad address at its field), then deletes it after confirming", async () => {
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/contacts`);
+    const page = await fx.open("/app/contacts");
     await page.getByRole("button", { name: "Add contact" }).click();
     const dialog = page.getByRole("dialog", { name: "Add contact" });
     await dialog.getByLabel(/^Email/).fill("not an address");
@@ -133,26 +116,24 @@ describe("the Contacts pages", () => {
     await dialog.getByRole("button", { name: "Add contact" }).click();
     await page.getByRole("heading", { name: added }).waitFor();
     const id = new URL(page.url()).pathname.split("/").pop()!;
-    expect((await api.get(`/contacts/${id}`)).body.email).toBe(added);
+    expect((await fx.api.get(`/contacts/${id}`)).body.email).toBe(added);
 
     await page.getByRole("button", { name: "Delete contact" }).click();
     await page.getByRole("dialog", { name: "Delete contact?" }).getByRole("button", { name: "Delete" }).click();
     await page.getByRole("button", { name: "Add contact" }).waitFor();
-    expect((await api.get(`/contacts/${id}`)).status).toBe(404);
+    expect((await fx.api.get(`/contacts/${id}`)).status).toBe(404);
 
     // a contact that is gone (or another project's) is "not found", not a broken page
     await page.goto(`${platform.url}/app/contacts/${id}`);
     await page.getByRole("alert").filter({ hasText: "Not found" }).waitFor();
-    await context.close();
+    await page.context().close();
   });
 
   it("pages forward and back through a search's results, with the total of the first page", async () => {
     const tag = `page${Date.now().toString(36)}`;
     // 30 matches: one full page of 25 and a second of 5
-    for (let i = 0; i < 30; i++) expect((await api.post("/contacts", { email: `${tag}-${String(i).padStart(2, "0")}@example.com` })).status).toBe(201);
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/contacts`);
+    for (let i = 0; i < 30; i++) expect((await fx.api.post("/contacts", { email: `${tag}-${String(i).padStart(2, "0")}@example.com` })).status).toBe(201);
+    const page = await fx.open("/app/contacts");
     await page.getByRole("searchbox", { name: "Search contacts" }).fill(tag);
     await page.getByText("30 contacts found").waitFor();
     const rows = page.getByRole("main").getByRole("cell").filter({ hasText: `${tag}-` });
@@ -171,13 +152,11 @@ describe("the Contacts pages", () => {
     await pager.getByRole("button", { name: "Previous" }).click();
     await expect.poll(() => rows.allTextContents()).toEqual(first);
     expect(await pager.getByRole("button", { name: "Previous" }).isDisabled()).toBe(true);
-    await context.close();
+    await page.context().close();
   });
 
   it("shows a viewer the contact read-only", async () => {
-    const context = await signedInContext(browser, platform.url, viewer);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/contacts`);
+    const page = await fx.open("/app/contacts", { user: fx.viewer });
     await page.getByRole("link", { name: to }).waitFor();
     expect(await page.getByRole("button", { name: "Add contact" }).count()).toBe(0);
     await page.getByRole("link", { name: to }).click();
@@ -187,6 +166,6 @@ describe("the Contacts pages", () => {
     expect(await page.getByRole("switch").count()).toBe(0);
     expect(await page.getByRole("textbox").count()).toBe(0);
     expect(await a11yViolations(page)).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 });

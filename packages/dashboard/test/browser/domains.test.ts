@@ -1,32 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
-import { addZones, apiClient, waitFor } from "@mailroom/testkit";
-import { a11yViolations, createDashboardUser, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
+import { describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { addZones, waitFor } from "@mailroom/testkit";
+import { a11yViolations, type DashboardUser } from "@mailroom/testkit/browser";
+import { browserAndOwner } from "./fixture.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
-let editor: DashboardUser;
+const fx = browserAndOwner({ members: ["editor"] });
+const { platform } = fx;
 
 const uniqueDomain = () => `dash-${randomBytes(5).toString("hex")}.mailroom.test`;
 
-beforeAll(async () => {
-  [browser, owner] = await Promise.all([launchBrowser(), createDashboardUser(platform.env)]);
-  editor = await createDashboardUser(platform.env, {
-    role: "editor",
-    project: { id: owner.projectId, name: owner.projectName, secretKey: owner.secretKey },
-  });
-});
-afterAll(async () => {
-  await browser?.close();
-});
 
 async function openDomains(user: DashboardUser): Promise<Page> {
-  const context = await signedInContext(browser, platform.url, user);
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: platform.url });
-  const page = await context.newPage();
-  await page.goto(`${platform.url}/app/domains`);
+  const page = await fx.open("/app/domains", { user, context: { permissions: ["clipboard-read", "clipboard-write"] } });
   await page.getByRole("heading", { name: "Domains" }).waitFor();
   return page;
 }
@@ -40,7 +26,7 @@ const recordRow = (page: Page, purpose: string) =>
 
 describe("the Domains page", () => {
   it("adds a domain by keyboard, marks the missing record, verifies once it is published, copies a value, deletes", async () => {
-    const page = await openDomains(owner);
+    const page = await openDomains(fx.owner);
     await page.getByText("No domains yet.").waitFor();
     expect(await a11yViolations(page)).toEqual([]);
 
@@ -54,7 +40,7 @@ describe("the Domains page", () => {
     expect(await a11yViolations(page)).toEqual([]);
 
     // The records the page shows are the domain's own, as the API gives them.
-    const api = apiClient(platform.url, owner.secretKey);
+    const { api } = fx;
     const [created] = (await api.get("/domains")).body.data;
     expect(created.domain).toBe(domain);
     const dkim = created.records.find((r: { purpose: string }) => r.purpose === "dkim");
@@ -103,8 +89,8 @@ describe("the Domains page", () => {
   });
 
   it("refuses a malformed name and a domain already added, at the field", async () => {
-    const page = await openDomains(owner);
-    const api = apiClient(platform.url, owner.secretKey);
+    const page = await openDomains(fx.owner);
+    const { api } = fx;
     const before = (await api.get("/domains")).body.data.length;
     const field = page.getByRole("textbox", { name: /^Domain/ });
     for (const bad of ["not a domain", "<script>alert(1)</script>.com", "a..b", "x".repeat(300)]) {
@@ -129,7 +115,7 @@ describe("the Domains page", () => {
   });
 
   it("shows an editor the domains and their records, read-only", async () => {
-    const page = await openDomains(editor);
+    const page = await openDomains(fx.editor);
     await page.getByText("Only a project owner can add, verify or delete domains.").waitFor();
     expect(await page.getByRole("button", { name: "Add domain" }).count()).toBe(0);
     const first = page.getByRole("table", { name: "Domains" }).getByRole("row").nth(1).getByRole("button");

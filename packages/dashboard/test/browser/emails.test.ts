@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser } from "playwright-core";
-import { a11yViolations, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
-import { sendEmail, sendingProject, uniqueAddress } from "./sent-emails.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { a11yViolations, } from "@mailroom/testkit/browser";
+import { sendEmail, uniqueAddress } from "./sent-emails.js";
+import { browserAndOwner } from "./fixture.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
+const fx = browserAndOwner({ sending: true });
+const { platform } = fx;
 const ada = uniqueAddress("ada");
 const grace = uniqueAddress("grace");
 let adaEmail: string;
@@ -13,23 +12,15 @@ let adaEmail: string;
 let reached: string;
 
 beforeAll(async () => {
-  browser = await launchBrowser();
-  const project = await sendingProject(platform);
-  owner = project.owner;
-  ({ emailId: adaEmail } = await sendEmail(project.api, { from: project.from, to: ada, subject: "For Ada" }));
-  const { emailId } = await sendEmail(project.api, { from: project.from, to: grace, subject: "For Grace" });
-  const status: string = (await project.api.get(`/emails/${emailId}`)).body.status;
+  ({ emailId: adaEmail } = await sendEmail(fx.api, { from: fx.from, to: ada, subject: "For Ada" }));
+  const { emailId } = await sendEmail(fx.api, { from: fx.from, to: grace, subject: "For Grace" });
+  const status: string = (await fx.api.get(`/emails/${emailId}`)).body.status;
   reached = status.charAt(0) + status.slice(1).toLowerCase();
 });
-afterAll(async () => {
-  await browser?.close();
-});
-
 describe("the Emails pages", () => {
   it("filters the log by status and recipient, keeping the filters in the URL", async () => {
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/emails`);
+    const page = await fx.open("/app/emails");
+    const context = page.context();
     await page.getByRole("link", { name: "For Grace" }).waitFor();
     await page.getByRole("link", { name: "For Ada" }).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
@@ -70,9 +61,7 @@ describe("the Emails pages", () => {
   });
 
   it("shows an email's fields and its timeline in order, and opens it by keyboard", async () => {
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/emails?to=${encodeURIComponent(ada)}`);
+    const page = await fx.open(`/app/emails?to=${encodeURIComponent(ada)}`);
     await page.getByRole("link", { name: "For Ada" }).focus();
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "For Ada" }).waitFor();
@@ -89,6 +78,6 @@ describe("the Emails pages", () => {
     // an id that is not this project's is "not found"
     await page.goto(`${platform.url}/app/emails/${encodeURIComponent("no-such-email")}`);
     await page.getByRole("alert").filter({ hasText: "Not found" }).waitFor();
-    await context.close();
+    await page.context().close();
   });
 });

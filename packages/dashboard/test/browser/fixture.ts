@@ -1,19 +1,77 @@
 import { afterAll, beforeAll, inject } from "vitest";
-import type { Browser } from "playwright-core";
-import { createDashboardUser, launchBrowser, type DashboardUser } from "@mailroom/testkit/browser";
+import type { Browser, BrowserContextOptions, Page } from "playwright-core";
+import { type ApiClient, apiClient } from "@mailroom/testkit";
+import type { SharedPlatform } from "@mailroom/testkit/shared";
+import { createDashboardUser, type DashboardUser, launchBrowser, signedInContext } from "@mailroom/testkit/browser";
+import { verifiedDomain } from "./sent-emails.js";
 
 /**
- * The shared platform, a Chromium for the file and an owner of a fresh project, set up before the
- * file's tests and the browser closed after them. Read its fields inside tests (they are set in
- * beforeAll).
+ * One Chromium per test worker, shared by the files that worker runs one after another: vitest's
+ * platform workers are long-lived processes that keep imported modules between files
+ * (vitest.config.ts, `isolate: false`), and a worker runs one file at a time. Each file works in
+ * browser contexts of its own (cookies, storage, permissions) and the fixture closes them after the
+ * file, so nothing but the browser process carries over. Playwright closes the browser when the
+ * worker exits; one that died is launched again by the next file.
  */
-export function browserAndOwner() {
-  const fixture = { platform: inject("platform"), browser: undefined as unknown as Browser, owner: undefined as unknown as DashboardUser };
+let shared: Promise<Browser> | undefined;
+function workerBrowser(): Promise<Browser> {
+  if (!shared) {
+    const launched = launchBrowser();
+    shared = launched;
+    launched.then(
+      (b) => b.on("disconnected", () => (shared = shared === launched ? undefined : shared)),
+      () => (shared = shared === launched ? undefined : shared),
+    );
+  }
+  return shared;
+}
+
+export interface BrowserFixture {
+  platform: SharedPlatform;
+  browser: Browser;
+  /** The owner of a fresh project. */
+  owner: DashboardUser;
+  /** The owner's project through its secret key, as an API user. */
+  api: ApiClient;
+  /** With `sending`: an address on the project's verified domain, to send from. */
+  from: string;
+  /** With `members: ["viewer"]`: a viewer of the owner's project. */
+  viewer: DashboardUser;
+  /** With `members: ["editor"]`: an editor of the owner's project. */
+  editor: DashboardUser;
+  /**
+   * A page at `path` ("/app/emails"), signed in as `user` (the owner unless given; `null`: signed
+   * out) in a browser context of its own, with `context`'s options (a phone's viewport, permissions…).
+   */
+  open(path: string, opts?: { user?: DashboardUser | null; context?: BrowserContextOptions }): Promise<Page>;
+}
+
+/**
+ * The shared platform, the worker's Chromium and an owner of a fresh project, set up before the
+ * file's tests (and, when asked, a verified sending domain and other members of the project); the
+ * file's browser contexts are closed after them. Read its fields inside tests or in the file's own
+ * `beforeAll`, which runs after this one.
+ */
+export function browserAndOwner(opts: { sending?: boolean; members?: readonly ("viewer" | "editor")[] } = {}): BrowserFixture {
+  const fx = { platform: inject("platform") } as BrowserFixture;
+  fx.open = async (path, { user = fx.owner, context: options } = {}) => {
+    const context = user ? await signedInContext(fx.browser, fx.platform.url, user, options) : await fx.browser.newContext(options);
+    const page = await context.newPage();
+    await page.goto(`${fx.platform.url}${path}`);
+    return page;
+  };
   beforeAll(async () => {
-    [fixture.browser, fixture.owner] = await Promise.all([launchBrowser(), createDashboardUser(fixture.platform.env)]);
-  });
+    [fx.browser, fx.owner] = await Promise.all([workerBrowser(), createDashboardUser(fx.platform.env)]);
+    fx.api = apiClient(fx.platform.url, fx.owner.secretKey);
+    const project = { id: fx.owner.projectId, name: fx.owner.projectName, secretKey: fx.owner.secretKey };
+    await Promise.all([
+      opts.sending && verifiedDomain(fx.platform, fx.api).then((domain) => (fx.from = `news@${domain}`)),
+      ...(opts.members ?? []).map(async (role) => (fx[role] = await createDashboardUser(fx.platform.env, { role, project }))),
+    ]);
+  }, 60_000);
   afterAll(async () => {
-    await fixture.browser?.close();
+    // the browser stays for the worker's next file; this file's contexts go (a failed test may have left one)
+    await Promise.all((fx.browser?.contexts() ?? []).map((c) => c.close()));
   });
-  return fixture;
+  return fx;
 }

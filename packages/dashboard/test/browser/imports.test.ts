@@ -1,14 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser, BrowserContext, Download, Page } from "playwright-core";
-import { apiClient, type ApiClient } from "@mailroom/testkit";
-import { a11yViolations, createDashboardUser, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
+import { describe, expect, it } from "vitest";
+import type { BrowserContext, Download, Page } from "playwright-core";
+import { apiClient } from "@mailroom/testkit";
+import { a11yViolations, createDashboardUser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
+import { browserAndOwner } from "./fixture.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
-let viewer: DashboardUser;
-let api: ApiClient;
+const fx = browserAndOwner({ members: ["viewer"] });
+const { platform } = fx;
 const tag = randomBytes(4).toString("hex");
 const ada = `ada-${tag}@example.com`;
 const carl = `carl-${tag}@example.com`;
@@ -17,7 +15,7 @@ const CSV = `email,subscribed,plan,First Name\n${ada},yes,pro,Ada\nnot-an-addres
 
 /** A signed-in context whose browser has no save picker, so an export goes through a download. */
 async function withoutPicker(user: DashboardUser): Promise<BrowserContext> {
-  const context = await signedInContext(browser, platform.url, user);
+  const context = await signedInContext(fx.browser, platform.url, user);
   await context.addInitScript({ content: "delete window.showSaveFilePicker;" });
   return context;
 }
@@ -34,18 +32,10 @@ async function exportFrom(page: Page): Promise<{ name: string; text: string }> {
   return { name: download.suggestedFilename(), text: await downloaded(download) };
 }
 
-beforeAll(async () => {
-  [browser, owner] = await Promise.all([launchBrowser(), createDashboardUser(platform.env)]);
-  viewer = await createDashboardUser(platform.env, { role: "viewer", project: { id: owner.projectId, name: owner.projectName, secretKey: owner.secretKey } });
-  api = apiClient(platform.url, owner.secretKey);
-});
-afterAll(async () => {
-  await browser?.close();
-});
 
 describe("the contact import wizard and export", () => {
   it("previews a CSV's columns, uploads it and follows the import to its counts and the bad row's error", async () => {
-    const context = await withoutPicker(owner);
+    const context = await withoutPicker(fx.owner);
     const page = await context.newPage();
     await page.goto(`${platform.url}/app/contacts`);
     await page.getByRole("link", { name: "Import contacts" }).click();
@@ -72,12 +62,12 @@ describe("the contact import wizard and export", () => {
     expect(await errorRow.getByRole("cell").allTextContents()).toEqual(["3", "email: must be a valid email address"]);
     expect(await a11yViolations(page)).toEqual([]);
     // the page shows what the API says
-    expect((await api.get(`/contacts/imports/${id}`)).body).toMatchObject({ status: "COMPLETED", rows: 3, created: 2, updated: 0, failed: 1 });
+    expect((await fx.api.get(`/contacts/imports/${id}`)).body).toMatchObject({ status: "COMPLETED", rows: 3, created: 2, updated: 0, failed: 1 });
 
     await page.getByRole("link", { name: "Back to contacts" }).click();
     await page.getByRole("link", { name: ada }).waitFor();
     await page.getByRole("link", { name: carl }).waitFor();
-    const stored = (await api.get(`/contacts?search=${encodeURIComponent(carl)}`)).body.data[0];
+    const stored = (await fx.api.get(`/contacts?search=${encodeURIComponent(carl)}`)).body.data[0];
     expect(stored).toMatchObject({ email: carl, subscribed: false, data: { "First Name": "Carl, Jr." } });
     await context.close();
   });
@@ -88,9 +78,7 @@ describe("the contact import wizard and export", () => {
     const topic = (await ownApi.post("/topics", { name: "Release notes" })).body;
     expect((await ownApi.patch("/settings/sending", { doubleOptIn: { enabled: true } })).status).toBe(200);
     const [asks, declines] = [`asks-${tag}@example.com`, `declines-${tag}@example.com`];
-    const context = await signedInContext(browser, platform.url, user);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/contacts/import`);
+    const page = await fx.open("/app/contacts/import", { user: user });
     // Without a subscribed column, the preview says the new contacts are asked, not subscribed.
     await page.getByLabel("CSV file").setInputFiles({ name: "plain.csv", mimeType: "text/csv", buffer: Buffer.from(`email\n${asks}\n`) });
     await page.getByText(/^No subscribed column: new contacts are sent a confirmation email and subscribed once they confirm/).waitFor();
@@ -110,11 +98,11 @@ describe("the contact import wizard and export", () => {
       const stored = (await ownApi.get(`/contacts?search=${encodeURIComponent(email)}`)).body.data[0];
       expect(stored).toMatchObject({ email, subscribed: false, topics: { [topic.id]: true } });
     }
-    await context.close();
+    await page.context().close();
   });
 
   it("refuses a file without an email column before uploading it", async () => {
-    const context = await withoutPicker(owner);
+    const context = await withoutPicker(fx.owner);
     const page = await context.newPage();
     const uploads: string[] = [];
     page.on("request", (r) => r.method() === "POST" && r.url().includes("/contacts/imports") && uploads.push(r.url()));
@@ -128,27 +116,27 @@ describe("the contact import wizard and export", () => {
   });
 
   it("exports the contacts and a segment's members as the API's CSV, by download and through the save picker", async () => {
-    const context = await withoutPicker(owner);
+    const context = await withoutPicker(fx.owner);
     const page = await context.newPage();
     await page.goto(`${platform.url}/app/contacts`);
     await page.getByRole("link", { name: ada }).waitFor();
     const all = await exportFrom(page);
     expect(all.name).toMatch(/^contacts-\d{4}-\d{2}-\d{2}\.csv$/);
-    expect(all.text).toBe((await api.get("/contacts/export")).body);
+    expect(all.text).toBe((await fx.api.get("/contacts/export")).body);
     expect(all.text.split("\n").filter((l) => l.startsWith(ada) || l.startsWith(carl))).toHaveLength(2);
 
-    const segment = (await api.post("/segments", { name: "Pros", filters: { logic: "AND", groups: [{ filters: [{ field: "data.plan", operator: "equals", value: "pro" }] }] } })).body;
+    const segment = (await fx.api.post("/segments", { name: "Pros", filters: { logic: "AND", groups: [{ filters: [{ field: "data.plan", operator: "equals", value: "pro" }] }] } })).body;
     await page.goto(`${platform.url}/app/segments/${segment.id}`);
     await page.getByRole("heading", { name: "Pros" }).waitFor();
     const pros = await exportFrom(page);
     expect(pros.name).toMatch(/^pros-\d{4}-\d{2}-\d{2}\.csv$/);
-    expect(pros.text).toBe((await api.get(`/contacts/export?segmentId=${segment.id}`)).body);
+    expect(pros.text).toBe((await fx.api.get(`/contacts/export?segmentId=${segment.id}`)).body);
     expect(pros.text).toContain(ada);
     expect(pros.text).not.toContain(carl);
     await context.close();
 
     // Where the browser has a save picker, the answer streams into the file the person chose.
-    const picking = await signedInContext(browser, platform.url, owner);
+    const picking = await signedInContext(fx.browser, platform.url, fx.owner);
     await picking.addInitScript({
       content: `window.showSaveFilePicker = async (options) => {
         window.__saved = { name: options.suggestedName, chunks: [], closed: false };
@@ -170,7 +158,7 @@ describe("the contact import wizard and export", () => {
   });
 
   it("shows a viewer the Export button and no Import", async () => {
-    const context = await withoutPicker(viewer);
+    const context = await withoutPicker(fx.viewer);
     const page = await context.newPage();
     await page.goto(`${platform.url}/app/contacts`);
     await page.getByRole("link", { name: ada }).waitFor();

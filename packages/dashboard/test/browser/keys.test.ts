@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { apiClient, waitFor } from "@mailroom/testkit";
-import { a11yViolations, signedInContext } from "@mailroom/testkit/browser";
+import { a11yViolations, } from "@mailroom/testkit/browser";
 import { browserAndOwner } from "./fixture.js";
 
 const fx = browserAndOwner();
@@ -8,9 +8,7 @@ const { platform } = fx;
 
 describe("the API keys page", () => {
   it("creates a key by keyboard alone, shows it once, and revoking it makes the API refuse it", async () => {
-    const context = await signedInContext(fx.browser, platform.url, fx.owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/api-keys`);
+    const page = await fx.open("/app/api-keys");
     await page.getByRole("table", { name: "API keys" }).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
 
@@ -38,13 +36,12 @@ describe("the API keys page", () => {
     await page.getByRole("dialog", { name: "Revoke this key?" }).getByRole("button", { name: "Revoke key" }).click();
     await row.getByText(/^Revoked/).waitFor();
     await waitFor(async () => (await apiClient(platform.url, key).get("/contacts")).status === 401, { timeoutMs: 5000, what: "the revoked key refused" });
-    await context.close();
+    await page.context().close();
   });
 
   it("shows a bad rate limit at its field and creates nothing", async () => {
-    const context = await signedInContext(fx.browser, platform.url, fx.owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/api-keys`);
+    const page = await fx.open("/app/api-keys");
+    const context = page.context();
     await page.getByRole("button", { name: "Create key" }).click();
     await page.getByLabel("Name").fill("Too fast");
     await page.getByLabel(/^Rate limit/).fill("1000000");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BrowserContext } from "playwright-core";
 import { sinkMessages, waitFor } from "@mailroom/testkit";
-import { a11yViolations, signedInContext } from "@mailroom/testkit/browser";
+import { a11yViolations, } from "@mailroom/testkit/browser";
 import { browserAndOwner } from "./fixture.js";
 
 const fx = browserAndOwner();
@@ -31,9 +31,8 @@ async function createContact(context: BrowserContext, email: string) {
 
 describe("members", () => {
   it("invites a viewer who accepts in another browser, sees nothing to change, and is refused a write", async () => {
-    const ownerContext = await signedInContext(fx.browser, platform.url, fx.owner);
-    const page = await ownerContext.newPage();
-    await page.goto(`${platform.url}/app/members`);
+    const page = await fx.open("/app/members");
+    const ownerContext = page.context();
     await page.getByRole("table", { name: "Members" }).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
 
@@ -88,12 +87,10 @@ describe("members", () => {
   });
 
   it("explains that the last owner cannot be removed", async () => {
-    const context = await signedInContext(fx.browser, platform.url, fx.owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/members`);
+    const page = await fx.open("/app/members");
     await page.getByRole("button", { name: `Remove ${fx.owner.email}` }).click();
     await page.getByRole("dialog", { name: "Remove this member?" }).getByRole("button", { name: "Remove" }).click();
     await page.getByText(/at least one owner: make another member owner first/).first().waitFor();
-    await context.close();
+    await page.context().close();
   });
 });

@@ -1,40 +1,30 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "@mailroom/testkit";
-import { a11yViolations, createDashboardUser, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
-import { sendEmail, sendingProject, uniqueAddress } from "./sent-emails.js";
+import { a11yViolations, createDashboardUser, } from "@mailroom/testkit/browser";
+import { sendEmail, uniqueAddress } from "./sent-emails.js";
+import { browserAndOwner } from "./fixture.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
+const fx = browserAndOwner({ sending: true });
+const { platform } = fx;
 let campaign: { id: string; name: string };
 
 beforeAll(async () => {
-  browser = await launchBrowser();
-  const project = await sendingProject(platform);
-  owner = project.owner;
-  for (const tag of ["one", "two", "three"]) await sendEmail(project.api, { from: project.from, to: uniqueAddress(tag), subject: `Hello ${tag}` });
+  for (const tag of ["one", "two", "three"]) await sendEmail(fx.api, { from: fx.from, to: uniqueAddress(tag), subject: `Hello ${tag}` });
   // and a campaign to two contacts: five sends in all, two of them the campaign's
-  for (const tag of ["c1", "c2"]) await project.api.post("/contacts", { email: uniqueAddress(tag) });
-  const created = await project.api.post("/campaigns", { name: "Autumn news", subject: "Autumn", body: "<p>Hi</p>", from: project.from, audienceType: "ALL" });
+  for (const tag of ["c1", "c2"]) await fx.api.post("/contacts", { email: uniqueAddress(tag) });
+  const created = await fx.api.post("/campaigns", { name: "Autumn news", subject: "Autumn", body: "<p>Hi</p>", from: fx.from, audienceType: "ALL" });
   campaign = created.body.data;
-  expect((await project.api.post(`/campaigns/${campaign.id}/send`)).status).toBe(200);
+  expect((await fx.api.post(`/campaigns/${campaign.id}/send`)).status).toBe(200);
   // the counters are kept by a consumer of the email events: wait until it has counted the five sends
   const range = new URLSearchParams({ from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString(), interval: "day" });
   await waitFor(async () => {
-    const res = await project.api.get(`/stats?${range}`);
+    const res = await fx.api.get(`/stats?${range}`);
     return res.body.series.reduce((n: number, p: { sent: number }) => n + p.sent, 0) === 5;
   }, { timeoutMs: 30_000, intervalMs: 200, what: "five sends counted" });
 });
-afterAll(async () => {
-  await browser?.close();
-});
-
 describe("the Overview page", () => {
   it("shows the week's sends, the rates over them and the daily charts", async () => {
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/overview`);
+    const page = await fx.open("/app/overview");
     const sent = page.getByText("Sent in the last 7 days").locator("..");
     await expect.poll(() => sent.textContent()).toContain("5");
     await page.getByText("Delivery rate").first().waitFor();
@@ -49,13 +39,11 @@ describe("the Overview page", () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Emails");
     await page.keyboard.press("Enter");
     await page.getByRole("link", { name: "Hello one" }).waitFor();
-    await context.close();
+    await page.context().close();
   });
 
   it("narrows to one campaign and to hours, and keeps the choice in the address", async () => {
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/overview`);
+    const page = await fx.open("/app/overview");
     const sent = (period: string) => page.getByText(`Sent in the ${period}`).locator("..");
     await expect.poll(() => sent("last 7 days").textContent()).toContain("5");
 
@@ -77,17 +65,15 @@ describe("the Overview page", () => {
     await expect.poll(() => sent("last 24 hours").textContent()).toMatch(/Sent in the last 24 hours\s*2/);
     await page.getByRole("figure", { name: "Emails per hour" }).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 
   it("says so when nothing was sent yet", async () => {
     const fresh = await createDashboardUser(platform.env);
-    const context = await signedInContext(browser, platform.url, fresh);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/overview`);
+    const page = await fx.open("/app/overview", { user: fresh });
     await page.getByText(/Nothing was sent in the last 7 days/).waitFor();
     expect(await page.getByRole("figure").count()).toBe(0);
     expect(await a11yViolations(page)).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 });

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
-import { apiClient } from "@mailroom/testkit";
-import { a11yViolations, createDashboardUser, signedInContext } from "@mailroom/testkit/browser";
+import { a11yViolations, } from "@mailroom/testkit/browser";
 import { browserAndOwner } from "./fixture";
 
-const fx = browserAndOwner();
+const fx = browserAndOwner({ members: ["viewer"] });
 
 /** The contacts the segment is built over: which of them it should hold is worked out below. */
 const CONTACTS = [
@@ -49,16 +48,14 @@ async function settledCount(page: Page): Promise<number> {
 
 describe("the Segments area", () => {
   it("builds a segment of two groups with nested OR conditions whose live count is the saved memberCount; a bad value shows at its field", async () => {
-    const api = apiClient(fx.platform.url, fx.owner.secretKey);
+    const { api } = fx;
     for (const { signup, ...c } of CONTACTS) {
       expect((await api.post("/contacts", c)).status).toBeLessThan(300);
       if (signup) expect((await api.post("/v1/track", { email: c.email, event: "signup" })).status).toBe(200);
     }
     expect((await api.post("/segments/count", { filters: EXPECTED })).body).toEqual({ count: 4 });
 
-    const context = await signedInContext(fx.browser, fx.platform.url, fx.owner);
-    const page = await context.newPage();
-    await page.goto(`${fx.platform.url}/app/segments`);
+    const page = await fx.open("/app/segments");
     await page.getByText("No segments yet.").waitFor();
     expect(await a11yViolations(page)).toEqual([]);
     await page.getByRole("link", { name: "New segment" }).click();
@@ -122,17 +119,15 @@ describe("the Segments area", () => {
     const row = page.getByRole("table", { name: "Segments" }).getByRole("row").filter({ hasText: "Pro or team" });
     await row.getByText("Not tracked").waitFor();
     expect(await row.getByRole("cell").allTextContents()).toEqual(expect.arrayContaining(["Pro or team", saved.slug, "4"]));
-    await context.close();
+    await page.context().close();
   });
 
   it("shows the API's refusal (a cycle of segments) at the filter's field, tracks membership, deletes with confirmation", async () => {
-    const api = apiClient(fx.platform.url, fx.owner.secretKey);
+    const { api } = fx;
     const a = (await api.post("/segments", { name: "Alpha", filters: { logic: "AND", groups: [{ filters: [{ field: "subscribed", operator: "equals", value: true }] }] } })).body;
     const b = (await api.post("/segments", { name: "Beta", filters: { logic: "AND", groups: [{ filters: [{ field: `segment.${a.id}`, operator: "memberOfSegment" }] }] } })).body;
 
-    const context = await signedInContext(fx.browser, fx.platform.url, fx.owner);
-    const page = await context.newPage();
-    await page.goto(`${fx.platform.url}/app/segments/${a.id}`);
+    const page = await fx.open(`/app/segments/${a.id}`);
     await page.getByRole("button", { name: "Add filter to Group 1" }).click();
     const row = filterRow(page, "Group 1 filter 2");
     await choose(page, row, "Field", "Segment");
@@ -160,20 +155,14 @@ describe("the Segments area", () => {
     await page.getByRole("dialog", { name: "Delete Beta?" }).getByRole("button", { name: "Delete" }).click();
     await expect.poll(() => new URL(page.url()).pathname).toBe("/app/segments");
     expect((await api.get(`/segments/${b.id}`)).status).toBe(404);
-    await context.close();
+    await page.context().close();
   });
 
   it("lets a viewer read a segment, its count and members, but not edit", async () => {
-    const api = apiClient(fx.platform.url, fx.owner.secretKey);
+    const { api } = fx;
     const segments = (await api.get("/segments")).body as { id: string; name: string; memberCount: number }[];
     const segment = segments.find((s) => s.name === "Pro or team")!;
-    const viewer = await createDashboardUser(fx.platform.env, {
-      role: "viewer",
-      project: { id: fx.owner.projectId, name: fx.owner.projectName, secretKey: fx.owner.secretKey },
-    });
-    const context = await signedInContext(fx.browser, fx.platform.url, viewer);
-    const page = await context.newPage();
-    await page.goto(`${fx.platform.url}/app/segments`);
+    const page = await fx.open("/app/segments", { user: fx.viewer });
     await page.getByRole("link", { name: "Pro or team" }).click();
     await page.getByRole("heading", { name: "Pro or team" }).waitFor();
     expect(await settledCount(page)).toBe(segment.memberCount);
@@ -187,6 +176,6 @@ describe("the Segments area", () => {
     expect(await page.getByRole("switch", { name: /^Track membership/ }).isDisabled()).toBe(true);
     expect(await filterRow(page, "Group 1 filter 1").getByRole("textbox", { name: "Value" }).getAttribute("readonly")).not.toBeNull();
     expect(await a11yViolations(page)).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 });

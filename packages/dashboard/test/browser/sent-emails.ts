@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { addZones, apiClient, type ApiClient, waitFor } from "@mailroom/testkit";
-import { createDashboardUser, type DashboardUser } from "@mailroom/testkit/browser";
+import { addZones, type ApiClient, waitFor } from "@mailroom/testkit";
 
 export interface PlatformInfo {
   url: string;
@@ -11,12 +10,10 @@ export interface PlatformInfo {
 export const uniqueAddress = (tag: string) => `${tag}-${randomBytes(5).toString("hex")}@example.com`;
 
 /**
- * A project whose owner can sign in, with a sending domain verified through the test DNS server
- * (as services/sending/test does) and the project's secret key to send with, as an API user would.
+ * A sending domain of the project, verified through the test DNS server as services/sending tests
+ * verify one; its name.
  */
-export async function sendingProject(platform: PlatformInfo): Promise<{ owner: DashboardUser; api: ApiClient; from: string }> {
-  const owner = await createDashboardUser(platform.env);
-  const api = apiClient(platform.url, owner.secretKey);
+export async function verifiedDomain(platform: PlatformInfo, api: ApiClient): Promise<string> {
   const domain = `dash-${randomBytes(5).toString("hex")}.mailroom.test`;
   const created = await api.post("/domains", { domain });
   if (created.status !== 201) throw new Error(`POST /domains: ${created.status} ${JSON.stringify(created.body)}`);
@@ -24,7 +21,7 @@ export async function sendingProject(platform: PlatformInfo): Promise<{ owner: D
   addZones(platform.zonesFile, { [dkim.name]: { TXT: [dkim.value] } });
   const verified = await api.post(`/domains/${created.body.id}/verify`);
   if (verified.body.status !== "VERIFIED") throw new Error(`domain not verified: ${JSON.stringify(verified.body)}`);
-  return { owner, api, from: `news@${domain}` };
+  return domain;
 }
 
 /** Sends one email through /v1/send and waits until the sending service has handed it to SMTP. */

@@ -1,17 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { apiClient } from "@mailroom/testkit";
-import { a11yViolations, signedInContext } from "@mailroom/testkit/browser";
+import { a11yViolations, } from "@mailroom/testkit/browser";
 import { browserAndOwner } from "./fixture.js";
 
 const fx = browserAndOwner();
-const { platform } = fx;
 
 describe("the settings page", () => {
   it("turns tracking off and on, and the API says so", async () => {
-    const api = apiClient(platform.url, fx.owner.secretKey);
-    const context = await signedInContext(fx.browser, platform.url, fx.owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/settings`);
+    const { api } = fx;
+    const page = await fx.open("/app/settings");
     const tracking = page.getByRole("switch", { name: "Open and click tracking" });
     await tracking.waitFor();
     expect(await tracking.isChecked()).toBe(true);
@@ -26,6 +22,6 @@ describe("the settings page", () => {
 
     await page.getByRole("switch", { name: "Open and click tracking" }).click();
     await expect.poll(async () => (await api.get("/settings/sending")).body.tracking).toBe(true);
-    await context.close();
+    await page.context().close();
   });
 });

@@ -7,9 +7,7 @@ const { platform } = fx;
 
 describe("signing in to the dashboard", () => {
   it("sends / to the app, and a signed-out visitor to sign-in, then back to the page asked for", async () => {
-    const context = await fx.browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/`);
+    const page = await fx.open("/", { user: null });
     await page.getByRole("button", { name: "Sign in" }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/app/sign-in");
     expect(await a11yViolations(page)).toEqual([]);
@@ -20,13 +18,11 @@ describe("signing in to the dashboard", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("navigation", { name: "Main" }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/app/emails");
-    await context.close();
+    await page.context().close();
   });
 
   it("shows a wrong password at the form and lets the right one in, by keyboard alone", async () => {
-    const context = await fx.browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/sign-in`);
+    const page = await fx.open("/app/sign-in", { user: null });
     await page.getByRole("textbox", { name: /^Email/ }).focus();
     await page.keyboard.type(fx.owner.email);
     await page.keyboard.press("Tab");
@@ -39,7 +35,7 @@ describe("signing in to the dashboard", () => {
     await page.getByLabel(/^Password/).press("Enter");
     await page.getByRole("navigation", { name: "Main" }).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 
   it("signs out: back to sign-in, and the old cookie no longer opens a session", async () => {

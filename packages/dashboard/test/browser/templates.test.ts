@@ -1,37 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser } from "playwright-core";
-import { addZones, apiClient, sinkMessages } from "@mailroom/testkit";
-import { a11yViolations, createDashboardUser, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
+import { describe, expect, it } from "vitest";
+import { sinkMessages } from "@mailroom/testkit";
+import { a11yViolations, signedInContext } from "@mailroom/testkit/browser";
+import { browserAndOwner } from "./fixture.js";
+import { verifiedDomain } from "./sent-emails.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
+const fx = browserAndOwner();
+const { platform } = fx;
 let domain: string;
-
-/** A verified sending domain for the project, as services/sending tests make one. */
-async function verifiedDomain(user: DashboardUser): Promise<string> {
-  const api = apiClient(platform.url, user.secretKey);
-  const name = `tpl-${randomBytes(5).toString("hex")}.mailroom.test`;
-  const created = await api.post("/domains", { domain: name });
-  const dkim = created.body.records.find((r: { purpose: string }) => r.purpose === "dkim");
-  addZones(platform.zonesFile, { [dkim.name]: { TXT: [dkim.value] } });
-  expect((await api.post(`/domains/${created.body.id}/verify`)).body.status).toBe("VERIFIED");
-  return name;
-}
-
-beforeAll(async () => {
-  [browser, owner] = await Promise.all([launchBrowser(), createDashboardUser(platform.env)]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
 
 describe("the Templates page", () => {
   it("creates a template in the editor, previews it with sample data, sends a test that arrives rendered", async () => {
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/templates`);
+    const page = await fx.open("/app/templates");
     await page.getByText("No transactional templates yet.").waitFor();
     expect(await a11yViolations(page)).toEqual([]);
 
@@ -64,7 +44,7 @@ describe("the Templates page", () => {
     await page.getByRole("button", { name: "Save" }).click();
     await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/app\/templates\/(?!new$)[^/]+$/);
     const id = new URL(page.url()).pathname.split("/").pop()!;
-    const saved = await apiClient(platform.url, owner.secretKey).get(`/templates/${id}`);
+    const saved = await fx.api.get(`/templates/${id}`);
     expect(saved.body).toMatchObject({ name: "Welcome", subject: "Hello {{ firstName }}", type: "TRANSACTIONAL" });
     expect(saved.body.body).toBe("Hi {{ firstName }}, this is {{ contact.email }} <b>{{ note }}</b>");
 
@@ -73,7 +53,7 @@ describe("the Templates page", () => {
     expect(await page.getByRole("link", { name: "Open Domains" }).getAttribute("href")).toBe("/app/domains");
     expect(await a11yViolations(page)).toEqual([]);
 
-    domain = await verifiedDomain(owner);
+    domain = await verifiedDomain(platform, fx.api);
     await page.reload();
     await page.getByRole("textbox", { name: /^Sample data/ }).fill(JSON.stringify({ data: { firstName: "Grace", note: "<i>x</i>" }, contact: { email: to } }));
     await page.getByRole("textbox", { name: /^Send to/ }).fill(to);
@@ -87,11 +67,11 @@ describe("the Templates page", () => {
     expect(message!.html).toContain("Hi Grace, this is");
     expect(message!.html).toContain("&lt;i&gt;x&lt;/i&gt;");
     expect(await a11yViolations(page)).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 
   it("shows the email's own styles in the preview and runs none of its scripts", async () => {
-    const context = await signedInContext(browser, platform.url, owner);
+    const context = await signedInContext(fx.browser, platform.url, fx.owner);
     const page = await context.newPage();
     const dialogs: string[] = [];
     page.on("dialog", (d) => {
@@ -124,9 +104,7 @@ describe("the Templates page", () => {
   });
 
   it("refuses an empty name and bad Liquid at the fields, lists by type, deletes with confirmation", async () => {
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/templates/new`);
+    const page = await fx.open("/app/templates/new");
     await page.getByRole("textbox", { name: /^Subject/ }).fill("Hi");
     await page.getByRole("textbox", { name: "Body" }).focus();
     await page.keyboard.type("{% if %}");
@@ -145,6 +123,6 @@ describe("the Templates page", () => {
     await row.getByRole("button", { name: "Delete Welcome" }).click();
     await page.getByRole("dialog", { name: "Delete Welcome?" }).getByRole("button", { name: "Delete" }).click();
     await page.getByText("No transactional templates yet.").waitFor();
-    await context.close();
+    await page.context().close();
   });
 });

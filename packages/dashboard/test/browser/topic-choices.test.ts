@@ -1,37 +1,27 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
-import { type ApiClient, waitFor } from "@mailroom/testkit";
-import { a11yViolations, createDashboardUser, launchBrowser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
-import { sendingProject, uniqueAddress } from "./sent-emails.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { waitFor } from "@mailroom/testkit";
+import { a11yViolations, } from "@mailroom/testkit/browser";
+import { uniqueAddress } from "./sent-emails.js";
+import { browserAndOwner } from "./fixture.js";
 
-const platform = inject("platform");
-let browser: Browser;
-let owner: DashboardUser;
-let viewer: DashboardUser;
-let api: ApiClient;
+const fx = browserAndOwner({ sending: true, members: ["viewer"] });
 /** Opted in unless a contact says otherwise; and opted out unless it says otherwise. */
 let news: { id: string; name: string };
 let digest: { id: string; name: string };
 
 beforeAll(async () => {
-  browser = await launchBrowser();
-  ({ owner, api } = await sendingProject(platform));
-  viewer = await createDashboardUser(platform.env, { role: "viewer", project: { id: owner.projectId, name: owner.projectName, secretKey: owner.secretKey } });
   const created = [];
   for (const t of [
     { name: "Product news", defaultSubscribed: true },
     { name: "Weekly digest", defaultSubscribed: false },
   ]) {
-    const res = await api.post("/topics", t);
+    const res = await fx.api.post("/topics", t);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     created.push(res.body);
   }
   [news, digest] = created;
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
-
 /** A Mantine Select: open it by its label, pick the option. */
 async function pick(page: Page, label: string | RegExp, option: string | RegExp) {
   await page.getByRole("textbox", { name: label }).or(page.getByRole("combobox", { name: label })).click();
@@ -40,7 +30,7 @@ async function pick(page: Page, label: string | RegExp, option: string | RegExp)
 
 /** Who a topic campaign reaches, from the contacts as the API lists them: subscribed, and opted into the topic by choice or by its default. */
 async function optedInSubscribed(topic: { id: string }, defaultSubscribed: boolean): Promise<number> {
-  const res = await api.get("/contacts?limit=100");
+  const res = await fx.api.get("/contacts?limit=100");
   expect(res.body.hasMore).toBe(false);
   return res.body.data.filter((c: { subscribed: boolean; topics: Record<string, boolean> }) => c.subscribed && (c.topics[topic.id] ?? defaultSubscribed)).length;
 }
@@ -48,12 +38,10 @@ async function optedInSubscribed(topic: { id: string }, defaultSubscribed: boole
 describe("topics on the contact page and in the composer", () => {
   it("shows a contact's topics (its choices, else the defaults, marked) and saves a switch's choice; a viewer reads them", async () => {
     const email = uniqueAddress("topics");
-    const contact = await api.post("/contacts", { email });
+    const contact = await fx.api.post("/contacts", { email });
     expect(contact.status).toBe(201);
     const id: string = contact.body.id;
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/contacts/${id}`);
+    const page = await fx.open(`/app/contacts/${id}`);
     await page.getByRole("heading", { name: email }).waitFor();
 
     // No choice yet: each switch shows its topic's default, marked as such.
@@ -69,21 +57,19 @@ describe("topics on the contact page and in the composer", () => {
     // By keyboard: news off, then digest on; the API reads back the two choices only.
     await newsSwitch.focus();
     await page.keyboard.press("Space");
-    await expect.poll(async () => (await api.get(`/contacts/${id}`)).body.topics).toEqual({ [news.id]: false });
+    await expect.poll(async () => (await fx.api.get(`/contacts/${id}`)).body.topics).toEqual({ [news.id]: false });
     await expect.poll(() => newsSwitch.isChecked()).toBe(false);
     await expect.poll(() => page.getByText("Set for this contact").count()).toBe(1);
     await expect.poll(() => digestSwitch.isDisabled()).toBe(false);
     await digestSwitch.focus();
     await page.keyboard.press("Space");
-    await expect.poll(async () => (await api.get(`/contacts/${id}`)).body.topics).toEqual({ [news.id]: false, [digest.id]: true });
+    await expect.poll(async () => (await fx.api.get(`/contacts/${id}`)).body.topics).toEqual({ [news.id]: false, [digest.id]: true });
     await expect.poll(() => digestSwitch.isChecked()).toBe(true);
     await expect.poll(() => page.getByText("Default: follows the topic's setting").count()).toBe(0);
-    await context.close();
+    await page.context().close();
 
     // A viewer sees the same values, without a switch.
-    const viewing = await signedInContext(browser, platform.url, viewer);
-    const view = await viewing.newPage();
-    await view.goto(`${platform.url}/app/contacts/${id}`);
+    const view = await fx.open(`/app/contacts/${id}`, { user: fx.viewer });
     await view.getByRole("heading", { name: email }).waitFor();
     await view.getByText(digest.name, { exact: true }).waitFor();
     expect(await view.getByRole("switch").count()).toBe(0);
@@ -91,7 +77,7 @@ describe("topics on the contact page and in the composer", () => {
     expect(await view.getByText("Opted out", { exact: true }).count()).toBe(1);
     expect(await view.getByText("(default)").count()).toBe(0);
     expect(await a11yViolations(view)).toEqual([]);
-    await viewing.close();
+    await view.context().close();
   });
 
   it("composes a topic campaign whose live count is the API's opted-in subscribed contacts, and its sent page names the topic", { timeout: 90_000 }, async () => {
@@ -102,17 +88,15 @@ describe("topics on the contact page and in the composer", () => {
       { email: uniqueAddress("default") },
       { email: uniqueAddress("gone"), subscribed: false, topics: { [digest.id]: true } },
     ];
-    for (const c of contacts) expect((await api.post("/contacts", c)).status).toBe(201);
+    for (const c of contacts) expect((await fx.api.post("/contacts", c)).status).toBe(201);
     const expected = await optedInSubscribed(digest, false);
     expect(expected).toBeGreaterThanOrEqual(3);
 
-    const context = await signedInContext(browser, platform.url, owner);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/app/campaigns/new`);
+    const page = await fx.open("/app/campaigns/new");
     await page.getByRole("textbox", { name: /^Name/ }).fill("Digest #1");
     await page.getByRole("textbox", { name: /^Subject/ }).fill("This week");
     const count = page.getByTestId("recipient-count");
-    const subscribed = (await api.get("/contacts?limit=100")).body.data.filter((c: { subscribed: boolean }) => c.subscribed).length;
+    const subscribed = (await fx.api.get("/contacts?limit=100")).body.data.filter((c: { subscribed: boolean }) => c.subscribed).length;
     await expect.poll(() => count.textContent()).toBe(`${subscribed} recipients (subscribed contacts) right now`);
 
     await pick(page, /^Topic/, digest.name);
@@ -126,21 +110,21 @@ describe("topics on the contact page and in the composer", () => {
     await page.getByRole("button", { name: "Create draft" }).click();
     await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/app\/campaigns\/(?!new$)[^/]+$/);
     const campaignId = new URL(page.url()).pathname.split("/").pop()!;
-    expect((await api.get(`/campaigns/${campaignId}`)).body).toMatchObject({ topicId: digest.id, type: "ALL", status: "DRAFT" });
+    expect((await fx.api.get(`/campaigns/${campaignId}`)).body).toMatchObject({ topicId: digest.id, type: "ALL", status: "DRAFT" });
     // The saved draft opens with its topic and the same count.
     await page.reload();
     await expect.poll(() => page.getByRole("textbox", { name: /^Topic/ }).or(page.getByRole("combobox", { name: /^Topic/ })).inputValue()).toBe(digest.name);
     await expect.poll(() => count.textContent()).toMatch(new RegExp(`^${expected} recipients`));
 
     // Sent: exactly the counted contacts receive it, and its page names the topic.
-    expect((await api.post(`/campaigns/${campaignId}/send`)).status).toBeLessThan(300);
-    await waitFor(async () => (await api.get(`/campaigns/${campaignId}`)).body.status === "SENT", { timeoutMs: 30_000, what: "the topic campaign to be sent" });
-    expect((await api.get(`/campaigns/${campaignId}`)).body.stats.recipients).toBe(expected);
+    expect((await fx.api.post(`/campaigns/${campaignId}/send`)).status).toBeLessThan(300);
+    await waitFor(async () => (await fx.api.get(`/campaigns/${campaignId}`)).body.status === "SENT", { timeoutMs: 30_000, what: "the topic campaign to be sent" });
+    expect((await fx.api.get(`/campaigns/${campaignId}`)).body.stats.recipients).toBe(expected);
     // A draft's page does not poll (nothing changes it but this page): read it again.
     await page.reload();
     await page.getByText("SENT", { exact: true }).waitFor();
     await expect.poll(() => page.getByTestId("campaign-topic").textContent()).toMatch(new RegExp(`^Topic: ${digest.name} `));
     expect(await a11yViolations(page)).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 });

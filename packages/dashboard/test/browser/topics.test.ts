@@ -1,16 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { apiClient } from "@mailroom/testkit";
-import { a11yViolations, signedInContext } from "@mailroom/testkit/browser";
+import { a11yViolations, } from "@mailroom/testkit/browser";
 import { browserAndOwner } from "./fixture";
 
 const f = browserAndOwner();
 
 describe("the Topics page", () => {
   it("creates, edits and deletes a topic, the API agreeing at each step", async () => {
-    const api = apiClient(f.platform.url, f.owner.secretKey);
-    const context = await signedInContext(f.browser, f.platform.url, f.owner);
-    const page = await context.newPage();
-    await page.goto(`${f.platform.url}/app/topics`);
+    const { api } = f;
+    const page = await f.open("/app/topics");
     await page.getByText("No topics yet.").waitFor();
     expect(await a11yViolations(page)).toEqual([]);
 
@@ -37,6 +34,6 @@ describe("the Topics page", () => {
     await page.getByRole("dialog", { name: "Delete topic" }).getByRole("button", { name: "Delete" }).click();
     await page.getByText("No topics yet.").waitFor();
     expect((await api.get("/topics")).body).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 });

@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
 import { apiClient, waitFor } from "@mailroom/testkit";
-import { a11yViolations, createDashboardUser, signedInContext } from "@mailroom/testkit/browser";
+import { a11yViolations, } from "@mailroom/testkit/browser";
 import { browserAndOwner } from "./fixture";
 
-const fx = browserAndOwner();
+const fx = browserAndOwner({ members: ["viewer"] });
 const hex = () => randomBytes(4).toString("hex");
 const event = `signup-${hex()}`;
 const reply = `reply-${hex()}`;
@@ -49,9 +49,7 @@ async function connect(page: Page, from: string, output: string, to: string, edg
 describe("the Workflows area", () => {
   it("draws TRIGGER → CONDITION (yes: WAIT_FOR_EVENT → WEBHOOK, no: EXIT) with the mouse and side panel, and shows each execution's branch", async () => {
     const api = apiClient(fx.platform.url, fx.owner.secretKey);
-    const context = await signedInContext(fx.browser, fx.platform.url, fx.owner);
-    const page = await context.newPage();
-    await page.goto(`${fx.platform.url}/app/workflows`);
+    const page = await fx.open("/app/workflows");
     await page.getByText(/^No workflow yet/).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
 
@@ -147,15 +145,13 @@ describe("the Workflows area", () => {
     expect(await node(path, "Not pro").getAttribute("aria-label")).toMatch(/^Not pro \(Exit, COMPLETED\)$/);
     expect(await node(path, "Wait for reply").getAttribute("aria-label")).toBe("Wait for reply (Wait for event)");
     await page.getByRole("table", { name: "Step runs" }).getByRole("cell", { name: "Not pro" }).waitFor();
-    await context.close();
+    await page.context().close();
   });
 
   it("explains the lock while an execution waits, still saves a step's config, cancels all, then edits the graph", async () => {
     const api = apiClient(fx.platform.url, fx.owner.secretKey);
     expect((await api.post("/v1/track", { email: later, event, data: { plan: "pro" } })).status).toBe(200);
-    const context = await signedInContext(fx.browser, fx.platform.url, fx.owner);
-    const page = await context.newPage();
-    await page.goto(`${fx.platform.url}/app/workflows/${workflowId}`);
+    const page = await fx.open(`/app/workflows/${workflowId}`);
     await page.getByText("The graph is locked while executions are active").waitFor();
     await page.getByText(/running, \d+ waiting\. Adding or deleting steps/).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
@@ -186,7 +182,7 @@ describe("the Workflows area", () => {
     expect(saved.steps.find((s: { name: string }) => s.name === "Not pro").config).toEqual({ reason: "not on the pro plan" });
     const active = (await api.get(`/workflows/${workflowId}/executions?status=WAITING`)).body.data;
     expect(active).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 
   it("edits a condition of several filters in the filter builder, and turns a one-filter condition into one", async () => {
@@ -206,9 +202,7 @@ describe("the Workflows area", () => {
     const addStep = (name: string, config: unknown) => api.post(`/workflows/${created.id}/steps`, { type: "CONDITION", name, config });
     const both = (await addStep("Both", several)).body;
     const single = (await addStep("Single", { field: "event.plan", operator: "equals", value: "team" })).body;
-    const context = await signedInContext(fx.browser, fx.platform.url, fx.owner);
-    const page = await context.newPage();
-    await page.goto(`${fx.platform.url}/app/workflows/${created.id}`);
+    const page = await fx.open(`/app/workflows/${created.id}`);
     /** Save step in the step's form, then its config as the API stores it. */
     const saveAndRead = async (form: Locator, step: { id: string; name: string }) => {
       await form.getByRole("button", { name: "Save step" }).click();
@@ -244,15 +238,13 @@ describe("the Workflows area", () => {
       logic: "AND",
       groups: [{ filters: [{ field: "event.plan", operator: "equals", value: "team" }, { field: "email", operator: "equals", value: "ada@example.com" }] }],
     });
-    await context.close();
+    await page.context().close();
   });
 
   it("places a step where it is dragged from the palette onto the canvas", async () => {
     const api = apiClient(fx.platform.url, fx.owner.secretKey);
     const created = (await api.post("/workflows", { name: `Placed ${hex()}`, eventName: `placed-${hex()}` })).body;
-    const context = await signedInContext(fx.browser, fx.platform.url, fx.owner);
-    const page = await context.newPage();
-    await page.goto(`${fx.platform.url}/app/workflows/${created.id}`);
+    const page = await fx.open(`/app/workflows/${created.id}`);
     await graph(page).getByRole("group", { name: /\(Trigger\)$/ }).waitFor();
 
     // where the drop lands in the flow's own coordinates, from the view's pan and zoom
@@ -270,17 +262,11 @@ describe("the Workflows area", () => {
     // the pointer is at the middle of the new step's top edge (its input); a node is 220 wide
     expect(Math.abs(step.position.x - (flowAt.x - 110))).toBeLessThanOrEqual(2);
     expect(Math.abs(step.position.y - flowAt.y)).toBeLessThanOrEqual(2);
-    await context.close();
+    await page.context().close();
   });
 
   it("shows a viewer the graph, the settings and the executions read-only", async () => {
-    const viewer = await createDashboardUser(fx.platform.env, {
-      role: "viewer",
-      project: { id: fx.owner.projectId, name: fx.owner.projectName, secretKey: fx.owner.secretKey },
-    });
-    const context = await signedInContext(fx.browser, fx.platform.url, viewer);
-    const page = await context.newPage();
-    await page.goto(`${fx.platform.url}/app/workflows`);
+    const page = await fx.open("/app/workflows", { user: fx.viewer });
     await page.getByRole("table", { name: "Workflows" }).getByRole("link", { name: "Onboarding" }).click();
     await node(graph(page), "Is pro").waitFor();
     expect(await page.getByRole("button", { name: "New workflow" }).count()).toBe(0);
@@ -309,6 +295,6 @@ describe("the Workflows area", () => {
     await page.getByRole("tab", { name: "Executions" }).click();
     await page.getByRole("table", { name: "Executions" }).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 });

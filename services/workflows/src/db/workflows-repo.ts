@@ -1,5 +1,5 @@
 import { json, type Q, traced } from "@mailroom/kit";
-import type { GraphEdge, GraphStep } from "../domain/graph.js";
+import type { GraphEdge, GraphStep } from "@mailroom/contracts";
 import type { StepRow, TransitionRow, WorkflowRow } from "./rows.js";
 
 export interface Graph {
@@ -7,9 +7,9 @@ export interface Graph {
   transitions: TransitionRow[];
 }
 
-export const graphSteps = (g: Graph): GraphStep[] => g.steps.map((s) => ({ id: s.id, type: s.type, config: s.config }));
+export const graphSteps = (g: Graph): GraphStep[] => g.steps.map((s) => ({ id: s.id, type: s.type, name: s.name, config: s.config }));
 export const graphEdges = (g: Graph): GraphEdge[] =>
-  g.transitions.map((t) => ({ id: t.id, fromStepId: t.from_step_id, toStepId: t.to_step_id, branch: t.branch, waitOutcome: t.wait_outcome }));
+  g.transitions.map((t) => ({ fromStepId: t.from_step_id, toStepId: t.to_step_id, branch: t.branch, waitOutcome: t.wait_outcome }));
 
 /**
  * A workflow's entry steps, joined to `workflows w`: `entry.trigger_step_id` and `entry.first_step_id`,

@@ -1,9 +1,9 @@
-import { type Contact, contactsRpc } from "@mailroom/contracts";
+import { type Contact, contactsRpc, type GraphEdge } from "@mailroom/contracts";
 import { Lease, type LeaseOptions, type Logger, type Metrics, newId, type Sql } from "@mailroom/kit";
 import type { Claim, ClaimedRow } from "../db/claims.js";
 import { executionsRepo } from "../db/executions-repo.js";
 import type { ExecutionRow, StepRow, StepRunRow } from "../db/rows.js";
-import { type GraphEdge, nextStepId } from "../domain/graph.js";
+import { nextStepId } from "../domain/graph.js";
 import { Plans } from "./plans.js";
 import { Interrupted, type Outcome, TransientError } from "./outcome.js";
 import { runStep, StepFailure, type StepEnv } from "./steps.js";

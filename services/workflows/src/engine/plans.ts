@@ -1,7 +1,7 @@
+import type { GraphEdge } from "@mailroom/contracts";
 import { BoundedMap, iso, type Sql } from "@mailroom/kit";
 import type { StepRow, WorkflowRow } from "../db/rows.js";
 import { type Graph, graphEdges, workflowsRepo } from "../db/workflows-repo.js";
-import type { GraphEdge } from "../domain/graph.js";
 
 /** What a run needs of its workflow: the row, the graph, and which steps need the contact. */
 export interface Plan {

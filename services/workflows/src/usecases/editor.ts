@@ -3,6 +3,10 @@ import {
   type CreateStepRequest,
   type CreateTransitionRequest,
   type CreateWorkflowRequest,
+  graphProblems,
+  labelForNewEdge,
+  spliceEdges,
+  STEP_LABELS,
   TRIGGER_CONFIGS,
   type TriggerConfig,
   type UpdateStepRequest,
@@ -15,26 +19,14 @@ import { Cron } from "croner";
 import type { StepRow, TransitionRow, WorkflowRow } from "../db/rows.js";
 import { toStep, toTransition, toWorkflow } from "../db/rows.js";
 import { type Graph, graphEdges, graphSteps, workflowsRepo } from "../db/workflows-repo.js";
-import { graphProblems, labelForNewEdge, spliceEdges } from "../domain/graph.js";
 import { type ConfigCheckEnv, checkStepConfig } from "./step-config.js";
 
 const notFound = (what: string) => AppError.notFound(what);
 const locked = () =>
   new AppError("WORKFLOW_LOCKED", "The workflow has RUNNING or WAITING executions; cancel them (or let them end) before changing its structure");
 
-const STEP_NAMES: Record<StepRow["type"], string> = {
-  TRIGGER: "Trigger",
-  SEND_EMAIL: "Send email",
-  DELAY: "Delay",
-  WAIT_FOR_EVENT: "Wait for event",
-  CONDITION: "Condition",
-  WEBHOOK: "Webhook",
-  UPDATE_CONTACT: "Update contact",
-  EXIT: "Exit",
-};
-
 function assertGraph(g: Graph): void {
-  const problems = graphProblems(graphSteps(g), graphEdges(g));
+  const problems = graphProblems({ steps: graphSteps(g), transitions: graphEdges(g) });
   if (problems.length) throw AppError.validation("The change breaks the workflow graph rules", problems);
 }
 
@@ -109,7 +101,7 @@ export class Editor {
         id: newId(),
         workflow_id: id,
         type: "TRIGGER",
-        name: STEP_NAMES.TRIGGER,
+        name: STEP_LABELS.TRIGGER,
         config: triggerConfig,
         position: { x: 0, y: 0 },
       });
@@ -166,13 +158,13 @@ export class Editor {
         id: newId(),
         workflow_id: id,
         type: req.type,
-        name: req.name ?? STEP_NAMES[req.type],
+        name: req.name ?? STEP_LABELS[req.type],
         config,
         position: req.position ?? (after ? { x: after.position.x, y: after.position.y + 120 } : { x: 0, y: 120 * g.steps.length }),
       };
       const edges: TransitionRow[] = [];
       if (after) {
-        const label = labelForNewEdge({ id: after.id, type: after.type, config: after.config }, graphEdges(g));
+        const label = labelForNewEdge(after, graphEdges(g));
         edges.push({ id: newId(), workflow_id: id, from_step_id: after.id, to_step_id: step.id, branch: label.branch, wait_outcome: label.waitOutcome });
       }
       assertGraph({ steps: [...g.steps, step], transitions: [...g.transitions, ...edges] });

@@ -1,14 +1,28 @@
 import type { ApiKey } from "@mailroom/contracts";
-import { Alert, Badge, Button, Code, Group, Stack, Table, Text, Title, VisuallyHidden } from "@mantine/core";
+import { Alert, Badge, Button, Code, Stack, } from "@mantine/core";
 import { useState } from "react";
 import { useKeys, useRevokeKeyMutation } from "../../api/keys";
 import { useCurrentProject } from "../../api/session";
 import { useCan } from "../../components/Can";
 import { ConfirmModal } from "../../components/ConfirmModal";
 import { notifyError } from "../../components/errors";
-import { QueryStatus } from "../../components/QueryStatus";
+import { type Column, QueryTable } from "../../components/DataTable";
+import { NewButton, PageHeader } from "../../components/PageHeader";
 import { formatTime } from "../../lib/format";
 import { CreateKeyModal } from "./CreateKeyModal";
+
+/** A key as a row: never its secret, which is shown once, when it is created. */
+const KEY_COLUMNS: Column<ApiKey>[] = [
+  { header: "Name", cell: (k) => k.name },
+  { header: "Kind", cell: (k) => k.kind },
+  { header: "Key", cell: (k) => <Code>{k.prefix}…</Code> },
+  { header: "Rate limit", cell: (k) => (k.rateLimit ? `${k.rateLimit}/s` : "default") },
+  { header: "Created", cell: (k) => formatTime(k.createdAt) },
+  {
+    header: "Status",
+    cell: (k) => (k.revokedAt ? <Badge color="gray.7">Revoked {formatTime(k.revokedAt)}</Badge> : <Badge color="teal.9">Active</Badge>),
+  },
+];
 
 export default function ApiKeysPage() {
   const owner = useCan("owner");
@@ -26,72 +40,36 @@ export default function ApiKeysPage() {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>API keys</Title>
-        {owner && <Button onClick={() => setCreating(true)}>Create key</Button>}
-      </Group>
-      <Text c="dimmed" size="sm">
-        Secret keys (sk_) call every route; public keys (pk_) may only track events, from a browser. A key is shown once, when it is
-        created.
-      </Text>
+      <PageHeader
+        title="API keys"
+        description="Secret keys (sk_) call every route; public keys (pk_) may only track events, from a browser. A key is shown once, when it is created."
+        actions={
+          <NewButton minRole="owner" onClick={() => setCreating(true)}>
+            Create key
+          </NewButton>
+        }
+      />
       {!owner && <Alert title="Owners only">Only a project's owners can see and manage its API keys.</Alert>}
       {owner && (
-        <QueryStatus query={keys} what="keys">
-          {() =>
-            keys.data!.data.length === 0 ? (
-              <Text>No keys yet.</Text>
-            ) : (
-        <Table.ScrollContainer minWidth={640}>
-<Table striped highlightOnHover aria-label="API keys">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Kind</Table.Th>
-              <Table.Th>Key</Table.Th>
-              <Table.Th>Rate limit</Table.Th>
-              <Table.Th>Created</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {keys.data!.data.map((k) => (
-              <Table.Tr key={k.id}>
-                <Table.Td>{k.name}</Table.Td>
-                <Table.Td>{k.kind}</Table.Td>
-                <Table.Td>
-                  <Code>{k.prefix}…</Code>
-                </Table.Td>
-                <Table.Td>{k.rateLimit ? `${k.rateLimit}/s` : "default"}</Table.Td>
-                <Table.Td>{formatTime(k.createdAt)}</Table.Td>
-                <Table.Td>
-                  {k.revokedAt ? (
-                    <Badge color="gray.7">
-                      Revoked {formatTime(k.revokedAt)}
-                    </Badge>
-                  ) : (
-                    <Badge color="teal.9">
-                      Active
-                    </Badge>
-                  )}
-                </Table.Td>
-                <Table.Td>
-                  {!k.revokedAt && (
-                    <Button size="xs" variant="default" color="red" aria-label={`Revoke ${k.name}`} onClick={() => setRevoking(k)}>
-                      Revoke
-                    </Button>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-</Table.ScrollContainer>
-            )
-          }
-        </QueryStatus>
+        <QueryTable
+          label="API keys"
+          query={keys}
+          empty="No keys yet."
+          minWidth={640}
+          columns={[
+            ...KEY_COLUMNS,
+            {
+              header: "Actions",
+              hideHeader: true,
+              cell: (k) =>
+                !k.revokedAt && (
+                  <Button size="xs" variant="default" color="red" aria-label={`Revoke ${k.name}`} onClick={() => setRevoking(k)}>
+                    Revoke
+                  </Button>
+                ),
+            },
+          ]}
+        />
       )}
       <CreateKeyModal opened={creating} onClose={() => setCreating(false)} />
       <ConfirmModal

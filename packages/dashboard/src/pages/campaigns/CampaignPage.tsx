@@ -1,5 +1,5 @@
 import type { Campaign, CampaignStatus } from "@mailroom/contracts";
-import { Anchor, Group, Stack, Text, Title } from "@mantine/core";
+import { Anchor, Stack, Text, } from "@mantine/core";
 import { Link, useParams } from "react-router";
 import { useCampaign } from "../../api/campaigns";
 import { useTopics } from "../../api/topics";
@@ -9,6 +9,7 @@ import { Progress } from "./Progress";
 import { Results } from "./Results";
 import { ScheduledView } from "./ScheduledView";
 import { CampaignStatusBadge } from "./StatusBadge";
+import { PageHeader } from "../../components/PageHeader";
 
 /** How often the campaign is read again: each second while it is about to start or sending, then slower as opens and clicks come in. */
 const POLL: Record<CampaignStatus, number | false> = { DRAFT: false, SCHEDULED: 1000, SENDING: 1000, SENT: 5000 };
@@ -24,18 +25,16 @@ function ByStatus({ campaign }: { campaign: Campaign }) {
   if (campaign.status === "DRAFT") return <Composer campaign={campaign} />;
   return (
     <Stack>
-      <Group justify="space-between">
-        <Group gap="sm">
-          <Title order={2}>{campaign.name}</Title>
-          <CampaignStatusBadge status={campaign.status} />
-        </Group>
-        <Anchor component={Link} to=".." relative="path">
-          All campaigns
-        </Anchor>
-      </Group>
-      <Text size="sm" c="dimmed">
-        From {campaign.fromName ? `${campaign.fromName} <${campaign.from}>` : campaign.from} · Subject: {campaign.subject}
-      </Text>
+      <PageHeader
+        title={campaign.name}
+        badge={<CampaignStatusBadge status={campaign.status} />}
+        description={`From ${campaign.fromName ? `${campaign.fromName} <${campaign.from}>` : campaign.from} · Subject: ${campaign.subject}`}
+        actions={
+          <Anchor component={Link} to=".." relative="path">
+            All campaigns
+          </Anchor>
+        }
+      />
       {campaign.topicId && <TopicNote topicId={campaign.topicId} />}
       {campaign.status === "SCHEDULED" && <ScheduledView campaign={campaign} />}
       {(campaign.status === "SENDING" || campaign.status === "SENT") && (

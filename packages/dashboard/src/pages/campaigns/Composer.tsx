@@ -1,5 +1,5 @@
 import type { Campaign, Template } from "@mailroom/contracts";
-import { Alert, Anchor, Button, Grid, Group, Input, Loader, Select, Stack, TextInput, Title } from "@mantine/core";
+import { Alert, Anchor, Button, Grid, Group, Input, Loader, Select, Stack, TextInput, } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useDebouncedValue } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
@@ -17,6 +17,7 @@ import { type ComposerValues, fieldOf, initialValues, toRequest, validateCompose
 import { DeleteDraft } from "./DeleteDraft";
 import { SendPanel } from "./SendPanel";
 import { VariantEditor } from "./VariantEditor";
+import { PageHeader } from "../../components/PageHeader";
 
 // The template editor's CodeMirror and liquidjs preview, loaded with the composer only.
 const CodeEditor = lazy(() => import("../templates/CodeEditor"));
@@ -64,12 +65,14 @@ function ComposerForm({ campaign, verified }: { campaign: Campaign | null; verif
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>{campaign ? campaign.name : "New campaign"}</Title>
-        <Anchor component={Link} to=".." relative="path">
-          All campaigns
-        </Anchor>
-      </Group>
+      <PageHeader
+        title={campaign ? campaign.name : "New campaign"}
+        actions={
+          <Anchor component={Link} to=".." relative="path">
+            All campaigns
+          </Anchor>
+        }
+      />
       {verified.length === 0 && (
         <Alert color="gray" title="No verified domain">
           A campaign is sent from an address at a verified domain, and this project has none yet.{" "}

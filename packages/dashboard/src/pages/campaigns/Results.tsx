@@ -1,12 +1,10 @@
 import { type Campaign, type CampaignStats, EmailStatus } from "@mailroom/contracts";
-import { Anchor, Group, Paper, Select, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Anchor, Group, Paper, Select, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { useCampaignLinks } from "../../api/campaigns";
 import { useEmails } from "../../api/emails";
+import { QueryTable } from "../../components/DataTable";
 import { EmailTable } from "../../components/EmailTable";
-import { Pager } from "../../components/Pager";
-import { Empty, LoadError, Loading } from "../../components/QueryState";
-import { QueryStatus } from "../../components/QueryStatus";
 import { useCursorTrail } from "../../lib/cursors";
 import { rate } from "../../lib/format";
 import { STATUS_OPTIONS } from "../emails/filters";
@@ -58,38 +56,27 @@ function Links({ campaignId }: { campaignId: string }) {
   return (
     <Stack gap="xs">
       <Title order={4}>Clicks per link</Title>
-      <QueryStatus query={links} what="the links">
-        {() =>
-          links.data!.data.length === 0 ? (
-            <Empty>No link was clicked yet.</Empty>
-          ) : (
-            <Table.ScrollContainer minWidth={480}>
-              <Table striped aria-label="Clicks per link">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Link</Table.Th>
-                    <Table.Th>Clicks</Table.Th>
-                    <Table.Th>Unique clicks</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {links.data!.data.map((l) => (
-                    <Table.Tr key={l.url}>
-                      <Table.Td style={{ wordBreak: "break-all" }}>
-                        <Anchor href={l.url} target="_blank" rel="noopener noreferrer">
-                          {l.url}
-                        </Anchor>
-                      </Table.Td>
-                      <Table.Td>{l.clicks.toLocaleString()}</Table.Td>
-                      <Table.Td>{l.uniqueClicks.toLocaleString()}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          )
-        }
-      </QueryStatus>
+      <QueryTable
+        label="Clicks per link"
+        what="the links"
+        query={links}
+        rowKey={(l) => l.url}
+        empty="No link was clicked yet."
+        minWidth={480}
+        columns={[
+          {
+            header: "Link",
+            style: { wordBreak: "break-all" },
+            cell: (l) => (
+              <Anchor href={l.url} target="_blank" rel="noopener noreferrer">
+                {l.url}
+              </Anchor>
+            ),
+          },
+          { header: "Clicks", cell: (l) => l.clicks.toLocaleString() },
+          { header: "Unique clicks", cell: (l) => l.uniqueClicks.toLocaleString() },
+        ]}
+      />
     </Stack>
   );
 }
@@ -112,25 +99,14 @@ function Recipients({ campaignId }: { campaignId: string }) {
           w={200}
         />
       </Group>
-      {emails.isPending ? (
-        <Loading what="the recipients" />
-      ) : emails.isError ? (
-        <LoadError error={emails.error} onRetry={() => emails.refetch()} />
-      ) : emails.data.data.length === 0 ? (
-        <Empty>{status ? "No recipient's email has this status." : "No email yet."}</Empty>
-      ) : (
-        <>
-          <EmailTable emails={emails.data.data} caption={status ? `The campaign's emails with status ${status}, newest first` : "The campaign's emails, newest first"} />
-          <Pager
-            label="Recipients"
-            page={trail.page}
-            hasPrevious={trail.hasPrevious}
-            hasMore={emails.data.hasMore && emails.data.cursor !== null}
-            onPrevious={trail.previous}
-            onNext={() => emails.data.cursor && trail.next(emails.data.cursor)}
-          />
-        </>
-      )}
+      <EmailTable
+        label="Recipients"
+        what="the recipients"
+        caption={status ? `The campaign's emails with status ${status}, newest first` : "The campaign's emails, newest first"}
+        query={emails}
+        trail={trail}
+        empty={status ? "No recipient's email has this status." : "No email yet."}
+      />
     </Stack>
   );
 }

@@ -1,5 +1,6 @@
 import type { Campaign } from "@mailroom/contracts";
-import { Badge, Stack, Table, Text, Title } from "@mantine/core";
+import { Badge, Stack, Text, Title } from "@mantine/core";
+import { DataTable } from "../../components/DataTable";
 import { formatTime, rate } from "../../lib/format";
 import { variantLetter } from "./ab-form";
 
@@ -21,43 +22,33 @@ export function VariantResults({ campaign }: { campaign: Campaign }) {
             ? `${test.samplePercent}% of the audience is testing the variants; the winner by ${METRIC_LABEL[test.metric]} is picked at ${formatTime(campaign.winnerDueAt)}.`
             : `Sending the variants to ${test.samplePercent}% of the audience; then a ${test.waitMinutes}-minute wait.`}
       </Text>
-      <Table.ScrollContainer minWidth={560}>
-        <Table striped aria-label="Results per variant">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Variant</Table.Th>
-              <Table.Th>Subject</Table.Th>
-              <Table.Th>Recipients</Table.Th>
-              <Table.Th>Sent</Table.Th>
-              <Table.Th>Open rate</Table.Th>
-              <Table.Th>Click rate</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {variants.map((v, i) => {
-              const s = stats.get(i);
-              return (
-                // biome-ignore lint/suspicious/noArrayIndexKey: a sent campaign's variants never change; the index is their identity
-                <Table.Tr key={i}>
-                  <Table.Td>
-                    {variantLetter(i)}{" "}
-                    {winner === i && (
-                      <Badge color="teal.9" variant="filled" ml={4}>
-                        Winner
-                      </Badge>
-                    )}
-                  </Table.Td>
-                  <Table.Td style={{ wordBreak: "break-word" }}>{v.subject}</Table.Td>
-                  <Table.Td>{(s?.recipients ?? 0).toLocaleString()}</Table.Td>
-                  <Table.Td>{(s?.sent ?? 0).toLocaleString()}</Table.Td>
-                  <Table.Td>{s ? rate(s.opened, s.sent) : "—"}</Table.Td>
-                  <Table.Td>{s ? rate(s.clicked, s.sent) : "—"}</Table.Td>
-                </Table.Tr>
-              );
-            })}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        label="Results per variant"
+        // a sent campaign's variants never change: the index is their identity
+        rows={variants.map((v, i) => ({ index: i, subject: v.subject, stats: stats.get(i) }))}
+        rowKey={(v) => v.index}
+        minWidth={560}
+        columns={[
+          {
+            header: "Variant",
+            cell: (v) => (
+              <>
+                {variantLetter(v.index)}{" "}
+                {winner === v.index && (
+                  <Badge color="teal.9" variant="filled" ml={4}>
+                    Winner
+                  </Badge>
+                )}
+              </>
+            ),
+          },
+          { header: "Subject", style: { wordBreak: "break-word" }, cell: (v) => v.subject },
+          { header: "Recipients", cell: (v) => (v.stats?.recipients ?? 0).toLocaleString() },
+          { header: "Sent", cell: (v) => (v.stats?.sent ?? 0).toLocaleString() },
+          { header: "Open rate", cell: (v) => (v.stats ? rate(v.stats.opened, v.stats.sent) : "—") },
+          { header: "Click rate", cell: (v) => (v.stats ? rate(v.stats.clicked, v.stats.sent) : "—") },
+        ]}
+      />
       <Text size="xs" c="dimmed">
         Rates are over each variant's sample (its emails sent); the send to the rest counts in the campaign's totals above.
       </Text>

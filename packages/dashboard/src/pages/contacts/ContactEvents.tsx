@@ -1,7 +1,14 @@
-import { Code, Stack, Table, Title } from "@mantine/core";
+import type { ContactEvent } from "@mailroom/contracts";
+import { Code, Stack, Title } from "@mantine/core";
 import { useContactEvents } from "../../api/contacts";
-import { Empty, LoadError, Loading } from "../../components/QueryState";
+import { type Column, QueryTable } from "../../components/DataTable";
 import { formatTime } from "../../lib/format";
+
+const EVENT_COLUMNS: Column<ContactEvent>[] = [
+  { header: "Event", cell: (e) => e.name },
+  { header: "Data", cell: (e) => Object.keys(e.data).length > 0 && <Code>{JSON.stringify(e.data)}</Code> },
+  { header: "When", cell: (e) => formatTime(e.createdAt) },
+];
 
 /** The contact's latest tracked events (`/v1/track`), newest first. */
 export function ContactEvents({ id }: { id: string }) {
@@ -9,32 +16,13 @@ export function ContactEvents({ id }: { id: string }) {
   return (
     <Stack gap="xs">
       <Title order={3}>Events</Title>
-      {events.isPending ? (
-        <Loading />
-      ) : events.isError ? (
-        <LoadError error={events.error} onRetry={() => events.refetch()} />
-      ) : events.data.data.length === 0 ? (
-        <Empty>No event was tracked for this contact yet.</Empty>
-      ) : (
-        <Table>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Event</Table.Th>
-              <Table.Th>Data</Table.Th>
-              <Table.Th>When</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {events.data.data.map((e) => (
-              <Table.Tr key={e.id}>
-                <Table.Td>{e.name}</Table.Td>
-                <Table.Td>{Object.keys(e.data).length > 0 && <Code>{JSON.stringify(e.data)}</Code>}</Table.Td>
-                <Table.Td>{formatTime(e.createdAt)}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
+      <QueryTable
+        label="Events"
+        query={events}
+        empty="No event was tracked for this contact yet."
+        minWidth={480}
+        columns={EVENT_COLUMNS}
+      />
     </Stack>
   );
 }

@@ -1,14 +1,14 @@
-import { Anchor, Badge, Button, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { Button, Group, Stack, Text, TextInput } from "@mantine/core";
 import { useDebouncedValue, useDisclosure } from "@mantine/hooks";
 import { lazy, Suspense, useState } from "react";
 import { Link } from "react-router";
 import { useContacts } from "../../api/contacts";
 import { useCan } from "../../components/Can";
 import { ExportButton } from "../../components/ExportButton";
-import { Pager } from "../../components/Pager";
-import { Empty, LoadError, Loading } from "../../components/QueryState";
+import { CONTACT_COLUMNS } from "../../components/contact-columns";
+import { QueryTable } from "../../components/DataTable";
+import { NewButton, PageHeader } from "../../components/PageHeader";
 import { useCursorTrail } from "../../lib/cursors";
-import { formatTime } from "../../lib/format";
 
 // The form (Modal, @mantine/form, the schema) loads on first use, outside the list's size budget.
 const AddContactModal = lazy(() => import("./AddContactModal"));
@@ -27,18 +27,20 @@ export function ContactList() {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>Contacts</Title>
-        <Group gap="xs">
-          <ExportButton fileName="contacts" />
-          {canEdit && (
-            <Button variant="default" component={Link} to="import">
-              Import contacts
-            </Button>
-          )}
-          {canEdit && <Button onClick={open}>Add contact</Button>}
-        </Group>
-      </Group>
+      <PageHeader
+        title="Contacts"
+        actions={
+          <>
+            <ExportButton fileName="contacts" />
+            {canEdit && (
+              <Button variant="default" component={Link} to="import">
+                Import contacts
+              </Button>
+            )}
+            <NewButton onClick={open}>Add contact</NewButton>
+          </>
+        }
+      />
       <Group justify="space-between" align="flex-end">
         <TextInput
           label="Search contacts"
@@ -56,52 +58,14 @@ export function ContactList() {
           </Text>
         )}
       </Group>
-      {contacts.isPending ? (
-        <Loading />
-      ) : contacts.isError ? (
-        <LoadError error={contacts.error} onRetry={() => contacts.refetch()} />
-      ) : contacts.data.data.length === 0 ? (
-        <Empty>{query ? `No contact matches “${query}”.` : "No contacts yet. Add one, or send an email or track an event through the API."}</Empty>
-      ) : (
-        <>
-          <Table.ScrollContainer minWidth={560}>
-            <Table striped highlightOnHover>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Email</Table.Th>
-                  <Table.Th>Subscription</Table.Th>
-                  <Table.Th>Created</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {contacts.data.data.map((c) => (
-                  <Table.Tr key={c.id}>
-                    <Table.Td>
-                      <Anchor component={Link} to={encodeURIComponent(c.id)}>
-                        {c.email}
-                      </Anchor>
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge variant="outline" color={c.subscribed ? "blue" : "gray"}>
-                        {c.subscribed ? "Subscribed" : "Unsubscribed"}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td>{formatTime(c.createdAt)}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-          <Pager
-            label="Contacts"
-            page={trail.page}
-            hasPrevious={trail.hasPrevious}
-            hasMore={contacts.data.hasMore && contacts.data.cursor !== null}
-            onPrevious={trail.previous}
-            onNext={() => contacts.data.cursor && trail.next(contacts.data.cursor)}
-          />
-        </>
-      )}
+      <QueryTable
+        label="Contacts"
+        query={contacts}
+        trail={trail}
+        empty={query ? `No contact matches “${query}”.` : "No contacts yet. Add one, or send an email or track an event through the API."}
+        minWidth={560}
+        columns={CONTACT_COLUMNS}
+      />
       {adding && (
         <Suspense fallback={null}>
           <AddContactModal opened onClose={close} />

@@ -1,17 +1,19 @@
-import { Anchor, Badge, Button, Group, Modal, SimpleGrid, Stack, Switch, Text, Title } from "@mantine/core";
+import { Button, Group, Modal, SimpleGrid, Stack, Switch, Text, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
-import { Link, useNavigate, useParams } from "react-router";
+import { useNavigate, useParams } from "react-router";
 import { useContact, useDeleteContactMutation, useUpdateContactMutation } from "../../api/contacts";
 import { useEmails } from "../../api/emails";
 import { useCan } from "../../components/Can";
 import { EmailTable } from "../../components/EmailTable";
 import { notifyError } from "../../components/errors";
-import { Empty, LoadError, Loading } from "../../components/QueryState";
+import { LoadError, Loading } from "../../components/QueryState";
 import { formatTime } from "../../lib/format";
 import { ContactEvents } from "./ContactEvents";
 import { ContactTopics } from "./ContactTopics";
 import { DataEditor } from "./DataEditor";
+import { PageHeader } from "../../components/PageHeader";
+import { FlagBadge } from "../../components/FlagBadge";
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -54,17 +56,17 @@ export default function ContactPage() {
 
   return (
     <Stack gap="lg">
-      <Anchor component={Link} to="/contacts" size="sm">
-        ← All contacts
-      </Anchor>
-      <Group justify="space-between">
-        <Title order={2}>{c.email}</Title>
-        {canEdit && (
-          <Button color="red" variant="outline" onClick={confirm.open}>
-            Delete contact
-          </Button>
-        )}
-      </Group>
+      <PageHeader
+        title={c.email}
+        back={{ to: "/contacts", label: "All contacts" }}
+        actions={
+          canEdit && (
+            <Button color="red" variant="outline" onClick={confirm.open}>
+              Delete contact
+            </Button>
+          )
+        }
+      />
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
         <Field label="ID">{c.id}</Field>
         <Field label="Created">{formatTime(c.createdAt)}</Field>
@@ -80,9 +82,7 @@ export default function ContactPage() {
       ) : (
         <Group gap="xs">
           <Text>Subscription:</Text>
-          <Badge variant="outline" color={c.subscribed ? "blue" : "gray"}>
-            {c.subscribed ? "Subscribed" : "Unsubscribed"}
-          </Badge>
+          <FlagBadge on={c.subscribed} yes="Subscribed" no="Unsubscribed" />
         </Group>
       )}
       <ContactTopics contact={c} canEdit={canEdit} />
@@ -90,15 +90,12 @@ export default function ContactPage() {
       <ContactEvents id={c.id} />
       <Stack gap="xs">
         <Title order={3}>Emails</Title>
-        {emails.isPending ? (
-          <Loading />
-        ) : emails.isError ? (
-          <LoadError error={emails.error} onRetry={() => emails.refetch()} />
-        ) : emails.data.data.length === 0 ? (
-          <Empty>No email was sent to this contact yet.</Empty>
-        ) : (
-          <EmailTable emails={emails.data.data} caption={emails.data.hasMore ? "The 20 latest emails" : "Emails sent to this contact"} />
-        )}
+        <EmailTable
+          label="Emails"
+          caption={emails.data?.hasMore ? "The 20 latest emails" : "Emails sent to this contact"}
+          query={emails}
+          empty="No email was sent to this contact yet."
+        />
       </Stack>
       <Modal opened={confirming} onClose={confirm.close} title="Delete contact?">
         <Stack>

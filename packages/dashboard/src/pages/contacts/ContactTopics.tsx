@@ -1,11 +1,12 @@
 import type { Contact } from "@mailroom/contracts";
-import { Badge, Group, Stack, Switch, Text, Title } from "@mantine/core";
+import { Group, Stack, Switch, Text, Title } from "@mantine/core";
 import { useUpdateContactMutation } from "../../api/contacts";
 import { useTopics } from "../../api/topics";
 import { notifyError } from "../../components/errors";
 import { QueryStatus } from "../../components/QueryStatus";
 import { Empty } from "../../components/QueryState";
 import { topicChoices } from "./topic-choices";
+import { FlagBadge } from "../../components/FlagBadge";
 
 /**
  * The contact's topics (decisions.md §14): one switch per project topic showing what the contact
@@ -33,9 +34,7 @@ export function ContactTopics({ contact, canEdit }: { contact: Contact; canEdit:
               return (
                 <Group key={topic.id} gap="xs">
                   <Text>{topic.name}</Text>
-                  <Badge variant="outline" color={optedIn ? "blue" : "gray"}>
-                    {optedIn ? "Opted in" : "Opted out"}
-                  </Badge>
+                  <FlagBadge on={optedIn} yes="Opted in" no="Opted out" />
                   {byDefault && (
                     <Text size="sm" c="dimmed">
                       (default)

@@ -1,37 +1,28 @@
 import type { Contact } from "@mailroom/contracts";
-import { ActionIcon, Alert, Button, Code, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { ActionIcon, Alert, Button, Code, Group, Stack, Text, TextInput, Title } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useUpdateContactMutation } from "../../api/contacts";
 import { ApiError } from "../../api/errors";
+import { DataTable } from "../../components/DataTable";
 import { notifyError } from "../../components/errors";
 import { splitDetails } from "../../lib/errors";
 import { formatValue } from "../../lib/format";
 import { type DataRow, dataPatch, rowErrors, rowsOf } from "./data-rows";
 
 /** The contact's `data` read-only: what a viewer sees. */
-function DataTable({ data }: { data: Contact["data"] }) {
-  const entries = Object.entries(data);
-  if (entries.length === 0) return <Text c="dimmed">No data.</Text>;
+function ContactData({ data }: { data: Contact["data"] }) {
   return (
-    <Table>
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Key</Table.Th>
-          <Table.Th>Value</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {entries.map(([k, v]) => (
-          <Table.Tr key={k}>
-            <Table.Td>{k}</Table.Td>
-            <Table.Td>
-              <Code>{formatValue(v)}</Code>
-            </Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+    <DataTable
+      label="Data"
+      rows={Object.entries(data)}
+      rowKey={([k]) => k}
+      empty={<Text c="dimmed">No data.</Text>}
+      columns={[
+        { header: "Key", cell: ([k]) => k },
+        { header: "Value", cell: ([, v]) => <Code>{formatValue(v)}</Code> },
+      ]}
+    />
   );
 }
 
@@ -50,7 +41,7 @@ export function DataEditor({ contact, canEdit }: { contact: Contact; canEdit: bo
     return (
       <Stack gap="xs">
         <Title order={3}>Data</Title>
-        <DataTable data={contact.data} />
+        <ContactData data={contact.data} />
       </Stack>
     );
   }

@@ -1,9 +1,10 @@
 import type { DnsRecord, Domain } from "@mailroom/contracts";
-import { Button, Code, CopyButton, Drawer, Group, Stack, Table, Text } from "@mantine/core";
+import { Button, Code, CopyButton, Drawer, Group, Stack, Text } from "@mantine/core";
 import { useState } from "react";
 import { useDeleteDomainMutation, useDomain, useVerifyDomainMutation } from "../../api/domains";
 import { useCan } from "../../components/Can";
 import { ConfirmModal } from "../../components/ConfirmModal";
+import { DataTable } from "../../components/DataTable";
 import { notifyError } from "../../components/errors";
 import { QueryStatus } from "../../components/QueryStatus";
 import { DomainStatusBadge } from "./DomainStatusBadge";
@@ -78,32 +79,18 @@ const PURPOSE = { dkim: "DKIM", spf: "SPF", dmarc: "DMARC" } as const;
 
 function RecordTable({ records }: { records: DnsRecord[] }) {
   return (
-    <Table aria-label="DNS records" layout="fixed" verticalSpacing="sm">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th w={90}>Record</Table.Th>
-          <Table.Th>Name</Table.Th>
-          <Table.Th>Value</Table.Th>
-          <Table.Th w={90}>Lookup</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {records.map((r) => (
-          <Table.Tr key={`${r.purpose}-${r.name}`}>
-            <Table.Td>
-              {PURPOSE[r.purpose]} ({r.type})
-            </Table.Td>
-            <Table.Td>
-              <Copyable value={r.name} label={`Copy ${PURPOSE[r.purpose]} record name`} />
-            </Table.Td>
-            <Table.Td>
-              <Copyable value={r.value} label={`Copy ${PURPOSE[r.purpose]} record value`} />
-            </Table.Td>
-            <Table.Td>{r.found === undefined ? "Not checked" : r.found ? "Found" : "Missing"}</Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+    <DataTable
+      label="DNS records"
+      rows={records}
+      rowKey={(r) => `${r.purpose}-${r.name}`}
+      tableProps={{ layout: "fixed", verticalSpacing: "sm", striped: false, highlightOnHover: false }}
+      columns={[
+        { header: "Record", width: 90, cell: (r) => `${PURPOSE[r.purpose]} (${r.type})` },
+        { header: "Name", cell: (r) => <Copyable value={r.name} label={`Copy ${PURPOSE[r.purpose]} record name`} /> },
+        { header: "Value", cell: (r) => <Copyable value={r.value} label={`Copy ${PURPOSE[r.purpose]} record value`} /> },
+        { header: "Lookup", width: 90, cell: (r) => (r.found === undefined ? "Not checked" : r.found ? "Found" : "Missing") },
+      ]}
+    />
   );
 }
 

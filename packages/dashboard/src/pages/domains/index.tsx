@@ -1,9 +1,9 @@
-import type { Domain } from "@mailroom/contracts";
-import { Anchor, Stack, Table, Text, Title } from "@mantine/core";
+import { Anchor, Stack, Text } from "@mantine/core";
 import { useSearchParams } from "react-router";
 import { useDomains } from "../../api/domains";
 import { useCan } from "../../components/Can";
-import { QueryStatus } from "../../components/QueryStatus";
+import { QueryTable } from "../../components/DataTable";
+import { PageHeader } from "../../components/PageHeader";
 import { AddDomainForm } from "./AddDomainForm";
 import { DomainDrawer } from "./DomainDrawer";
 import { DomainStatusBadge } from "./DomainStatusBadge";
@@ -18,45 +18,30 @@ export default function DomainsPage() {
 
   return (
     <Stack>
-      <Title order={2}>Domains</Title>
-      <Text c="dimmed" size="sm">
-        Mail is sent only from addresses on a verified domain. Add the domain, publish its DNS records, then verify.
-      </Text>
+      <PageHeader
+        title="Domains"
+        description="Mail is sent only from addresses on a verified domain. Add the domain, publish its DNS records, then verify."
+      />
       {isOwner ? <AddDomainForm onAdded={(d) => open(d.id)} /> : <Text size="sm">Only a project owner can add, verify or delete domains.</Text>}
-      <QueryStatus query={domains} what="domains">
-        {() => <DomainTable domains={domains.data?.data ?? []} onOpen={open} />}
-      </QueryStatus>
-      <DomainDrawer id={openId} onClose={() => open(null)} />
-    </Stack>
-  );
-}
-
-function DomainTable({ domains, onOpen }: { domains: Domain[]; onOpen: (id: string) => void }) {
-  if (domains.length === 0) return <Text>No domains yet.</Text>;
-  return (
-    <Table striped highlightOnHover aria-label="Domains">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Domain</Table.Th>
-          <Table.Th>Status</Table.Th>
-          <Table.Th>Added</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {domains.map((d) => (
-          <Table.Tr key={d.id}>
-            <Table.Td>
-              <Anchor component="button" type="button" onClick={() => onOpen(d.id)}>
+      <QueryTable
+        label="Domains"
+        query={domains}
+        empty={<Text>No domains yet.</Text>}
+        minWidth={420}
+        columns={[
+          {
+            header: "Domain",
+            cell: (d) => (
+              <Anchor component="button" type="button" onClick={() => open(d.id)}>
                 {d.domain}
               </Anchor>
-            </Table.Td>
-            <Table.Td>
-              <DomainStatusBadge status={d.status} />
-            </Table.Td>
-            <Table.Td>{new Date(d.createdAt).toLocaleDateString()}</Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+            ),
+          },
+          { header: "Status", cell: (d) => <DomainStatusBadge status={d.status} /> },
+          { header: "Added", cell: (d) => new Date(d.createdAt).toLocaleDateString() },
+        ]}
+      />
+      <DomainDrawer id={openId} onClose={() => open(null)} />
+    </Stack>
   );
 }

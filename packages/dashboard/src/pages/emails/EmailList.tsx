@@ -1,12 +1,11 @@
 import { EmailStatus } from "@mailroom/contracts";
-import { Group, Select, Stack, TextInput, Title } from "@mantine/core";
+import { Group, Select, Stack, TextInput } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useEffect, useState } from "react";
 import { useSearchParams } from "react-router";
 import { useEmails } from "../../api/emails";
 import { EmailTable } from "../../components/EmailTable";
-import { Pager } from "../../components/Pager";
-import { Empty, LoadError, Loading } from "../../components/QueryState";
+import { PageHeader } from "../../components/PageHeader";
 import { useCursorTrail } from "../../lib/cursors";
 import { filtersFrom, filtersTo, STATUS_OPTIONS } from "./filters";
 
@@ -35,31 +34,19 @@ export function EmailList() {
 
   return (
     <Stack>
-      <Title order={2}>Emails</Title>
+      <PageHeader title="Emails" />
       <Group align="flex-end">
         <Select label="Status" placeholder="Any status" data={STATUS_OPTIONS} value={filters.status ?? null} onChange={setStatus} clearable w={180} />
         <TextInput label="Recipient" placeholder="Part of an address" type="search" value={to} onChange={(e) => setTo(e.currentTarget.value)} w={260} />
         <TextInput label="Campaign ID" type="search" value={campaignId} onChange={(e) => setCampaignId(e.currentTarget.value)} w={220} />
       </Group>
-      {emails.isPending ? (
-        <Loading />
-      ) : emails.isError ? (
-        <LoadError error={emails.error} onRetry={() => emails.refetch()} />
-      ) : emails.data.data.length === 0 ? (
-        <Empty>{filtered ? "No email matches these filters." : "No email was sent yet. Emails sent through the API, campaigns and workflows appear here."}</Empty>
-      ) : (
-        <>
-          <EmailTable emails={emails.data.data} caption={filtered ? "Emails matching the filters, newest first" : "Emails, newest first"} />
-          <Pager
-            label="Emails"
-            page={trail.page}
-            hasPrevious={trail.hasPrevious}
-            hasMore={emails.data.hasMore && emails.data.cursor !== null}
-            onPrevious={trail.previous}
-            onNext={() => emails.data.cursor && trail.next(emails.data.cursor)}
-          />
-        </>
-      )}
+      <EmailTable
+        label="Emails"
+        caption={filtered ? "Emails matching the filters, newest first" : "Emails, newest first"}
+        query={emails}
+        trail={trail}
+        empty={filtered ? "No email matches these filters." : "No email was sent yet. Emails sent through the API, campaigns and workflows appear here."}
+      />
     </Stack>
   );
 }

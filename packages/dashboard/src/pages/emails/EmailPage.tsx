@@ -1,4 +1,4 @@
-import { Anchor, Group, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { Anchor, SimpleGrid, Stack, Text, } from "@mantine/core";
 import type { ReactNode } from "react";
 import { Link, useParams } from "react-router";
 import { useEmail } from "../../api/emails";
@@ -6,6 +6,7 @@ import { StatusBadge } from "../../components/EmailTable";
 import { LoadError, Loading } from "../../components/QueryState";
 import { formatTime } from "../../lib/format";
 import { EmailTimeline } from "./EmailTimeline";
+import { PageHeader } from "../../components/PageHeader";
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -30,13 +31,7 @@ export function EmailPage() {
 
   return (
     <Stack gap="lg">
-      <Anchor component={Link} to="/emails" size="sm">
-        ← All emails
-      </Anchor>
-      <Group justify="space-between">
-        <Title order={2}>{e.subject || "(no subject)"}</Title>
-        <StatusBadge status={e.status} />
-      </Group>
+      <PageHeader title={e.subject || "(no subject)"} back={{ to: "/emails", label: "All emails" }} actions={<StatusBadge status={e.status} />} />
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
         <Field label="To">
           {e.contactId ? (

@@ -1,5 +1,5 @@
 import type { Member, Role } from "@mailroom/contracts";
-import { Badge, Button, Select, Stack, Table, Text, Title, VisuallyHidden } from "@mantine/core";
+import { Badge, Button, Select, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useState } from "react";
 import { useMembers, useRemoveMemberMutation, useUpdateMemberMutation } from "../../api/members";
@@ -7,7 +7,8 @@ import { useCurrentProject } from "../../api/session";
 import { useCan } from "../../components/Can";
 import { ConfirmModal } from "../../components/ConfirmModal";
 import { notifyError } from "../../components/errors";
-import { QueryStatus } from "../../components/QueryStatus";
+import { QueryTable } from "../../components/DataTable";
+import { PageHeader } from "../../components/PageHeader";
 import { InviteMemberForm } from "./InviteMemberForm";
 import { ROLE_LABELS, ROLE_OPTIONS } from "./roles";
 
@@ -42,66 +43,38 @@ export default function MembersPage() {
 
   return (
     <Stack>
-      <Title order={2}>Members</Title>
-      <Text c="dimmed" size="sm">
-        {ROLE_LABELS.owner}. {ROLE_LABELS.editor}. {ROLE_LABELS.viewer}.
-      </Text>
+      <PageHeader title="Members" description={`${ROLE_LABELS.owner}. ${ROLE_LABELS.editor}. ${ROLE_LABELS.viewer}.`} />
       {owner && <InviteMemberForm />}
-      <QueryStatus query={members} what="members">
-        {() => (
-        <Table.ScrollContainer minWidth={640}>
-<Table striped aria-label="Members">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Email</Table.Th>
-              <Table.Th>Role</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {members.data!.data.map((m) => (
-              <Table.Tr key={m.userId}>
-                <Table.Td>
-                  {m.pending ? (
-                    <Badge color="gray.7">
-                      Invitation pending
-                    </Badge>
-                  ) : (
-                    m.name
-                  )}
-                </Table.Td>
-                <Table.Td>{m.email}</Table.Td>
-                <Table.Td>
-                  {owner && !m.pending ? (
-                    <Select
-                      aria-label={`Role of ${m.email}`}
-                      data={ROLE_OPTIONS}
-                      value={m.role}
-                      onChange={(role) => changeRole(m, role)}
-                      allowDeselect={false}
-                      w={140}
-                    />
-                  ) : (
-                    <Text tt="capitalize">{m.role}</Text>
-                  )}
-                </Table.Td>
-                <Table.Td>
-                  {owner && (
-                    <Button size="xs" variant="default" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>
-                      {m.pending ? "Withdraw" : "Remove"}
-                    </Button>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-</Table.ScrollContainer>
-        )}
-      </QueryStatus>
+      <QueryTable
+        label="Members"
+        query={members}
+        rowKey={(m) => m.userId}
+        minWidth={640}
+        tableProps={{ highlightOnHover: false }}
+        columns={[
+          { header: "Name", cell: (m) => (m.pending ? <Badge color="gray.7">Invitation pending</Badge> : m.name) },
+          { header: "Email", cell: (m) => m.email },
+          {
+            header: "Role",
+            cell: (m) =>
+              owner && !m.pending ? (
+                <Select aria-label={`Role of ${m.email}`} data={ROLE_OPTIONS} value={m.role} onChange={(role) => changeRole(m, role)} allowDeselect={false} w={140} />
+              ) : (
+                <Text tt="capitalize">{m.role}</Text>
+              ),
+          },
+          {
+            header: "Actions",
+            hideHeader: true,
+            cell: (m) =>
+              owner && (
+                <Button size="xs" variant="default" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>
+                  {m.pending ? "Withdraw" : "Remove"}
+                </Button>
+              ),
+          },
+        ]}
+      />
       <ConfirmModal
         opened={removing !== null}
         title={removing?.pending ? "Withdraw this invitation?" : "Remove this member?"}

@@ -1,5 +1,5 @@
 import type { StatsInterval, StatsPoint } from "@mailroom/contracts";
-import { Group, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { Group, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text, } from "@mantine/core";
 import { lazy, Suspense, useMemo } from "react";
 import { useSearchParams } from "react-router";
 import { useCampaignOptions } from "../../api/campaigns";
@@ -7,6 +7,7 @@ import { useStats } from "../../api/stats";
 import { Empty, LoadError, Loading } from "../../components/QueryState";
 import { rate } from "../../lib/format";
 import { bounds, intervalFor, intervalsOf, RANGES, type Range, rangeByKey, totals } from "./range";
+import { PageHeader } from "../../components/PageHeader";
 
 // recharts is large: it loads with the Overview's charts, never with sign-in or Contacts.
 const Charts = lazy(() => import("./Charts"));
@@ -89,7 +90,7 @@ export default function OverviewPage() {
 
   return (
     <Stack>
-      <Title order={2}>Overview</Title>
+      <PageHeader title="Overview" />
       <Group align="end" wrap="wrap">
         <Select
           label="Period"

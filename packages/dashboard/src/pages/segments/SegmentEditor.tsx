@@ -1,10 +1,10 @@
 import { CreateSegmentRequest, type FilterExpression, type Segment } from "@mailroom/contracts";
-import { Anchor, Button, Group, Paper, Stack, Switch, Text, TextInput, Title } from "@mantine/core";
+import { Button, Group, Paper, Stack, Switch, Text, TextInput, Title } from "@mantine/core";
 import { schemaResolver, useForm } from "@mantine/form";
 import { useDisclosure } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
 import { useState } from "react";
-import { Link, useNavigate, useParams } from "react-router";
+import { useNavigate, useParams } from "react-router";
 import { ApiError } from "../../api/errors";
 import { useCreateSegmentMutation, useDeleteSegmentMutation, useSegment, useUpdateSegmentMutation } from "../../api/segments";
 import { useCan } from "../../components/Can";
@@ -15,6 +15,7 @@ import { FilterBuilder, LiveCount, expressionErrorsFrom } from "../../components
 import { QueryStatus } from "../../components/QueryStatus";
 import { formatTime } from "../../lib/format";
 import { SegmentMembers } from "./SegmentMembers";
+import { PageHeader } from "../../components/PageHeader";
 
 /** Where a new segment starts: the subscribed contacts, one filter to change or add to. */
 const STARTER: FilterExpression = { logic: "AND", groups: [{ filters: [{ field: "subscribed", operator: "equals", value: true }] }] };
@@ -89,27 +90,23 @@ function EditorForm({ segment }: { segment: Segment | null }) {
 
   return (
     <Stack>
-      <Anchor component={Link} to="/segments" size="sm">
-        ← All segments
-      </Anchor>
-      <Group justify="space-between">
-        <Title order={2}>{segment ? segment.name : "New segment"}</Title>
-        {segment && (
-          <Group gap="xs">
-            <ExportButton segmentId={segment.id} fileName={segment.slug} />
-            {canEdit && (
-              <Button variant="default" color="red.9" onClick={confirm.open}>
-                Delete segment
-              </Button>
-            )}
-          </Group>
-        )}
-      </Group>
-      {segment && (
-        <Text size="sm" c="dimmed">
-          Slug {segment.slug} · updated {formatTime(segment.updatedAt)}
-        </Text>
-      )}
+      <PageHeader
+        title={segment ? segment.name : "New segment"}
+        back={{ to: "/segments", label: "All segments" }}
+        actions={
+          segment && (
+            <>
+              <ExportButton segmentId={segment.id} fileName={segment.slug} />
+              {canEdit && (
+                <Button variant="default" color="red.9" onClick={confirm.open}>
+                  Delete segment
+                </Button>
+              )}
+            </>
+          )
+        }
+        description={segment && `Slug ${segment.slug} · updated ${formatTime(segment.updatedAt)}`}
+      />
       <form onSubmit={save} noValidate aria-label="Segment">
         <Stack>
           <TextInput label="Name" required readOnly={!canEdit} maw={420} {...form.getInputProps("name")} />

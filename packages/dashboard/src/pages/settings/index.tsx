@@ -6,6 +6,7 @@ import { useTemplates } from "../../api/templates";
 import { useCan } from "../../components/Can";
 import { notifyError } from "../../components/errors";
 import { QueryStatus } from "../../components/QueryStatus";
+import { PageHeader } from "../../components/PageHeader";
 
 export default function SettingsPage() {
   const owner = useCan("owner");
@@ -19,7 +20,7 @@ export default function SettingsPage() {
 
   return (
     <Stack>
-      <Title order={2}>Settings</Title>
+      <PageHeader title="Settings" />
       <QueryStatus query={settings} what="settings">
         {() => (
         <Card withBorder>

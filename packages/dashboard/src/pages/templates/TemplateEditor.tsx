@@ -1,5 +1,5 @@
 import { CreateTemplateRequest, TEMPLATE_TYPES, type Template } from "@mailroom/contracts";
-import { Anchor, Button, Grid, Group, Input, JsonInput, Loader, Select, Stack, TextInput, Title } from "@mantine/core";
+import { Anchor, Button, Grid, Group, Input, JsonInput, Loader, Select, Stack, TextInput, } from "@mantine/core";
 import { schemaResolver, useForm } from "@mantine/form";
 import { useDebouncedValue } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
@@ -11,6 +11,7 @@ import { showFormError } from "../../components/errors";
 import { QueryStatus } from "../../components/QueryStatus";
 import { DEFAULT_SAMPLE, parseSample, type Sample } from "./sample";
 import { SendTest } from "./SendTest";
+import { PageHeader } from "../../components/PageHeader";
 
 // CodeMirror and liquidjs load with the editor, never with the rest of the app.
 const CodeEditor = lazy(() => import("./CodeEditor"));
@@ -59,12 +60,14 @@ function EditorForm({ template }: { template: Template | null }) {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>{template ? template.name : "New template"}</Title>
-        <Anchor component={Link} to="..">
-          All templates
-        </Anchor>
-      </Group>
+      <PageHeader
+        title={template ? template.name : "New template"}
+        actions={
+          <Anchor component={Link} to="..">
+            All templates
+          </Anchor>
+        }
+      />
       <Grid>
         <Grid.Col span={{ base: 12, lg: 6 }}>
           <form onSubmit={save} noValidate aria-label="Template">

@@ -1,13 +1,14 @@
 import { TEMPLATE_TYPES, type Template, type TemplateType } from "@mailroom/contracts";
-import { Anchor, Button, Group, Pagination, Stack, Table, Tabs, Text, TextInput, Title } from "@mantine/core";
+import { Button, Stack, Tabs, TextInput } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useState } from "react";
-import { Link, useSearchParams } from "react-router";
+import { useSearchParams } from "react-router";
 import { useDeleteTemplateMutation, useTemplates } from "../../api/templates";
 import { useCan } from "../../components/Can";
 import { ConfirmModal } from "../../components/ConfirmModal";
+import { nameColumn, QueryTable } from "../../components/DataTable";
 import { notifyError } from "../../components/errors";
-import { QueryStatus } from "../../components/QueryStatus";
+import { NewButton, PageHeader } from "../../components/PageHeader";
 
 const TAB_LABEL: Record<TemplateType, string> = { TRANSACTIONAL: "Transactional", MARKETING: "Marketing" };
 
@@ -23,14 +24,7 @@ export function TemplateList() {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>Templates</Title>
-        {canEdit && (
-          <Button component={Link} to="new">
-            New template
-          </Button>
-        )}
-      </Group>
+      <PageHeader title="Templates" actions={<NewButton to="new">New template</NewButton>} />
       <Tabs value={type} onChange={(v) => v && go({ type: v as TemplateType })}>
         <Tabs.List>
           {TEMPLATE_TYPES.map((t) => (
@@ -41,57 +35,42 @@ export function TemplateList() {
         </Tabs.List>
       </Tabs>
       <TextInput label="Search templates" placeholder="Name or subject" value={search} onChange={(e) => setSearch(e.currentTarget.value)} maw={360} />
-      <QueryStatus query={templates} what="templates">
-        {() => {
-          const data = templates.data!;
-          if (data.templates.length === 0) return <Text>{debounced ? "No template matches the search." : `No ${TAB_LABEL[type].toLowerCase()} templates yet.`}</Text>;
-          return (
-            <>
-              <TemplateTable templates={data.templates} canEdit={canEdit} />
-              {data.totalPages > 1 && <Pagination total={data.totalPages} value={data.page} onChange={(p) => go({ page: p })} aria-label="Pages" />}
-            </>
-          );
-        }}
-      </QueryStatus>
+      <TemplateTable
+        query={templates}
+        empty={debounced ? "No template matches the search." : `No ${TAB_LABEL[type].toLowerCase()} templates yet.`}
+        canEdit={canEdit}
+        onPage={(p) => go({ page: p })}
+      />
     </Stack>
   );
 }
 
-function TemplateTable({ templates, canEdit }: { templates: Template[]; canEdit: boolean }) {
+function TemplateTable({ query, empty, canEdit, onPage }: { query: ReturnType<typeof useTemplates>; empty: string; canEdit: boolean; onPage: (page: number) => void }) {
   const remove = useDeleteTemplateMutation();
   const [deleting, setDeleting] = useState<Template | null>(null);
   return (
     <>
-      <Table striped highlightOnHover aria-label="Templates">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Subject</Table.Th>
-            <Table.Th>Updated</Table.Th>
-            {canEdit && <Table.Th>Actions</Table.Th>}
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {templates.map((t) => (
-            <Table.Tr key={t.id}>
-              <Table.Td>
-                <Anchor component={Link} to={t.id}>
-                  {t.name}
-                </Anchor>
-              </Table.Td>
-              <Table.Td>{t.subject}</Table.Td>
-              <Table.Td>{new Date(t.updatedAt).toLocaleString()}</Table.Td>
-              {canEdit && (
-                <Table.Td>
-                  <Button size="compact-sm" variant="default" aria-label={`Delete ${t.name}`} onClick={() => setDeleting(t)}>
-                    Delete
-                  </Button>
-                </Table.Td>
-              )}
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <QueryTable
+        label="Templates"
+        query={query}
+        rows={(d) => d.templates}
+        empty={empty}
+        onPage={onPage}
+        minWidth={640}
+        columns={[
+          nameColumn(),
+          { header: "Subject", cell: (t) => t.subject },
+          { header: "Updated", cell: (t) => new Date(t.updatedAt).toLocaleString() },
+          canEdit && {
+            header: "Actions",
+            cell: (t) => (
+              <Button size="compact-sm" variant="default" aria-label={`Delete ${t.name}`} onClick={() => setDeleting(t)}>
+                Delete
+              </Button>
+            ),
+          },
+        ]}
+      />
       <ConfirmModal
         opened={deleting !== null}
         title={`Delete ${deleting?.name ?? "template"}?`}

@@ -1,14 +1,15 @@
-import { Badge, Button, Group, Stack, Table, Text, Title } from "@mantine/core";
+import { Button, Group, Stack } from "@mantine/core";
 import type { Topic } from "@mailroom/contracts";
 import { useState } from "react";
 import { useDeleteTopicMutation, useTopics } from "../../api/topics";
 import { useCan } from "../../components/Can";
 import { ConfirmModal } from "../../components/ConfirmModal";
 import { notifyError } from "../../components/errors";
-import { QueryStatus } from "../../components/QueryStatus";
-import { Empty } from "../../components/QueryState";
+import { QueryTable } from "../../components/DataTable";
+import { NewButton, PageHeader } from "../../components/PageHeader";
 import { formatTime } from "../../lib/format";
 import { TopicForm } from "./TopicForm";
+import { FlagBadge } from "../../components/FlagBadge";
 
 /** Topics (decisions §14): what contacts opt into one by one; the list, with create, edit and delete. */
 export default function TopicsPage() {
@@ -21,60 +22,41 @@ export default function TopicsPage() {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>Topics</Title>
-        {canEdit && <Button onClick={() => setEditing("new")}>New topic</Button>}
-      </Group>
-      <Text size="sm" c="dimmed">
-        A campaign sent to a topic reaches only the subscribed contacts opted into it, and its unsubscribe link leaves that topic only.
-      </Text>
-      <QueryStatus query={topics} what="topics">
-        {() =>
-          topics.data!.length === 0 ? (
-            <Empty>No topics yet. Create one for each kind of email your contacts can choose (product news, a weekly digest…).</Empty>
-          ) : (
-            <Table.ScrollContainer minWidth={640}>
-              <Table striped aria-label="Topics">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Name</Table.Th>
-                    <Table.Th>Description</Table.Th>
-                    <Table.Th>Default</Table.Th>
-                    <Table.Th>Created</Table.Th>
-                    {canEdit && <Table.Th>Actions</Table.Th>}
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {topics.data!.map((t) => (
-                    <Table.Tr key={t.id}>
-                      <Table.Td>{t.name}</Table.Td>
-                      <Table.Td>{t.description ?? ""}</Table.Td>
-                      <Table.Td>
-                        <Badge variant="outline" color={t.defaultSubscribed ? "blue" : "gray"}>
-                          {t.defaultSubscribed ? "Opted in" : "Opted out"}
-                        </Badge>
-                      </Table.Td>
-                      <Table.Td>{formatTime(t.createdAt)}</Table.Td>
-                      {canEdit && (
-                        <Table.Td>
-                          <Group gap="xs" wrap="nowrap">
-                            <Button size="xs" variant="default" onClick={() => setEditing(t)} aria-label={`Edit ${t.name}`}>
-                              Edit
-                            </Button>
-                            <Button size="xs" variant="default" onClick={() => setDeleting(t)} aria-label={`Delete ${t.name}`}>
-                              Delete
-                            </Button>
-                          </Group>
-                        </Table.Td>
-                      )}
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          )
-        }
-      </QueryStatus>
+      <PageHeader
+        title="Topics"
+        description="A campaign sent to a topic reaches only the subscribed contacts opted into it, and its unsubscribe link leaves that topic only."
+        actions={<NewButton onClick={() => setEditing("new")}>New topic</NewButton>}
+      />
+      <QueryTable
+        label="Topics"
+        query={topics}
+        empty="No topics yet. Create one for each kind of email your contacts can choose (product news, a weekly digest…)."
+        minWidth={640}
+        columns={[
+          { header: "Name", cell: (t) => t.name },
+          { header: "Description", cell: (t) => t.description ?? "" },
+          {
+            header: "Default",
+            cell: (t) => (
+              <FlagBadge on={t.defaultSubscribed} yes="Opted in" no="Opted out" />
+            ),
+          },
+          { header: "Created", cell: (t) => formatTime(t.createdAt) },
+          canEdit && {
+            header: "Actions",
+            cell: (t) => (
+              <Group gap="xs" wrap="nowrap">
+                <Button size="xs" variant="default" onClick={() => setEditing(t)} aria-label={`Edit ${t.name}`}>
+                  Edit
+                </Button>
+                <Button size="xs" variant="default" onClick={() => setDeleting(t)} aria-label={`Delete ${t.name}`}>
+                  Delete
+                </Button>
+              </Group>
+            ),
+          },
+        ]}
+      />
       {editing && <TopicForm key={editing === "new" ? "new" : editing.id} topic={editing === "new" ? null : editing} opened onClose={() => setEditing(null)} />}
       <ConfirmModal
         opened={deleting !== null}

@@ -1,11 +1,9 @@
 import "@xyflow/react/dist/style.css";
-import type { StepRun, Workflow } from "@mailroom/contracts";
+import { edgeFields, type GraphEdge, type Output, outputOf, STEP_LABELS, type StepRun, type Workflow } from "@mailroom/contracts";
 import { useComputedColorScheme } from "@mantine/core";
 import { applyNodeChanges, Background, type Connection, Controls, type Edge, MarkerType, type NodeChange, ReactFlow, useReactFlow, useStore } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { NODE_WIDTH, nodeGeometry } from "./geometry";
-import { type GraphEdge, edgeFields, type Output, outputOf } from "./graph";
-import { STEP_LABEL } from "./labels";
 import type { EditableType } from "./step-config";
 import { StepNode, type StepNodeType } from "./StepNode";
 
@@ -50,7 +48,7 @@ export function Canvas({ workflow, editable, selection, onSelect, path, onConnec
       data: { step, run: path?.steps.get(step.id), dimmed: path ? !path.steps.has(step.id) : false },
       selected: selected.current === step.id,
       deletable: editable && step.type !== "TRIGGER",
-      ariaLabel: `${step.name} (${STEP_LABEL[step.type]}${path?.steps.has(step.id) ? `, ${path.steps.get(step.id)!.status}` : ""})`,
+      ariaLabel: `${step.name} (${STEP_LABELS[step.type]}${path?.steps.has(step.id) ? `, ${path.steps.get(step.id)!.status}` : ""})`,
     }));
   const [nodes, setNodes] = useState<StepNodeType[]>(build);
   // biome-ignore lint/correctness/useExhaustiveDependencies: rebuilt when the server's graph changes, not on every render

@@ -1,4 +1,4 @@
-import { STEP_TYPES, type Workflow } from "@mailroom/contracts";
+import { connectionProblem, type GraphEdge, outputOf, STEP_LABELS, STEP_TYPES, type Workflow } from "@mailroom/contracts";
 import { Box, Button, Grid, Group, Paper, ScrollArea, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { ReactFlowProvider } from "@xyflow/react";
@@ -13,8 +13,7 @@ import {
 import { useCan } from "../../components/Can";
 import { notifyError } from "../../components/errors";
 import { Canvas, STEP_DRAG_TYPE, type Selection } from "./Canvas";
-import { connectionProblem, type GraphEdge, newStepPosition, outputOf } from "./graph";
-import { STEP_LABEL } from "./labels";
+import { newStepPosition } from "./graph";
 import { LockBanner, useLock } from "./LockBanner";
 import { SettingsPanel } from "./SettingsPanel";
 import type { EditableType } from "./step-config";
@@ -150,7 +149,7 @@ export function Editor({ workflow }: { workflow: Workflow }) {
                 e.dataTransfer.effectAllowed = "copy";
               }}
             >
-              {STEP_LABEL[t]}
+              {STEP_LABELS[t]}
             </Button>
           ))}
         </Group>

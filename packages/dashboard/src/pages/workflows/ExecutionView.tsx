@@ -1,14 +1,16 @@
 import type { StepRun, Workflow } from "@mailroom/contracts";
-import { Anchor, Badge, Group, Paper, Stack, Table, Text, Title } from "@mantine/core";
+import { Anchor, Badge, Group, Paper, Stack, Text, Title } from "@mantine/core";
 import { ReactFlowProvider } from "@xyflow/react";
 import { useMemo, useState } from "react";
 import { Link, useParams } from "react-router";
 import { useExecution } from "../../api/workflows";
+import { DataTable } from "../../components/DataTable";
 import { QueryStatus } from "../../components/QueryStatus";
 import { formatTime } from "../../lib/format";
 import { Canvas, type Selection } from "./Canvas";
 import { executionPath } from "./graph";
 import { STATUS_COLOR } from "./labels";
+import { RunStatusBadge } from "./RunStatusBadge";
 
 /** One execution: its path drawn on the graph, and each step run's status, times and error. */
 export function ExecutionView({ workflow }: { workflow: Workflow }) {
@@ -58,33 +60,20 @@ export function ExecutionView({ workflow }: { workflow: Workflow }) {
               <Canvas workflow={workflow} editable={false} selection={selection} onSelect={setSelection} path={path} />
             </ReactFlowProvider>
           </Paper>
-          <Table aria-label="Step runs">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Step</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Started</Table.Th>
-                <Table.Th>Finished</Table.Th>
-                <Table.Th>Error</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {data!.steps.map((r) => (
-                // a step runs at most once per execution (the graph has no cycles), so its id is the key
-                <Table.Tr key={`${r.stepId}-${r.startedAt}`}>
-                  <Table.Td>{name(r.stepId)}</Table.Td>
-                  <Table.Td>
-                    <Badge variant="filled" color={STATUS_COLOR[r.status]}>
-                      {r.status}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>{formatTime(r.startedAt)}</Table.Td>
-                  <Table.Td>{formatTime(r.finishedAt)}</Table.Td>
-                  <Table.Td>{r.error ?? "—"}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <DataTable
+            label="Step runs"
+            rows={data!.steps}
+            // a step runs at most once per execution (the graph has no cycles), so its id is the key
+            rowKey={(r) => `${r.stepId}-${r.startedAt}`}
+            minWidth={560}
+            columns={[
+              { header: "Step", cell: (r) => name(r.stepId) },
+              { header: "Status", cell: (r) => <RunStatusBadge status={r.status} /> },
+              { header: "Started", cell: (r) => formatTime(r.startedAt) },
+              { header: "Finished", cell: (r) => formatTime(r.finishedAt) },
+              { header: "Error", cell: (r) => r.error ?? "—" },
+            ]}
+          />
         </Stack>
       )}
     </QueryStatus>

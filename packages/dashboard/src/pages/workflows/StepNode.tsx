@@ -1,10 +1,9 @@
 import "./StepNode.css";
-import type { Step, StepRun } from "@mailroom/contracts";
+import { outputsOf, STEP_LABELS, type Step, type StepRun } from "@mailroom/contracts";
 import { Handle, type Node, type NodeProps, Position } from "@xyflow/react";
 import { memo } from "react";
 import { outputLeft } from "./geometry";
-import { outputsOf } from "./graph";
-import { STATUS_COLOR, STEP_LABEL, stepSummary } from "./labels";
+import { STATUS_COLOR, stepSummary } from "./labels";
 
 export type StepNodeData = { step: Step; run?: StepRun; dimmed?: boolean };
 export type StepNodeType = Node<StepNodeData, "step">;
@@ -20,7 +19,7 @@ export const StepNode = memo(function StepNode({ data, selected }: NodeProps<Ste
   return (
     <div className="wf-node" data-selected={selected || undefined} data-dimmed={data.dimmed || undefined} style={runColor ? { border: `2px solid ${runColor}` } : undefined}>
       {step.type !== "TRIGGER" && <Handle type="target" position={Position.Top} data-testid="input" />}
-      <div className="wf-node-type">{STEP_LABEL[step.type]}</div>
+      <div className="wf-node-type">{STEP_LABELS[step.type]}</div>
       <div className="wf-node-name">{step.name}</div>
       <div className="wf-node-summary">{stepSummary(step)}</div>
       {run && (

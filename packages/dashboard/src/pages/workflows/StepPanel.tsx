@@ -1,18 +1,16 @@
-import { type Step, StepName, type Workflow } from "@mailroom/contracts";
+import { edgeFields, type GraphEdge, type Output, outputOf, outputsOf, type Step, STEP_LABELS, StepName, type Workflow } from "@mailroom/contracts";
 import { Button, Group, Select, Stack, Text, TextInput, Title } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useState } from "react";
 import { useCreateStepMutation, useUpdateStepMutation } from "../../api/workflows";
 import { showFormError } from "../../components/errors";
-import { edgeFields, type GraphEdge, type Output, outputOf, outputsOf } from "./graph";
-import { STEP_LABEL } from "./labels";
 import { type EditableType, toConfig, toEditing } from "./step-config";
 import { StepConfigFields } from "./StepConfigFields";
 
 function useStepForm(type: EditableType, step: Step | null) {
   return useForm({
-    initialValues: { name: step?.name ?? STEP_LABEL[type], config: toEditing(type, (step?.config ?? {}) as Record<string, unknown>) },
+    initialValues: { name: step?.name ?? STEP_LABELS[type], config: toEditing(type, (step?.config ?? {}) as Record<string, unknown>) },
     validate: (values) => {
       const errors: Record<string, string> = {};
       const name = StepName.safeParse(values.name);
@@ -42,10 +40,10 @@ export function NewStepPanel({ workflow, type, position, onAdded, onCancel }: {
     );
   });
   return (
-    <form onSubmit={submit} noValidate aria-label={`New ${STEP_LABEL[type]} step`}>
+    <form onSubmit={submit} noValidate aria-label={`New ${STEP_LABELS[type]} step`}>
       <Stack gap="sm">
         <Title order={3} size="h4">
-          New step: {STEP_LABEL[type]}
+          New step: {STEP_LABELS[type]}
         </Title>
         <TextInput label="Step name" required {...form.getInputProps("name")} />
         <StepConfigFields type={type} form={form} readOnly={false} />
@@ -87,7 +85,7 @@ export function StepPanel({ workflow, step, canEdit, onConnect, onDelete, onDele
       <form onSubmit={submit} noValidate aria-label={`Step ${step.name}`}>
         <Stack gap="sm">
           <Title order={3} size="h4">
-            {STEP_LABEL[step.type]}: {step.name}
+            {STEP_LABELS[step.type]}: {step.name}
           </Title>
           <TextInput label="Step name" required readOnly={!canEdit} {...form.getInputProps("name")} />
           <StepConfigFields type={type} form={form} readOnly={!canEdit} />

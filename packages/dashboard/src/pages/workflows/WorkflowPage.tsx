@@ -1,4 +1,4 @@
-import { Anchor, Badge, Group, Stack, Tabs, Title } from "@mantine/core";
+import { Anchor, Badge, Group, Stack, Tabs, } from "@mantine/core";
 import { Link, Route, Routes, useLocation, useNavigate, useParams } from "react-router";
 import { useWorkflow } from "../../api/workflows";
 import { useCan } from "../../components/Can";
@@ -8,6 +8,7 @@ import { ExecutionList } from "./Executions";
 import { ExecutionView } from "./ExecutionView";
 import { EnableSwitch } from "./SettingsPanel";
 import { triggerText } from "./trigger";
+import { PageHeader } from "../../components/PageHeader";
 
 /** `/workflows/:id` (the canvas), `/workflows/:id/executions[/:executionId]`. Loaded with React Flow, apart from the list. */
 export default function WorkflowPage() {
@@ -25,20 +26,22 @@ export default function WorkflowPage() {
         const w = workflow.data!;
         return (
           <Stack>
-            <Group justify="space-between">
-              <Group gap="sm">
-                <Title order={2}>{w.name}</Title>
+            <PageHeader
+              title={w.name}
+              badge={
                 <Badge variant="outline" color="dark">
                   {triggerText(w)}
                 </Badge>
-              </Group>
-              <Group gap="lg">
-                <EnableSwitch workflow={w} canEdit={canEdit} />
-                <Anchor component={Link} to="/workflows">
-                  All workflows
-                </Anchor>
-              </Group>
-            </Group>
+              }
+              actions={
+                <Group gap="lg">
+                  <EnableSwitch workflow={w} canEdit={canEdit} />
+                  <Anchor component={Link} to="/workflows">
+                    All workflows
+                  </Anchor>
+                </Group>
+              }
+            />
             <Tabs value={tab} onChange={(v) => navigate(v === "executions" ? `${base}/executions` : base)}>
               <Tabs.List>
                 <Tabs.Tab value="editor">Graph</Tabs.Tab>

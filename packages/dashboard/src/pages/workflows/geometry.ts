@@ -1,6 +1,5 @@
 import { Position, type NodeHandle } from "@xyflow/react";
-import type { StepType } from "@mailroom/contracts";
-import { type Output, outputsOf } from "./graph";
+import { type Output, outputsOf, type StepType } from "@mailroom/contracts";
 
 /**
  * A step node's size and handles, known before it is drawn (StepNode.css holds the same numbers):

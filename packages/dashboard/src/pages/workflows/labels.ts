@@ -1,15 +1,4 @@
-import type { ExecutionStatus, FilterExpression, Step, StepRunStatus, StepType } from "@mailroom/contracts";
-
-export const STEP_LABEL: Record<StepType, string> = {
-  TRIGGER: "Trigger",
-  SEND_EMAIL: "Send email",
-  DELAY: "Delay",
-  WAIT_FOR_EVENT: "Wait for event",
-  CONDITION: "Condition",
-  WEBHOOK: "Webhook",
-  UPDATE_CONTACT: "Update contact",
-  EXIT: "Exit",
-};
+import type { ExecutionStatus, FilterExpression, Step, StepRunStatus } from "@mailroom/contracts";
 
 /** Filled badge colours dark enough for white text (WCAG AA). */
 export const STATUS_COLOR: Record<ExecutionStatus | StepRunStatus, string> = {

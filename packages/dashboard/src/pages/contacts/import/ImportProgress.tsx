@@ -1,7 +1,9 @@
-import { Anchor, Badge, Group, Progress, Stack, Table, Text, Title } from "@mantine/core";
+import { Anchor, Badge, Box, Group, Progress, Stack, Text, Title } from "@mantine/core";
 import type { ContactImport, ImportStatus } from "@mailroom/contracts";
 import { Link, useParams } from "react-router";
 import { useImport } from "../../../api/imports";
+import { DataTable } from "../../../components/DataTable";
+import { PageHeader } from "../../../components/PageHeader";
 import { QueryStatus } from "../../../components/QueryStatus";
 import { Empty } from "../../../components/QueryState";
 
@@ -18,10 +20,7 @@ export default function ImportProgress() {
   const imp = useImport(id);
   return (
     <Stack>
-      <Anchor component={Link} to="/contacts" size="sm">
-        ← Contacts
-      </Anchor>
-      <Title order={2}>Contact import</Title>
+      <PageHeader title="Contact import" back={{ to: "/contacts", label: "Contacts" }} />
       <QueryStatus query={imp} what="the import">
         {() => <Outcome imp={imp.data!} />}
       </QueryStatus>
@@ -50,24 +49,25 @@ function Outcome({ imp }: { imp: ContactImport }) {
       <Progress.Root size="lg">
         <Progress.Section value={percent} animated={running} striped={running} aria-label="Rows applied" />
       </Progress.Root>
-      <Table withTableBorder aria-label="Counts" maw={360}>
-        <Table.Tbody>
-          {(
-            [
-              ["Rows read", imp.rows],
-              ["Created", imp.created],
-              ["Updated", imp.updated],
-              ["Failed", imp.failed],
-              ...(imp.awaitingConfirmation > 0 ? ([["Awaiting confirmation", imp.awaitingConfirmation]] as const) : []),
-            ] as const
-          ).map(([label, n]) => (
-            <Table.Tr key={label}>
-              <Table.Th scope="row">{label}</Table.Th>
-              <Table.Td>{n}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <Box maw={360}>
+        <DataTable
+          label="Counts"
+          noHeader
+          tableProps={{ withTableBorder: true, striped: false, highlightOnHover: false }}
+          rows={[
+            ["Rows read", imp.rows] as const,
+            ["Created", imp.created] as const,
+            ["Updated", imp.updated] as const,
+            ["Failed", imp.failed] as const,
+            ...(imp.awaitingConfirmation > 0 ? [["Awaiting confirmation", imp.awaitingConfirmation] as const] : []),
+          ]}
+          rowKey={([label]) => label}
+          columns={[
+            { header: "Count", rowHeader: true, cell: ([label]) => label },
+            { header: "Rows", cell: ([, n]) => n },
+          ]}
+        />
+      </Box>
       {imp.awaitingConfirmation > 0 && (
         <Text size="sm" c="dimmed">
           Double opt-in: {imp.awaitingConfirmation} contact{imp.awaitingConfirmation === 1 ? " was" : "s were"} sent a confirmation email and stay
@@ -101,25 +101,17 @@ function RowErrors({ imp }: { imp: ContactImport }) {
         Rows are numbered as a spreadsheet shows them: the header is row 1.
         {imp.failed > imp.errors.length && ` These are the first ${imp.errors.length} of ${imp.failed} errors.`}
       </Text>
-      <Table.ScrollContainer minWidth={420}>
-        <Table striped aria-label="Row errors">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Row</Table.Th>
-              <Table.Th>Error</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {imp.errors.map((e, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: the errors only grow at the end; a row may have two
-              <Table.Tr key={i}>
-                <Table.Td>{e.row}</Table.Td>
-                <Table.Td>{e.message}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        label="Row errors"
+        rows={imp.errors}
+        // the errors only grow at the end, and a row may have two: the position is their identity
+        rowKey={(_, i) => i}
+        minWidth={420}
+        columns={[
+          { header: "Row", cell: (e) => e.row },
+          { header: "Error", cell: (e) => e.message },
+        ]}
+      />
     </Stack>
   );
 }

@@ -1,6 +1,6 @@
-import { Alert, Anchor, Button, Group, MultiSelect, Stack, Text, Title } from "@mantine/core";
+import { Alert, Button, Group, MultiSelect, Stack, Text, Title } from "@mantine/core";
 import { useRef, useState } from "react";
-import { Link, useNavigate } from "react-router";
+import { useNavigate } from "react-router";
 import { useStartImportMutation } from "../../../api/imports";
 import { useSendingSettings } from "../../../api/settings";
 import { useTopics } from "../../../api/topics";
@@ -11,6 +11,7 @@ import { ColumnPreview } from "./ColumnPreview";
 import { fileProblem } from "./columns";
 import { FilePicker } from "./FilePicker";
 import { type FilePreview, readPreview } from "./read-preview";
+import { PageHeader } from "../../../components/PageHeader";
 
 /** The file picked and what the browser made of it, or why it cannot be imported. */
 type Picked = { file: File; preview: FilePreview | null; problem: string | null };
@@ -50,10 +51,7 @@ export default function ImportWizard() {
 
   return (
     <Stack>
-      <Anchor component={Link} to="/contacts" size="sm">
-        ← Contacts
-      </Anchor>
-      <Title order={2}>Import contacts</Title>
+      <PageHeader title="Import contacts" back={{ to: "/contacts", label: "Contacts" }} />
       {!canEdit ? (
         <Alert color="gray" title="Your role does not allow this">
           Importing contacts needs the editor role in this project.
