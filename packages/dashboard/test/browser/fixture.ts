@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, inject } from "vitest";
+import { afterAll, beforeAll, inject, vi } from "vitest";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { type ApiClient, apiClient } from "@mailroom/testkit";
 import type { SharedPlatform } from "@mailroom/testkit/shared";
@@ -14,6 +14,7 @@ import { verifiedDomain } from "./sent-emails.js";
  * worker exits; one that died is launched again by the next file.
  */
 let shared: Promise<Browser> | undefined;
+const BROWSER_TEST_TIMEOUT_MS = 180_000;
 function workerBrowser(): Promise<Browser> {
   if (!shared) {
     const launched = launchBrowser();
@@ -53,6 +54,11 @@ export interface BrowserFixture {
  * `beforeAll`, which runs after this one.
  */
 export function browserAndOwner(opts: { sending?: boolean; members?: readonly ("viewer" | "editor")[] } = {}): BrowserFixture {
+  // A browser test is a user's whole journey (a workflow drawn and run, a template written, sent
+  // and received): 35 s alone on a quiet 2-core machine, up to three times that beside the other
+  // worker's files. The backstop fits the journey; every wait inside keeps its own bound. Set while
+  // the file's tests are collected (a test takes its timeout then), reset after them.
+  vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
   const fx = { platform: inject("platform") } as BrowserFixture;
   fx.open = async (path, { user = fx.owner, context: options } = {}) => {
     const context = user ? await signedInContext(fx.browser, fx.platform.url, user, options) : await fx.browser.newContext(options);
@@ -70,6 +76,7 @@ export function browserAndOwner(opts: { sending?: boolean; members?: readonly ("
     ]);
   }, 60_000);
   afterAll(async () => {
+    vi.resetConfig();
     // the browser stays for the worker's next file; this file's contexts go (a failed test may have left one)
     await Promise.all((fx.browser?.contexts() ?? []).map((c) => c.close()));
   });
