@@ -24,6 +24,10 @@ export default defineConfig({
     // A backstop, not a bound: every wait inside a test has its own limit and names what it waited
     // for. Multi-step tests on a loaded 2-core CI machine have run to three times their quiet duration.
     testTimeout: 60_000,
+    // expect.poll's own default gives up after one second: a page's next render or a consumer's next
+    // batch on a loaded 2-core machine takes longer than that, and the test failed on the load, not
+    // on the app. A poll still ends as soon as its condition holds.
+    expect: { poll: { timeout: 15_000, interval: 100 } },
     hookTimeout: 90_000,
     teardownTimeout: 60_000,
     projects: [
