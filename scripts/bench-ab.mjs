@@ -89,6 +89,11 @@ export const FIGURES = {
     ["/v1/send accepted / bare route (same run)", (r) => r.gateway?.ratio, true],
     ...["sending", "postgres", "nats"].map((p) => [`delivery CPU ms/email: ${p}`, (r) => cpu(r, "delivery.cpuMsPerEmail", p), false]),
   ],
+  contacts: [
+    ["/v1/track req/s", (r) => r.track?.requestsPerSec, true],
+    ["/v1/track / bare route (same run)", (r) => r.track?.ratio, true],
+    ["contacts search p50 ms", (r) => r.search?.p50Ms, false],
+  ],
   gateway: [
     ["gateway req/s", (r) => r.gateway?.requestsPerSec, true],
     ["gateway / bare fastify (same run)", (r) => r.ratio, true],
