@@ -14,7 +14,6 @@ import { verifiedDomain } from "./sent-emails.js";
  * worker exits; one that died is launched again by the next file.
  */
 let shared: Promise<Browser> | undefined;
-const BROWSER_TEST_TIMEOUT_MS = 180_000;
 function workerBrowser(): Promise<Browser> {
   if (!shared) {
     const launched = launchBrowser();
@@ -46,6 +45,9 @@ export interface BrowserFixture {
    */
   open(path: string, opts?: { user?: DashboardUser | null; context?: BrowserContextOptions }): Promise<Page>;
 }
+
+/** A browser test's backstop: a whole user journey on a loaded machine (see browserAndOwner). */
+const BROWSER_TEST_TIMEOUT_MS = 180_000;
 
 /**
  * The shared platform, the worker's Chromium and an owner of a fresh project, set up before the
