@@ -81,6 +81,12 @@ const cases: Record<string, Partial<OutgoingEmail>> = {
     },
   },
   "a quoted display name": { fromName: 'News "Daily", Inc.', html: "<p>.starts with a dot\n.</p>" },
+  "a reply-to, an internationalized domain, a long subject to fold": {
+    replyTo: "Support Team <support@example.test>", to: "zoë@bücher.example",
+    subject: `Spring ${"news and more news ".repeat(8)}for Ada`, marketing: true,
+  },
+  "a subject and a name trying to inject a header": { subject: "Hi\r\nBcc: victim@example.org", toName: "Ada\r\nBcc: victim@example.org" },
+  "an empty body": { html: "" },
 };
 
 describe("what the relay gets (raw-message.ts bytes, signed by dkim.ts)", () => {
@@ -92,6 +98,18 @@ describe("what the relay gets (raw-message.ts bytes, signed by dkim.ts)", () => 
       expect(await verifies(viaRaw)).toBe("pass");
     });
   }
+
+  it("without a date given: every header where nodemailer's streaming path puts it, the Date included", async () => {
+    for (const over of [cases["a campaign email (quoted-printable, one-click unsubscribe, bulk)"], cases["caller headers: long, folded, and one trying to inject a header"]]) {
+      const message = composeMessage(email(over), [], ctx);
+      const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
+      const [viaStreams, viaRaw] = await Promise.all([transport.sendMail(message).then((i) => i.message as Buffer), messageBytes(message)]);
+      // the two clocks may read different seconds: the Date header's place is what is compared
+      const dated = (b: Buffer) => b.toString("latin1").replace(/^Date: .*$/m, "Date: (now)");
+      expect(dated(viaRaw)).toBe(dated(viaStreams));
+      expect(dated(viaRaw)).toMatch(/\r\nDate: \(now\)\r\nMIME-Version: 1\.0\r\n/);
+    }
+  });
 
   it("keeps what the receiver reads: subject, addresses, headers, body", async () => {
     const e = email(cases["caller headers: long, folded, and one trying to inject a header"]);
