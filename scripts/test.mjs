@@ -26,7 +26,7 @@ try {
   process.exit(1);
 }
 run("npx", ["turbo", "run", "build", "lint", "--output-logs=errors-only"]);
-run("node", ["--test", "scripts/infra.test.mjs", "scripts/engines.test.mjs"]);
+run("node", ["--test", "scripts/infra.test.mjs", "scripts/engines.test.mjs", "scripts/layers.test.mjs"]);
 // The whole suite: the rules beside the code first, on their own, then the platform. Some unit tests
 // bound a render's time; beside the platform's processes and Chromium they measured the load instead.
 if (process.argv.length <= 2) {

@@ -39,6 +39,7 @@ import { SesFeedback } from "./usecases/ses.js";
 import { Subscriptions } from "./usecases/subscriptions.js";
 import { OwnEmails } from "./usecases/system-email.js";
 import { Templates } from "./usecases/templates.js";
+import { Timelines } from "./usecases/timelines.js";
 
 export type SendingDeps = Deps<(typeof SendingEnv)["shape"]>;
 
@@ -51,7 +52,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
   const bounceDomain = returnPathDomain(config);
   const links = new LinkSigner(config.PUBLIC_URL, secret);
   const systemFrom = config.SYSTEM_FROM ?? `no-reply@${bounceDomain}`;
-  // the delivery workers and the email-events consumer still take one object (usecases/context.ts)
+  // the delivery workers still take one object (usecases/context.ts)
   const ctx: Ctx = { sql, names: deps.names, outbox: deps.outbox, metrics: deps.metrics, links, verp: new VerpSigner(secret, bounceDomain), systemFrom };
 
   const verified = new VerifiedDomains(sql);
@@ -118,7 +119,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       deliveryConsumer(ctx, relay, { ...delivery, lane: "bulk", concurrency: config.DELIVERY_CONCURRENCY }),
       suppressionConsumer(deps.names, suppressions),
     ],
-    batchConsumers: [emailEventsConsumer(ctx)],
+    batchConsumers: [emailEventsConsumer(deps.names, new Timelines(sql))],
     async start() {
       rechecks.start();
       inbound = await startInbound(

@@ -1,7 +1,7 @@
+import type { WireNames } from "@mailroom/contracts";
 import { eventConsumer, type BatchConsumerSpec } from "@mailroom/kit";
-import { emailEventsRepo } from "../db/email-events-repo.js";
 import { TIMELINE_EVENT_NAMES, timelineEvent, type TimelineEvent } from "../domain/email-events.js";
-import type { Ctx } from "../usecases/context.js";
+import type { Timelines } from "../usecases/timelines.js";
 
 /**
  * `sending-email-events`: stores the email events in their email's timeline and counts them into
@@ -11,10 +11,10 @@ import type { Ctx } from "../usecases/context.js";
  * it (delivery/record-sent.ts). nats-server 2.9 takes one filter subject, so it reads the whole
  * EVENTS stream and skips what it has no use for by the names each message lists in its headers.
  */
-export function emailEventsConsumer(ctx: Ctx): BatchConsumerSpec<TimelineEvent> {
+export function emailEventsConsumer(names: WireNames, timelines: Timelines): BatchConsumerSpec<TimelineEvent> {
   return eventConsumer({
-    names: ctx.names,
-    durable: ctx.names.consumers.sendingEmailEvents,
+    names,
+    durable: names.consumers.sendingEmailEvents,
     batches: "skip",
     reads: (name) => TIMELINE_EVENT_NAMES.has(name),
     batch: 500,
@@ -25,8 +25,6 @@ export function emailEventsConsumer(ctx: Ctx): BatchConsumerSpec<TimelineEvent> 
     maxDeliver: 30,
     retryDelayMs: (attempt) => Math.min(300_000, 1000 * 2 ** (attempt - 1)),
     pick: timelineEvent,
-    handle: async (events) => {
-      await emailEventsRepo.record(ctx.sql, events);
-    },
+    handle: (events) => timelines.record(events),
   });
 }

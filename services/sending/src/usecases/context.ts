@@ -4,9 +4,8 @@ import type { LinkSigner } from "../domain/links.js";
 import type { VerpSigner } from "../domain/verp.js";
 
 /**
- * What the delivery workers (delivery/), the email-events consumer and failEmail take as one object,
- * built once in app.ts. The use cases take their own dependencies instead (classes built in app.ts);
- * these three are to follow.
+ * What the delivery workers (delivery/) and failEmail take as one object, built once in app.ts. The
+ * use cases take their own dependencies instead (classes built in app.ts); these two are to follow.
  */
 export interface Ctx {
   sql: Sql;

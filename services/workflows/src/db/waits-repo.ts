@@ -33,6 +33,15 @@ const edgeAfter = (waitStep: string, outcome: WaitOutcome) =>
  * each end the wait in one statement that changes the execution only while it is still WAITING, under
  * its row lock: when an event and the timer race, the first to commit wins and the other finds the
  * execution RUNNING and changes nothing, so a wait resolves exactly once.
+ *
+ * Lock order, in every statement (or transaction) of the service that writes an execution's timer
+ * or step runs along with the execution (block, resume and timeOut here; cancel, advance and end in
+ * executions-repo): the `executions` row first, then its `timers` and `step_runs` rows, so whoever
+ * holds the execution's row is alone on the rest. (The statements that write a step run alone, its
+ * creation and its effect mark, hold no other lock.) Statements taking the same rows in opposite
+ * orders deadlock: timeOut once deleted the timer first and then updated the execution while resume
+ * did the reverse, and an event arriving as its wait timed out had PostgreSQL abort one of them
+ * (40P01; test/waits-locking.test.ts races the two).
  */
 export const waitsRepo = traced("WaitsRepo", {
   /**
@@ -83,22 +92,35 @@ export const waitsRepo = traced("WaitsRepo", {
 
   /**
    * Fires due timers: the waiting step run completes and the execution moves on along its TIMEOUT
-   * edge. SKIP LOCKED lets every replica poll the same table without two of them firing one timer.
+   * edge. It locks the executions first (the order above) and SKIP LOCKED lets every replica poll
+   * side by side without two of them firing one timer, and without waiting behind an event that is
+   * resuming the same execution. `no key update` is the lock the update takes anyway, and unlike
+   * `for update` it lets foreign-key checks (a step run inserted for the execution) through.
+   * Only timers of executions still WAITING on the timer's step are taken: a timer exists only while
+   * its execution waits on that step (block adds it in the statement that parks the execution;
+   * resume, timeOut and cancel delete it where the wait ends), and when an execution changed after
+   * this statement's snapshot, PostgreSQL re-checks the locked row's new version against the timer
+   * as the snapshot saw it: one that meanwhile timed out elsewhere and now waits on a later step
+   * must not take its old timer.
    */
   async timeOut(q: Q, limit: number, token: string, leaseMs: number): Promise<Claim[]> {
     const rows = await q<ClaimedRow[]>`
       with due as (
-        delete from timers where execution_id in (
-          select execution_id from timers where due_at <= now() order by due_at limit ${limit} for update skip locked)
-        returning execution_id, step_id),
+        select t.execution_id, t.step_id from timers t join executions e on e.id = t.execution_id
+        where t.due_at <= now() and e.status = 'WAITING' and e.current_step_id = t.step_id
+        order by t.due_at limit ${limit}
+        for no key update of e skip locked),
+      x as (
+        update executions e set status = 'RUNNING', wait_event = null, wait_since = null,
+          lease_token = ${token}, lease_until = now() + ${lease(leaseMs)}::interval,
+          current_step_id = ${q.unsafe(edgeAfter("due.step_id", "TIMEOUT"))}
+        from due where e.id = due.execution_id
+        returning e.*, ${q.unsafe(VERSION)}),
+      t as (delete from timers where execution_id in (select id from x)),
       runs as (
         update step_runs r set status = 'COMPLETED', finished_at = now()
         from due where r.execution_id = due.execution_id and r.step_id = due.step_id and r.status = 'WAITING')
-      update executions e set status = 'RUNNING', wait_event = null, wait_since = null,
-        lease_token = ${token}, lease_until = now() + ${lease(leaseMs)}::interval,
-        current_step_id = ${q.unsafe(edgeAfter("due.step_id", "TIMEOUT"))}
-      from due where e.id = due.execution_id and e.status = 'WAITING'
-      returning e.*, ${q.unsafe(VERSION)}`;
+      select * from x`;
     return claimsOf(rows, token);
   },
 });
