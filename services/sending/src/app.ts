@@ -3,7 +3,7 @@ import { returnPathDomain, type SendingEnv } from "./config.js";
 import { confirmationsRepo } from "./db/confirmations-repo.js";
 import { feedbackRepo } from "./db/feedback-repo.js";
 import { createRelay } from "./delivery/transport.js";
-import { deliveryConsumer } from "./delivery/worker.js";
+import { deliveryConsumer, deliveryLeases } from "./delivery/worker.js";
 import { ProjectThrottle } from "./delivery/throttle.js";
 import { CONFIRMATION_LINK_DAYS } from "./domain/confirmation-text.js";
 import { LinkSigner } from "./domain/links.js";
@@ -79,9 +79,12 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     metrics: deps.metrics,
   });
   const relay = createRelay(config.SMTP_URL, config.SMTP_POOL_SIZE);
+  const leases = deliveryLeases(sql, config.DELIVERY_LEASE_MS, log);
   const delivery = {
     deliveredOn250: !config.SMTP_DSN,
     throttle: new ProjectThrottle(deps.redis, config.NATS_PREFIX, config.SEND_RATE_PER_PROJECT, log),
+    leases,
+    log,
   };
   const engagement = new EngagementRecorder(sql, deps.outbox, deps.names, log);
   const rechecks = domains.rechecks(config.DOMAIN_RECHECK_INTERVAL_MS);
@@ -151,6 +154,8 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       await engagement.flush();
       await inbound?.close();
       await rechecks.stop();
+      // the deliveries have ended: no lease is left to renew
+      await leases.stop();
       relay.close();
     },
   };

@@ -32,6 +32,12 @@ export const SendingEnv = z.object({
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Parallel deliveries of transactional mail (TRANSACTIONAL_JOBS) per replica: slots of its own. */
   TRANSACTIONAL_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /**
+   * How long a replica's lease on an email it is delivering lasts unrenewed (renewed every third of
+   * it), and the ack wait of delivery jobs: a replica that stalled this long has its emails taken over
+   * by another. Tests shorten it to stall one; shorter in production means more renewal statements.
+   */
+  DELIVERY_LEASE_MS: Ms.min(1000).default(15_000),
   /** How often pending domains are looked up again in the background. */
   DOMAIN_RECHECK_INTERVAL_MS: Ms.min(1000).default(5 * 60_000),
   /** Decoded attachment bytes per message (api-spec: 10 MB by default). */

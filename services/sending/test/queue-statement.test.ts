@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { wireNames } from "@mailroom/contracts";
 import { eventBatches, openDatabase, outboxRows, writtenGroups } from "@mailroom/kit";
 import { sharedPlatform } from "@mailroom/testkit/shared";
+import { deliveriesRepo } from "../src/db/deliveries-repo.js";
 import { emailsRepo, type NewEmail } from "../src/db/emails-repo.js";
 import { suppressionsRepo } from "../src/db/suppressions-repo.js";
 import { SuppressionChecks } from "../src/usecases/lookups.js";
@@ -72,7 +73,7 @@ describe("emailsRepo.insertQueuedMany", () => {
   });
 });
 
-describe("emailsRepo.markSentMany", () => {
+describe("deliveriesRepo.markSentMany", () => {
   const names = wireNames(sharedPlatform().prefix);
   /** An email.sent per email, as the delivery worker batches them. */
   const sentEvents = (emails: NewEmail[], at: Date) =>
@@ -89,11 +90,14 @@ describe("emailsRepo.markSentMany", () => {
   it("moves QUEUED records with their event batch and counters, and writes neither for a record already moved", async () => {
     const emails = [email(null), email(null)];
     await emailsRepo.insertQueuedMany(db, emails, "[]");
+    // a worker's claim: SENT is written only under the lease's token
+    const token = randomUUID();
+    await deliveriesRepo.claimMany(db, emails.map((e) => e.id), token, 60_000);
     await db`update emails set status = 'FAILED' where id = ${emails[1]!.id}`;
     const at = new Date();
     const before = await sentCount();
     const { json, groups } = sentEvents(emails, at);
-    const moved = await emailsRepo.markSentMany(db, emails.map((e) => ({ id: e.id, at, delivered: false, providerMessageId: "abc" })), json);
+    const moved = await deliveriesRepo.markSentMany(db, emails.map((e) => ({ id: e.id, token, at, delivered: false, providerMessageId: "abc" })), json);
     expect(moved).toEqual(new Set([emails[0]!.id]));
     const [row] = await db<{ payload: { events: Array<{ data: { emailId: string } }> } }[]>`select payload from outbox where id = ${groups[0]!.id}`;
     expect(row!.payload.events.map((e) => e.data.emailId)).toEqual([emails[0]!.id]);
@@ -106,7 +110,7 @@ describe("emailsRepo.markSentMany", () => {
     ]);
     // a second record of the same sends (a retry after a lost answer) changes nothing and writes nothing
     const retry = sentEvents(emails, at);
-    expect(await emailsRepo.markSentMany(db, emails.map((e) => ({ id: e.id, at, delivered: false, providerMessageId: "abc" })), retry.json)).toEqual(new Set());
+    expect(await deliveriesRepo.markSentMany(db, emails.map((e) => ({ id: e.id, token, at, delivered: false, providerMessageId: "abc" })), retry.json)).toEqual(new Set());
     expect(await outboxIds(retry.groups.map((b) => b.id))).toEqual([]);
     expect(await sentCount()).toBe(before + 1);
     await db`delete from outbox where id = ${groups[0]!.id}`;

@@ -1,6 +1,6 @@
-import type { Email, EmailSourceType, EmailStatus, ListEmailsQuery } from "@mailroom/contracts";
+import type { Email, EmailSourceType, ListEmailsQuery } from "@mailroom/contracts";
 import { iso, isoOrNull, outboxGroupInsert, outboxInsert, traced, type Q, type Row } from "@mailroom/kit";
-import type { OutgoingEmail, SigningKey } from "../domain/compose.js";
+import type { OutgoingEmail } from "../domain/compose.js";
 import type { emails as emailsTable } from "./schema.js";
 
 type EmailRow = Row<typeof emailsTable>;
@@ -25,52 +25,6 @@ export interface NewEmail extends OutgoingEmail {
   /** The suppression check ran already (`failure` says its verdict): queueing does not repeat it. */
   screened?: boolean;
 }
-
-/** A record as the delivery worker sees it. */
-export interface DeliveryRecord extends OutgoingEmail {
-  projectId: string;
-  contactId: string | null;
-  status: EmailStatus;
-  attachmentIds: string[];
-  templateId: string | null;
-  campaignId: string | null;
-  sourceType: EmailSourceType;
-}
-
-export type Claim =
-  /** `key`: the DKIM key of the sender's domain, null when that domain is no longer verified. */
-  | { kind: "claimed"; email: DeliveryRecord; key: SigningKey | null }
-  | { kind: "missing" }
-  | { kind: "done"; status: EmailStatus }
-  | { kind: "leased" };
-
-const DELIVERY_COLUMNS = `id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html, headers,
-  marketing, message_id, status, attachment_ids, template_id, campaign_id, source_type`;
-type DeliveryRow = Pick<
-  EmailRow,
-  | "id" | "project_id" | "contact_id" | "to_email" | "to_name" | "from_email" | "from_name" | "reply_to" | "subject" | "html"
-  | "headers" | "marketing" | "message_id" | "status" | "attachment_ids" | "template_id" | "campaign_id" | "source_type"
->;
-const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
-  id: r.id,
-  projectId: r.project_id,
-  contactId: r.contact_id,
-  to: r.to_email,
-  toName: r.to_name,
-  from: r.from_email,
-  fromName: r.from_name,
-  replyTo: r.reply_to,
-  subject: r.subject,
-  html: r.html,
-  headers: r.headers,
-  marketing: r.marketing,
-  messageId: r.message_id,
-  status: r.status,
-  attachmentIds: r.attachment_ids,
-  templateId: r.template_id,
-  campaignId: r.campaign_id,
-  sourceType: r.source_type,
-});
 
 const toEmail = (r: EmailRow): Email => ({
   id: r.id,
@@ -192,95 +146,5 @@ export const emailsRepo = traced("EmailsRepo", {
     const hasMore = rows.length > o.limit;
     const data = rows.slice(0, o.limit).map(toEmail);
     return { data, cursor: hasMore ? data[data.length - 1]!.id : null, hasMore };
-  },
-
-  /**
-   * Takes the delivery lease of each QUEUED record whose lease is free or expired (its worker died),
-   * in one statement: one Claim per id, in order. The lease, not the JetStream message, is what
-   * keeps two workers from sending the same email.
-   */
-  async claimMany(q: Q, ids: string[], leaseMs: number): Promise<Claim[]> {
-    // The signing key comes in the same statement: a delivery needs both, and a second query per
-    // batch cost as much again. The key is read as the claim commits, so a domain unverified before
-    // it has no key here and the email fails unsent.
-    const claimed = await q<(DeliveryRow & { key_domain: string | null; key_selector: string | null; key_pem: string | null })[]>`
-      with claimed as (
-        update emails set locked_until = now() + ${leaseMs} * interval '1 millisecond', attempts = attempts + 1
-        where id = any(${ids}::uuid[]) and status = 'QUEUED' and (locked_until is null or locked_until < now())
-        returning ${q.unsafe(DELIVERY_COLUMNS)})
-      select c.*, d.domain as key_domain, d.selector as key_selector, d.private_key as key_pem
-      from claimed c left join domains d
-        -- the sender's domain as domainOf() reads it: after the last @, lower-cased
-        on d.project_id = c.project_id and d.status = 'VERIFIED' and d.domain = lower(substring(c.from_email from '[^@]*$'))`;
-    const byId = new Map(claimed.map(({ key_domain, key_selector, key_pem, ...email }) => [
-      email.id,
-      { email: toDelivery(email), key: key_pem ? { domain: key_domain!, selector: key_selector!, privateKey: key_pem } : null },
-    ]));
-    const rest = ids.filter((id) => !byId.has(id));
-    const states = rest.length
-      ? await q<Pick<EmailRow, "id" | "status">[]>`select id, status from emails where id = any(${rest}::uuid[])`
-      : [];
-    const statusOf = new Map(states.map((r) => [r.id, r.status]));
-    return ids.map((id): Claim => {
-      const got = byId.get(id);
-      if (got) return { kind: "claimed", ...got };
-      const status = statusOf.get(id);
-      if (!status) return { kind: "missing" };
-      return status === "QUEUED" ? { kind: "leased" } : { kind: "done", status };
-    });
-  },
-
-  /**
-   * QUEUED → SENT (DELIVERED when the relay's 250 counts as delivery), in one statement with their
-   * event batches (`eventBatches(…).json`: an email's events go out if and only if it moved) and
-   * their hourly /stats counters, which count each email once since only a QUEUED record moves.
-   * Returns the ids that moved.
-   */
-  async markSentMany(q: Q, sent: Array<{ id: string; at: Date; delivered: boolean; providerMessageId: string | null }>, events: string): Promise<Set<string>> {
-    // One JSON parameter whatever the batch size, so the statement is prepared once, not parsed per
-    // batch. The id list is there for the planner: it cannot count a recordset's rows, and guessing
-    // 100 it scanned the whole table.
-    const rows = JSON.stringify(
-      sent.map((e) => ({ id: e.id, status: e.delivered ? "DELIVERED" : "SENT", sent_at: e.at, delivered_at: e.delivered ? e.at : null, pmid: e.providerMessageId })),
-    );
-    const moved = await q<Pick<EmailRow, "id">[]>`
-      with moved as (
-        update emails set status = v.status, sent_at = v.sent_at, delivered_at = v.delivered_at, locked_until = null,
-          last_error = null, provider_message_id = v.pmid
-        from jsonb_to_recordset(${rows}::jsonb) as v(id uuid, status text, sent_at timestamptz, delivered_at timestamptz, pmid text)
-        where emails.id = any(${sent.map((e) => e.id)}::uuid[]) and emails.id = v.id and emails.status = 'QUEUED'
-        returning emails.id, emails.project_id, emails.campaign_id, emails.sent_at, emails.delivered_at),
-      o as (${outboxGroupInsert(q, events, q`select id from moved`)}),
-      counted as (
-        insert into email_stats_hourly as s (project_id, campaign_id, hour, sent, delivered)
-        select project_id, campaign_id, date_trunc('hour', sent_at, 'UTC'), count(*), count(delivered_at) from moved group by 1, 2, 3
-        on conflict (project_id, hour, campaign_id) do update set sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered)
-      select id from moved`;
-    return new Set(moved.map((r) => r.id));
-  },
-
-  /** Extends the leases of the emails a job is sending now, in one statement. */
-  async renewLeases(q: Q, ids: string[], leaseMs: number): Promise<void> {
-    await q`update emails set locked_until = now() + ${leaseMs} * interval '1 millisecond' where id = any(${ids}::uuid[]) and status = 'QUEUED'`;
-  },
-
-  /** Gives the lease back after a temporary failure so the retry can take it at once. */
-  async release(q: Q, id: string, error: string): Promise<void> {
-    await q`update emails set locked_until = null, last_error = ${error.slice(0, 1000)} where id = ${id} and status = 'QUEUED'`;
-  },
-
-  /**
-   * QUEUED → FAILED (inside the caller's transaction); the record when it moved, null when it had
-   * not. `onlyIfUnleased` is for giving up on a job: a live worker holding the lease may still be
-   * sending, and its answer decides.
-   */
-  async markFailed(q: Q, id: string, error: string, onlyIfUnleased = false): Promise<DeliveryRecord | null> {
-    const [row] = await q.unsafe<DeliveryRow[]>(
-      `update emails set status = 'FAILED', locked_until = null, last_error = $2
-       where id = $1 and status = 'QUEUED' ${onlyIfUnleased ? "and (locked_until is null or locked_until < now())" : ""}
-       returning ${DELIVERY_COLUMNS}`,
-      [id, error.slice(0, 1000)],
-    );
-    return row ? toDelivery(row) : null;
   },
 });

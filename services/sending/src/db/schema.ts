@@ -59,7 +59,8 @@ export const attachments = pgTable("attachments", {
 
 /**
  * One email to one recipient, rendered when queued. `status` is the public status and only moves
- * forward; `lockedUntil` is the delivery lease that keeps two workers from sending the same record.
+ * forward; `lockedUntil` and `leaseToken` are the delivery lease that keeps two workers from sending
+ * the same record.
  */
 export const emails = pgTable(
   "emails",
@@ -91,6 +92,8 @@ export const emails = pgTable(
     }).notNull(),
     messageId: text("message_id").notNull(),
     lockedUntil: ts("locked_until"),
+    /** The delivering replica's token (kit `LeaseSet`): its renewals and its SENT, FAILED and release statements check it. */
+    leaseToken: uuid("lease_token"),
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
     sentAt: ts("sent_at"),

@@ -1,10 +1,12 @@
 import { Batcher, eventBatches, isConnectionError, writtenGroups, type OwnedEvent } from "@mailroom/kit";
-import { emailsRepo, type DeliveryRecord } from "../db/emails-repo.js";
+import { deliveriesRepo, type DeliveryRecord } from "../db/deliveries-repo.js";
 import { emailEvent, recordedEventId } from "../domain/events.js";
 import type { Ctx } from "../usecases/context.js";
 
 export interface SentRecord {
   email: DeliveryRecord;
+  /** The lease token the email was claimed under: only while it holds the lease is SENT written. */
+  token: string;
   at: Date;
   /** The relay's 250 also counts as delivery (no DSNs come back). */
   delivered: boolean;
@@ -21,7 +23,7 @@ const RECORD_RETRY_MS = 60_000;
  * consumer skips: their timeline is the record's sent_at and delivered_at, their counters are here.
  */
 export class SentRecorder {
-  private readonly batcher: Batcher<SentRecord, void>;
+  private readonly batcher: Batcher<SentRecord, boolean>;
 
   constructor(private readonly ctx: Ctx) {
     this.batcher = new Batcher((items) => this.recordMany(items), { maxBatch: 256, maxInFlight: 1, lingerMs: 10 });
@@ -32,9 +34,10 @@ export class SentRecorder {
    * and the email goes out twice (packages/faults/test/postgres-restart.test.ts saw 12 copies after a
    * 4 s restart). So retry while PostgreSQL is unreachable; the caller's keep-alive keeps the job and
    * the lease meanwhile. markSentMany only moves QUEUED records, so a retry after a commit whose
-   * answer was lost changes nothing.
+   * answer was lost changes nothing. Answers whether this call's statement moved the record: false
+   * when the lease was lost (the successor records the email) or that earlier commit had.
    */
-  async recordOnce(sent: SentRecord): Promise<void> {
+  async recordOnce(sent: SentRecord): Promise<boolean> {
     const deadline = Date.now() + RECORD_RETRY_MS;
     for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
       try {
@@ -46,7 +49,7 @@ export class SentRecorder {
     }
   }
 
-  private async recordMany(items: SentRecord[]): Promise<void[]> {
+  private async recordMany(items: SentRecord[]): Promise<boolean[]> {
     const { ctx } = this;
     const events: OwnedEvent[] = [];
     for (const s of items) {
@@ -60,12 +63,12 @@ export class SentRecorder {
     // One statement, no transaction around it: the records, their events (a batch message per
     // project) and their /stats counters commit together.
     const { json, groups } = eventBatches(ctx.names, events);
-    const moved = await emailsRepo.markSentMany(
+    const moved = await deliveriesRepo.markSentMany(
       ctx.sql,
-      items.map((s) => ({ id: s.email.id, at: s.at, delivered: s.delivered, providerMessageId: s.providerMessageId })),
+      items.map((s) => ({ id: s.email.id, token: s.token, at: s.at, delivered: s.delivered, providerMessageId: s.providerMessageId })),
       json,
     );
     ctx.outbox.kick(writtenGroups(groups, moved));
-    return items.map(() => undefined);
+    return items.map((s) => moved.has(s.email.id));
   }
 }

@@ -1,7 +1,7 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import PQueue from "p-queue";
-import { Batcher, type ConsumerSpec } from "@mailroom/kit";
-import { emailsRepo, type Claim } from "../db/emails-repo.js";
+import { Batcher, type ConsumerSpec, type Lease, LeaseSet, type Logger, type Sql } from "@mailroom/kit";
+import { deliveriesRepo, type Claim } from "../db/deliveries-repo.js";
 import { attachmentsRepo } from "../db/attachments-repo.js";
 import type { DeliveryLane } from "../domain/lanes.js";
 import { isPermanentFailure, outgoingMessage } from "../domain/compose.js";
@@ -13,14 +13,20 @@ import { SentRecorder } from "./record-sent.js";
 import type { Relay } from "./transport.js";
 import type { ProjectThrottle } from "./throttle.js";
 
-/** The lease outlives a renewal interval a few times over, so only a dead worker loses it. */
-const LEASE_MS = 15_000;
-const RENEW_MS = 5_000;
 /**
  * Bulk jobs held at once: each carries up to a hundred emails, so three keep every slot busy while
  * one finishes its last emails, and a replica never hoards what another replica could send.
  */
 const BULK_JOBS_IN_FLIGHT = 3;
+
+/**
+ * One replica's delivery leases, shared by both lanes: every email its workers are sending, under one
+ * token, renewed by one heartbeat in one statement every third of `leaseMs` (DELIVERY_LEASE_MS). The
+ * lease outlives a renewal interval a few times over, so only a dead or stalled replica loses it.
+ */
+export function deliveryLeases(sql: Sql, leaseMs: number, log: Logger): LeaseSet {
+  return new LeaseSet(sql, deliveriesRepo, { name: "delivery", ms: leaseMs, log });
+}
 
 export interface DeliveryOptions {
   lane: DeliveryLane;
@@ -29,6 +35,9 @@ export interface DeliveryOptions {
   throttle: ProjectThrottle;
   /** The relay's 250 also counts as delivery (no DSNs come back). */
   deliveredOn250: boolean;
+  /** The replica's delivery leases (`deliveryLeases`). */
+  leases: LeaseSet;
+  log: Pick<Logger, "warn">;
 }
 
 /** What became of one email of a job: done (sent, failed, gone), or to be tried again later. */
@@ -54,7 +63,7 @@ export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions):
     ctx,
     relay,
     opts,
-    claims: new Batcher((ids: string[]) => emailsRepo.claimMany(ctx.sql, ids, LEASE_MS), { maxBatch: 256, maxInFlight: 2, lingerMs: 5 }),
+    claims: new Batcher((ids: string[]) => claim(ctx, opts.leases, ids), { maxBatch: 256, maxInFlight: 2, lingerMs: 5 }),
     sent: new SentRecorder(ctx),
     slots: new PQueue({ concurrency: opts.concurrency }),
   };
@@ -65,12 +74,12 @@ export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions):
     // transactional jobs are mostly a single email: as many held as there are slots
     concurrency: bulk ? BULK_JOBS_IN_FLIGHT : opts.concurrency,
     maxDeliver: 8,
-    ackWaitMs: LEASE_MS,
+    ackWaitMs: opts.leases.opts.ms,
     // 1 s, 4 s, 16 s, 64 s, then every 5 minutes: a relay's 4xx usually clears within minutes.
     retryDelayMs: (attempt) => Math.min(300_000, 1000 * 4 ** (attempt - 1)),
     handle: (msg) => deliverJob(lane, msg),
     async onGiveUp(msg, err) {
-      for (const id of jobEmailIds(msg)) await failEmail(ctx, id, `gave up: ${String((err as Error)?.message ?? err)}`, true);
+      for (const id of jobEmailIds(msg)) await failEmail(ctx, id, `gave up: ${String((err as Error)?.message ?? err)}`, null);
     },
   };
 }
@@ -79,23 +88,29 @@ interface Lane {
   ctx: Ctx;
   relay: Relay;
   opts: DeliveryOptions;
-  claims: Batcher<string, Claim>;
+  claims: Batcher<string, Taken>;
   sent: SentRecorder;
   slots: PQueue;
 }
 
+/** A claim as a lane has it: a claimed email comes with its lease, held in the replica's LeaseSet. */
+type Taken = Exclude<Claim, { kind: "claimed" }> | (Extract<Claim, { kind: "claimed" }> & { lease: Lease });
+
+/** Claims under the set's token; the claim's time, taken before the statement, starts each lease's clock. */
+async function claim(ctx: Ctx, leases: LeaseSet, ids: string[]): Promise<Taken[]> {
+  const at = performance.now();
+  const claims = await deliveriesRepo.claimMany(ctx.sql, ids, leases.token, leases.opts.ms);
+  return claims.map((c) => (c.kind === "claimed" ? { ...c, lease: leases.hold(c.email.id, at) } : c));
+}
+
 async function deliverJob(lane: Lane, msg: JsMsg): Promise<void> {
   const ids = jobEmailIds(msg);
-  const held = new Set<string>();
-  // Per job, and not a kit Periodic on purpose: `working()` must reach NATS on time even while a
-  // lease renewal is slow, and a Periodic would wait for the renewal before its next run.
-  const keepAlive = setInterval(() => {
-    msg.working();
-    if (held.size > 0) emailsRepo.renewLeases(lane.ctx.sql, [...held], LEASE_MS).catch(() => undefined);
-  }, RENEW_MS);
+  // Per job, and not a kit Periodic on purpose: `working()` must reach NATS on time whatever else is
+  // slow. The leases of the job's emails are the replica's LeaseSet's, renewed by its own heartbeat.
+  const keepAlive = setInterval(() => msg.working(), lane.opts.leases.opts.ms / 3);
   try {
     // every email of the job ends its attempt before the job is acked or goes back
-    const outcomes = await Promise.allSettled(ids.map((id) => lane.slots.add(() => deliverOne(lane, id, held, () => msg.working())) as Promise<Outcome>));
+    const outcomes = await Promise.allSettled(ids.map((id) => lane.slots.add(() => deliverOne(lane, id, () => msg.working())) as Promise<Outcome>));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
     if (failed) throw failed.reason;
     const again = outcomes.filter((o) => o.status === "fulfilled" && o.value === "again").length;
@@ -105,41 +120,56 @@ async function deliverJob(lane: Lane, msg: JsMsg): Promise<void> {
   }
 }
 
-async function deliverOne(lane: Lane, id: string, held: Set<string>, keepWorking: () => void): Promise<Outcome> {
+/**
+ * One email of a job, under its lease: every statement after the claim checks the lease's token, so a
+ * worker whose lease was taken over commits nothing, and the lease is checked once more just before
+ * the relay call. Whatever finds the lease gone answers "again": the job's retry finds the email done
+ * by the replica that took it over, or takes it again if that one failed.
+ */
+async function deliverOne(lane: Lane, id: string, keepWorking: () => void): Promise<Outcome> {
   const { ctx, relay, opts } = lane;
-  const claim = await lane.claims.add(id);
-  if (claim.kind === "missing" || claim.kind === "done") return "done";
+  const claimed = await lane.claims.add(id);
+  if (claimed.kind === "missing" || claimed.kind === "done") return "done";
   // another worker's lease is live: it is sending this one, or died and the lease will run out
-  if (claim.kind === "leased") return "again";
-  const { email, key } = claim;
-  held.add(email.id);
+  if (claimed.kind === "leased") return "again";
+  const { email, key, lease } = claimed;
   try {
     // Mailroom's own mail (usecases/system-email.ts) is the one kind sent without a project's domain
     if (!key && email.from !== ctx.systemFrom) {
-      await failEmail(ctx, email.id, "the sender domain is no longer verified");
-      return "done";
+      return (await failEmail(ctx, email.id, "the sender domain is no longer verified", lease.token)) ? "done" : "again";
     }
     const files = await attachmentsRepo.get(ctx.sql, email.attachmentIds);
     // List-Unsubscribe is for marketing mail only; its signed link is made only then.
     const unsubscribeUrl = email.marketing ? ctx.links.url("u", email.id, email.projectId) : "";
     const message = await outgoingMessage(email, files, key, { envelopeSender: ctx.verp.address(email.id), unsubscribeUrl });
     await opts.throttle.wait(email.projectId, opts.lane, keepWorking);
+    // The last moment a lost lease can stop the send: past it the relay has the message. Free while
+    // the heartbeat keeps the lease renewed; a worker that stalled renews first and learns here that
+    // another replica took the email over.
+    if (!(await lease.held())) {
+      opts.log.warn(
+        { emailId: email.id, lost: lease.lost },
+        lease.lost ? "delivery lease lost before the relay call; not sent here: the replica that took it over sends it" : "delivery lease not confirmed (database away?); not sent, tried again later",
+      );
+      return "again";
+    }
     let response: string;
     try {
       ({ response } = await relay.send(message, opts.lane));
     } catch (err) {
       const reason = String((err as Error)?.message ?? err);
-      if (isPermanentFailure(err)) {
-        await failEmail(ctx, email.id, reason);
-        return "done";
-      }
-      await emailsRepo.release(ctx.sql, email.id, reason);
+      if (isPermanentFailure(err)) return (await failEmail(ctx, email.id, reason, lease.token)) ? "done" : "again";
+      await lease.end();
+      await deliveriesRepo.release(ctx.sql, email.id, lease.token, reason);
       return "again";
     }
-    await lane.sent.recordOnce({ email, at: new Date(), delivered: opts.deliveredOn250, providerMessageId: providerMessageId(response) });
+    const sent = { email, token: lease.token, at: new Date(), delivered: opts.deliveredOn250, providerMessageId: providerMessageId(response) };
+    // not recorded: the lease was lost meanwhile (its successor records the email) or an earlier try
+    // of the statement committed; either way the retry finds the email done
+    if (!(await lane.sent.recordOnce(sent))) return "again";
     ctx.metrics.emails.inc({ project: email.projectId, status: "sent" });
     return "done";
   } finally {
-    held.delete(email.id);
+    await lease.end();
   }
 }

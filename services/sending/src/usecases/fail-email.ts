@@ -1,23 +1,26 @@
 import { eventMessage } from "@mailroom/kit";
-import { emailsRepo } from "../db/emails-repo.js";
+import { deliveriesRepo } from "../db/deliveries-repo.js";
 import { emailEvent } from "../domain/events.js";
 import type { Ctx } from "./context.js";
 
 /**
  * Marks a queued email FAILED and emits `email.failed` in the same transaction, so every email ends
  * with an event (campaign completion counts them; workflows can trigger on them). No event when the
- * record had already moved on (sent by another worker, or failed before).
+ * record had not moved: sent or failed already, or its lease is not as `token` says (see
+ * `deliveriesRepo.markFailed`: the worker's token, or null when giving up on a job). Answers whether
+ * it moved.
  */
-export async function failEmail(ctx: Ctx, emailId: string, reason: string, onlyIfUnleased = false): Promise<void> {
+export async function failEmail(ctx: Ctx, emailId: string, reason: string, token: string | null): Promise<boolean> {
   const at = new Date();
   const failed = await ctx.outbox.transaction(async (tx, emit) => {
-    const row = await emailsRepo.markFailed(tx, emailId, reason, onlyIfUnleased);
+    const row = await deliveriesRepo.markFailed(tx, emailId, reason, token);
     if (row) {
       const event = emailEvent(row, "email.failed", { failedAt: at.toISOString(), reason }, at);
       await emit([eventMessage(ctx.names, event)]);
     }
     return row;
   });
-  if (!failed) return;
+  if (!failed) return false;
   ctx.metrics.emails.inc({ project: failed.projectId, status: "failed" });
+  return true;
 }

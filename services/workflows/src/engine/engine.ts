@@ -117,7 +117,7 @@ export class Engine {
       claimed = (await executionsRepo.claim(this.sql, claim.id, claim.token, token, this.opts.leaseMs)) ?? undefined;
       if (!claimed) return;
     }
-    const lease = new Lease(this.sql, executionsRepo, claim.id, token, this.lease);
+    const lease = Lease.hold(this.sql, executionsRepo, claim.id, token, this.lease);
     try {
       await this.runHeld(claim, claimed, lease);
     } finally {
