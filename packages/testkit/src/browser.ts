@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { AxeBuilder } from "@axe-core/playwright";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
-import { runCli } from "./platform.js";
+import type { GatewayOperator } from "./operator.js";
 
 /**
  * The dashboard's browser tests drive Debian's `chromium` package with playwright-core: browser
@@ -43,15 +43,19 @@ export interface DashboardUser {
   password: string;
 }
 
-/** A new project and a member of it with `role`, made by the operator CLI as an operator would. */
+/**
+ * A new project (unless given one) and a member of it with `role`, made as an operator makes them
+ * (`mailroom projects create`, `mailroom users create`) by the operator of the platform: the shared
+ * platform's `sharedOperator()`, or a Platform's `operator()`.
+ */
 export async function createDashboardUser(
-  env: Record<string, string>,
+  operator: GatewayOperator,
   opts: { role?: "owner" | "editor" | "viewer"; project?: { id: string; name: string; secretKey: string } } = {},
 ): Promise<DashboardUser> {
-  const project = opts.project ?? JSON.parse(await runCli(["projects", "create", "--name", `dash-${Date.now().toString(36)}`, "--json"], env));
+  const project = opts.project ?? (await operator.createProject(`dash-${Date.now().toString(36)}`));
   const email = `user-${Math.random().toString(36).slice(2, 10)}@mailroom.test`;
   const password = `pw-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
-  await runCli(["users", "create", "--email", email, "--project", project.id, "--role", opts.role ?? "owner", "--password", password, "--json"], env);
+  await operator.createUser({ email, password, projectId: project.id, role: opts.role ?? "owner" });
   return { projectId: project.id, projectName: project.name, secretKey: project.secretKey, email, password };
 }
 

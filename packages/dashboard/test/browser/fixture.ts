@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, inject, vi } from "vitest";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { type ApiClient, apiClient } from "@mailroom/testkit";
-import type { SharedPlatform } from "@mailroom/testkit/shared";
+import { type SharedPlatform, sharedOperator } from "@mailroom/testkit/shared";
 import { createDashboardUser, type DashboardUser, launchBrowser, signedInContext } from "@mailroom/testkit/browser";
 import { verifiedDomain } from "./sent-emails.js";
 
@@ -69,12 +69,13 @@ export function browserAndOwner(opts: { sending?: boolean; members?: readonly ("
     return page;
   };
   beforeAll(async () => {
-    [fx.browser, fx.owner] = await Promise.all([workerBrowser(), createDashboardUser(fx.platform.env)]);
+    const operator = await sharedOperator();
+    [fx.browser, fx.owner] = await Promise.all([workerBrowser(), createDashboardUser(operator)]);
     fx.api = apiClient(fx.platform.url, fx.owner.secretKey);
     const project = { id: fx.owner.projectId, name: fx.owner.projectName, secretKey: fx.owner.secretKey };
     await Promise.all([
       opts.sending && verifiedDomain(fx.platform, fx.api).then((domain) => (fx.from = `news@${domain}`)),
-      ...(opts.members ?? []).map(async (role) => (fx[role] = await createDashboardUser(fx.platform.env, { role, project }))),
+      ...(opts.members ?? []).map(async (role) => (fx[role] = await createDashboardUser(operator, { role, project }))),
     ]);
   }, 60_000);
   afterAll(async () => {
