@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { AxeBuilder } from "@axe-core/playwright";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 import type { GatewayOperator } from "./operator.js";
+import { closeAtWorkerEnd } from "./worker.js";
 
 /**
  * The dashboard's browser tests drive Debian's `chromium` package with playwright-core: browser
@@ -30,6 +31,36 @@ export async function launchBrowser(): Promise<Browser> {
     throw new Error("The browser tests need the fonts-liberation package: `node scripts/browser.mjs` as root installs it (npm test does so)");
   }
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+}
+
+let kept: Promise<Browser> | undefined;
+
+/**
+ * The test worker's Chromium, launched by the first browser file a worker runs and kept for its
+ * later files (see worker.ts), so a worker starts one browser process instead of one per file.
+ * Files share nothing else: each works in browser contexts of its own (cookies, storage,
+ * permissions) and closes them after its tests. A browser that crashed or was closed, or a launch
+ * that failed, is replaced at the next call rather than failing every later file.
+ */
+export async function workerBrowser(): Promise<Browser> {
+  const current = kept;
+  const browser = current && (await current.catch(() => undefined));
+  if (browser?.isConnected()) return browser;
+  // another caller may have replaced it while this one waited
+  if (kept === current || !kept) kept = launchForWorker();
+  return kept;
+}
+
+function launchForWorker(): Promise<Browser> {
+  const launched = launchBrowser();
+  launched.then(
+    (browser) => {
+      const forget = closeAtWorkerEnd(() => browser.close());
+      browser.once("disconnected", forget);
+    },
+    () => undefined, // the caller gets the error; the next call launches again
+  );
+  return launched;
 }
 
 /** Where the dashboard remembers the project it shows (packages/dashboard). */

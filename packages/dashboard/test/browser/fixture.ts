@@ -2,29 +2,8 @@ import { afterAll, beforeAll, inject, vi } from "vitest";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { type ApiClient, apiClient } from "@mailroom/testkit";
 import { type SharedPlatform, sharedOperator } from "@mailroom/testkit/shared";
-import { createDashboardUser, type DashboardUser, launchBrowser, signedInContext } from "@mailroom/testkit/browser";
+import { createDashboardUser, type DashboardUser, signedInContext, workerBrowser } from "@mailroom/testkit/browser";
 import { verifiedDomain } from "./sent-emails.js";
-
-/**
- * One Chromium per test worker, shared by the files that worker runs one after another: vitest's
- * platform workers are long-lived processes that keep imported modules between files
- * (vitest.config.ts, `isolate: false`), and a worker runs one file at a time. Each file works in
- * browser contexts of its own (cookies, storage, permissions) and the fixture closes them after the
- * file, so nothing but the browser process carries over. Playwright closes the browser when the
- * worker exits; one that died is launched again by the next file.
- */
-let shared: Promise<Browser> | undefined;
-function workerBrowser(): Promise<Browser> {
-  if (!shared) {
-    const launched = launchBrowser();
-    shared = launched;
-    launched.then(
-      (b) => b.on("disconnected", () => (shared = shared === launched ? undefined : shared)),
-      () => (shared = shared === launched ? undefined : shared),
-    );
-  }
-  return shared;
-}
 
 export interface BrowserFixture {
   platform: SharedPlatform;
