@@ -15,9 +15,11 @@ export default defineConfig({
     // vitest, the kit, the contracts and zod again for each of ~100 files cost about a second of CPU
     // a file, on a machine whose two cores also run the platform (the contacts and verify files: 87 s
     // isolated, 63 s shared). No test file mocks modules, stubs globals or keeps state in a shared
-    // helper, which is what sharing would break. Unit files (threads) keep a fresh context each: their
-    // timing bounds are measured without other files' heap. vitest 3.2 takes `isolate` per pool, not
-    // per project, hence a pool each.
+    // helper, which is what sharing would break; what the testkit keeps on purpose (a worker's
+    // connection to the gateway's database and its Chromium, packages/testkit/src/worker.ts) carries
+    // no test's state. Unit files (threads) keep a fresh context each: their timing bounds are
+    // measured without other files' heap. vitest 3.2 takes `isolate` per pool, not per project,
+    // hence a pool each.
     poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false }, threads: { maxThreads: 2, minThreads: 1, isolate: true } },
     // The longest files first even on a checkout that has never timed them (see the file).
     sequence: { sequencer: LongFirst },

@@ -162,7 +162,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const browser = await launchBrowser();
   try {
     const project = await platform.createProject("canvas");
-    const user = await createDashboardUser(platform.env, { project });
+    const user = await createDashboardUser(await platform.operator(), { project });
     const { result, md } = await canvasBench({ browser, baseUrl: platform.url, user });
     console.log(md);
     console.log(JSON.stringify(result));

@@ -69,7 +69,7 @@ await platform.start();
 const browser = await launchBrowser();
 try {
   const project = await platform.createProject("dashboard");
-  const user = await createDashboardUser(platform.env, { project });
+  const user = await createDashboardUser(await platform.operator(), { project });
 
   const seedStart = Date.now();
   await seedContacts(platform, project.id, CONTACTS, (i) => `user${i}@domain${i % 997}.example`);

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { AxeBuilder } from "@axe-core/playwright";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
-import { runCli } from "./platform.js";
+import type { GatewayOperator } from "./operator.js";
+import { closeAtWorkerEnd } from "./worker.js";
 
 /**
  * The dashboard's browser tests drive Debian's `chromium` package with playwright-core: browser
@@ -32,6 +33,36 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
 }
 
+let kept: Promise<Browser> | undefined;
+
+/**
+ * The test worker's Chromium, launched by the first browser file a worker runs and kept for its
+ * later files (see worker.ts), so a worker starts one browser process instead of one per file.
+ * Files share nothing else: each works in browser contexts of its own (cookies, storage,
+ * permissions) and closes them after its tests. A browser that crashed or was closed, or a launch
+ * that failed, is replaced at the next call rather than failing every later file.
+ */
+export async function workerBrowser(): Promise<Browser> {
+  const current = kept;
+  const browser = current && (await current.catch(() => undefined));
+  if (browser?.isConnected()) return browser;
+  // another caller may have replaced it while this one waited
+  if (kept === current || !kept) kept = launchForWorker();
+  return kept;
+}
+
+function launchForWorker(): Promise<Browser> {
+  const launched = launchBrowser();
+  launched.then(
+    (browser) => {
+      const forget = closeAtWorkerEnd(() => browser.close());
+      browser.once("disconnected", forget);
+    },
+    () => undefined, // the caller gets the error; the next call launches again
+  );
+  return launched;
+}
+
 /** Where the dashboard remembers the project it shows (packages/dashboard). */
 export const PROJECT_STORAGE_KEY = "mailroom.project";
 
@@ -43,15 +74,19 @@ export interface DashboardUser {
   password: string;
 }
 
-/** A new project and a member of it with `role`, made by the operator CLI as an operator would. */
+/**
+ * A new project (unless given one) and a member of it with `role`, made as an operator makes them
+ * (`mailroom projects create`, `mailroom users create`) by the operator of the platform: the shared
+ * platform's `sharedOperator()`, or a Platform's `operator()`.
+ */
 export async function createDashboardUser(
-  env: Record<string, string>,
+  operator: GatewayOperator,
   opts: { role?: "owner" | "editor" | "viewer"; project?: { id: string; name: string; secretKey: string } } = {},
 ): Promise<DashboardUser> {
-  const project = opts.project ?? JSON.parse(await runCli(["projects", "create", "--name", `dash-${Date.now().toString(36)}`, "--json"], env));
+  const project = opts.project ?? (await operator.createProject(`dash-${Date.now().toString(36)}`));
   const email = `user-${Math.random().toString(36).slice(2, 10)}@mailroom.test`;
   const password = `pw-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
-  await runCli(["users", "create", "--email", email, "--project", project.id, "--role", opts.role ?? "owner", "--password", password, "--json"], env);
+  await operator.createUser({ email, password, projectId: project.id, role: opts.role ?? "owner" });
   return { projectId: project.id, projectName: project.name, secretKey: project.secretKey, email, password };
 }
 

@@ -3,6 +3,8 @@ export * from "./wait.js";
 export * from "./http.js";
 export * from "./cleanup.js";
 export * from "./platform.js";
+export * from "./operator.js";
+export * from "./worker.js";
 export * from "./dns.js";
 export * from "./mailbox.js";
 export * from "./dead-letters.js";

@@ -7,6 +7,7 @@ import { SERVICES, type ServiceName } from "@mailroom/contracts";
 import { freePort } from "./ports.js";
 import { waitFor } from "./wait.js";
 import { deleteStreams, dropDatabases } from "./cleanup.js";
+import { GatewayOperator, type TestProject } from "./operator.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 /** The node flags every launcher runs a service with (the file says why). */
@@ -46,6 +47,7 @@ export class Platform {
   readonly procs = new Map<ServiceName, ServiceProcess[]>();
   readonly logDir: string;
   gatewayPort = 0;
+  private gatewayOperator: Promise<GatewayOperator> | undefined;
 
   constructor(private readonly opts: PlatformOptions = {}) {
     this.prefix = opts.prefix ?? runPrefix();
@@ -160,6 +162,9 @@ export class Platform {
   /** Stops everything and removes this run's databases and streams. */
   async destroy(): Promise<void> {
     await this.stop();
+    const operator = this.gatewayOperator;
+    this.gatewayOperator = undefined;
+    await operator?.then((op) => op.close()).catch(() => undefined);
     await dropDatabases(DATABASE_URL, this.prefix).catch(() => undefined);
     await deleteStreams(NATS_URL, this.prefix).catch(() => undefined);
   }
@@ -169,8 +174,14 @@ export class Platform {
     return runCli(args, this.env);
   }
 
-  async createProject(name = "test"): Promise<{ id: string; name: string; secretKey: string; publicKey: string }> {
-    return JSON.parse(await this.cli(["projects", "create", "--name", name, "--json"]));
+  /** What `mailroom projects create` and `users create` do, in this process (see GatewayOperator); closed by destroy(). */
+  operator(): Promise<GatewayOperator> {
+    this.gatewayOperator ??= GatewayOperator.open(this.env);
+    return this.gatewayOperator;
+  }
+
+  async createProject(name = "test"): Promise<TestProject> {
+    return (await this.operator()).createProject(name);
   }
 }
 

@@ -1,6 +1,6 @@
 import { inject } from "vitest";
 import { apiClient } from "./http.js";
-import { runCli } from "./platform.js";
+import { workerOperator } from "./operator.js";
 import { sinkMessages } from "./mailbox.js";
 import { Drain } from "./drain.js";
 export * from "./index.js";
@@ -26,15 +26,13 @@ export function sharedPlatform(): SharedPlatform {
   return inject("platform");
 }
 
+/** The worker's operator on the shared platform (`mailroom projects create`, `users create`; see GatewayOperator). */
+export const sharedOperator = () => workerOperator(sharedPlatform().env);
+
 /** A fresh project (its own tenant) on the shared platform, with clients for both keys. */
 export async function newProject(name = "test") {
   const p = sharedPlatform();
-  const project = JSON.parse(await runCli(["projects", "create", "--name", name, "--json"], p.env)) as {
-    id: string;
-    name: string;
-    secretKey: string;
-    publicKey: string;
-  };
+  const project = await (await sharedOperator()).createProject(name);
   return { ...project, api: apiClient(p.url, project.secretKey), publicApi: apiClient(p.url, project.publicKey), anon: apiClient(p.url) };
 }
 

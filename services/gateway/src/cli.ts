@@ -10,9 +10,9 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { EmailAddress, SERVICE_NAMES, SERVICES, sendingRpc, wireNames } from "@mailroom/contracts";
-import { Blobs, RpcClient, connectNats, createLogger, isId, loadConfig, migrate, openDatabase, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
+import { Blobs, RpcClient, connectNats, createLogger, isId, loadConfig, migrate, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
 import { keysRepo } from "./db/keys-repo.js";
-import { createUser } from "./usecases/create-user.js";
+import { createProject, createUser, gatewayDatabaseUrl, openGatewayDatabase } from "./operator.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const USAGE = `usage:
@@ -49,9 +49,8 @@ async function migrateAll(): Promise<string[]> {
 }
 
 async function withKeys<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-  const config = loadConfig("gateway");
-  await migrate(config.databaseUrl!, "gateway", migrationsFolder("gateway"));
-  const sql = openDatabase(config.databaseUrl!, { max: 2 });
+  await migrate(gatewayDatabaseUrl(), "gateway", migrationsFolder("gateway"));
+  const sql = openGatewayDatabase(process.env, { max: 2 });
   try {
     return await fn(sql);
   } finally {
@@ -133,8 +132,8 @@ async function run(argv: string[]): Promise<void> {
     return print(json, { migrated: done }, `migrated: ${done.join(", ")}`);
   }
   if (group === "projects" && action === "create") {
-    if (!values.name?.trim()) throw new UsageError("--name is required");
-    const p = await withKeys((sql) => keysRepo.createProject(sql, values.name!.trim()));
+    const p = await withKeys((sql) => createProject(sql, values.name));
+    if (p instanceof Error) throw new UsageError(p.message);
     return print(json, p, `project ${p.id} (${p.name})\n  secret key: ${p.secretKey}\n  public key: ${p.publicKey}`);
   }
   if (group === "keys" && action === "create") {

@@ -9,7 +9,8 @@ let fake: Awaited<ReturnType<typeof fakeService>>;
 
 beforeAll(async () => {
   await platform.start();
-  project = await platform.createProject("auth");
+  // by the operator CLI itself, whose key commands this file tests (the kit makes projects in-process)
+  project = JSON.parse(await platform.cli(["projects", "create", "--name", "auth", "--json"]));
   const ok = async () => ({ status: 200, body: { success: true } });
   fake = await fakeService(platform.prefix, "contacts", { "contacts.track": ok, "contacts.list": ok });
 });

@@ -1,30 +1,9 @@
 import { afterAll, beforeAll, inject, vi } from "vitest";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { type ApiClient, apiClient } from "@mailroom/testkit";
-import type { SharedPlatform } from "@mailroom/testkit/shared";
-import { createDashboardUser, type DashboardUser, launchBrowser, signedInContext } from "@mailroom/testkit/browser";
+import { type SharedPlatform, sharedOperator } from "@mailroom/testkit/shared";
+import { createDashboardUser, type DashboardUser, signedInContext, workerBrowser } from "@mailroom/testkit/browser";
 import { verifiedDomain } from "./sent-emails.js";
-
-/**
- * One Chromium per test worker, shared by the files that worker runs one after another: vitest's
- * platform workers are long-lived processes that keep imported modules between files
- * (vitest.config.ts, `isolate: false`), and a worker runs one file at a time. Each file works in
- * browser contexts of its own (cookies, storage, permissions) and the fixture closes them after the
- * file, so nothing but the browser process carries over. Playwright closes the browser when the
- * worker exits; one that died is launched again by the next file.
- */
-let shared: Promise<Browser> | undefined;
-function workerBrowser(): Promise<Browser> {
-  if (!shared) {
-    const launched = launchBrowser();
-    shared = launched;
-    launched.then(
-      (b) => b.on("disconnected", () => (shared = shared === launched ? undefined : shared)),
-      () => (shared = shared === launched ? undefined : shared),
-    );
-  }
-  return shared;
-}
 
 export interface BrowserFixture {
   platform: SharedPlatform;
@@ -69,12 +48,13 @@ export function browserAndOwner(opts: { sending?: boolean; members?: readonly ("
     return page;
   };
   beforeAll(async () => {
-    [fx.browser, fx.owner] = await Promise.all([workerBrowser(), createDashboardUser(fx.platform.env)]);
+    const operator = await sharedOperator();
+    [fx.browser, fx.owner] = await Promise.all([workerBrowser(), createDashboardUser(operator)]);
     fx.api = apiClient(fx.platform.url, fx.owner.secretKey);
     const project = { id: fx.owner.projectId, name: fx.owner.projectName, secretKey: fx.owner.secretKey };
     await Promise.all([
       opts.sending && verifiedDomain(fx.platform, fx.api).then((domain) => (fx.from = `news@${domain}`)),
-      ...(opts.members ?? []).map(async (role) => (fx[role] = await createDashboardUser(fx.platform.env, { role, project }))),
+      ...(opts.members ?? []).map(async (role) => (fx[role] = await createDashboardUser(operator, { role, project }))),
     ]);
   }, 60_000);
   afterAll(async () => {
