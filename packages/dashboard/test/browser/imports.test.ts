@@ -4,6 +4,7 @@ import type { BrowserContext, Download, Page } from "playwright-core";
 import { apiClient } from "@mailroom/testkit";
 import { a11yViolations, createDashboardUser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
 import { browserAndOwner } from "./fixture.js";
+import { sharedOperator } from "@mailroom/testkit/shared";
 
 const fx = browserAndOwner({ members: ["viewer"] });
 const { platform } = fx;
@@ -73,7 +74,7 @@ describe("the contact import wizard and export", () => {
   });
 
   it("opts the rows into the topics picked, and with double opt-in on says so and counts who must confirm", async () => {
-    const user = await createDashboardUser(platform.env);
+    const user = await createDashboardUser(await sharedOperator());
     const ownApi = apiClient(platform.url, user.secretKey);
     const topic = (await ownApi.post("/topics", { name: "Release notes" })).body;
     expect((await ownApi.patch("/settings/sending", { doubleOptIn: { enabled: true } })).status).toBe(200);

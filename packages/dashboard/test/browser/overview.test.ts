@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "@mailroom/testkit";
-import { a11yViolations, createDashboardUser, } from "@mailroom/testkit/browser";
+import { a11yViolations, createDashboardUser } from "@mailroom/testkit/browser";
 import { sendEmail, uniqueAddress } from "./sent-emails.js";
 import { browserAndOwner } from "./fixture.js";
+import { sharedOperator } from "@mailroom/testkit/shared";
 
 const fx = browserAndOwner({ sending: true });
-const { platform } = fx;
 let campaign: { id: string; name: string };
 
 beforeAll(async () => {
@@ -69,7 +69,7 @@ describe("the Overview page", () => {
   });
 
   it("says so when nothing was sent yet", async () => {
-    const fresh = await createDashboardUser(platform.env);
+    const fresh = await createDashboardUser(await sharedOperator());
     const page = await fx.open("/app/overview", { user: fresh });
     await page.getByText(/Nothing was sent in the last 7 days/).waitFor();
     expect(await page.getByRole("figure").count()).toBe(0);
