@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { EmailAddress, SERVICE_NAMES, SERVICES, sendingRpc, wireNames } from "@mailroom/contracts";
 import { Blobs, RpcClient, connectNats, createLogger, isId, loadConfig, migrate, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
 import { keysRepo } from "./db/keys-repo.js";
-import { createProject, createUser, gatewayDatabaseUrl, openGatewayDatabase } from "./operator.js";
+import { createProject, createUser, gatewayDatabaseUrl, openGatewayDatabase, projectName } from "./operator.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const USAGE = `usage:
@@ -132,7 +132,10 @@ async function run(argv: string[]): Promise<void> {
     return print(json, { migrated: done }, `migrated: ${done.join(", ")}`);
   }
   if (group === "projects" && action === "create") {
-    const p = await withKeys((sql) => createProject(sql, values.name));
+    // a missing name is refused before the database is reached, as every usage error is
+    const name = projectName(values.name);
+    if (name instanceof Error) throw new UsageError(name.message);
+    const p = await withKeys((sql) => createProject(sql, name));
     if (p instanceof Error) throw new UsageError(p.message);
     return print(json, p, `project ${p.id} (${p.name})\n  secret key: ${p.secretKey}\n  public key: ${p.publicKey}`);
   }

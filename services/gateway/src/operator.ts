@@ -7,7 +7,7 @@
  */
 import { loadConfig, openDatabase, type Sql } from "@mailroom/kit";
 
-export { createProject, type CreatedProject } from "./usecases/create-project.js";
+export { createProject, projectName, type CreatedProject } from "./usecases/create-project.js";
 export { createUser, type CreatedUser } from "./usecases/create-user.js";
 
 /** The gateway's database URL from the services' environment (DATABASE_URL and DB_PREFIX, or GATEWAY_DATABASE_URL). */

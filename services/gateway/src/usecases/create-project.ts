@@ -14,7 +14,11 @@ export interface CreatedProject {
  * An Error names a bad argument.
  */
 export async function createProject(sql: Sql, name: string | undefined): Promise<CreatedProject | Error> {
-  const trimmed = name?.trim();
-  if (!trimmed) return new Error("--name is required");
-  return keysRepo.createProject(sql, trimmed);
+  const valid = projectName(name);
+  return valid instanceof Error ? valid : keysRepo.createProject(sql, valid);
+}
+
+/** The name a project is created with, or the Error naming what is wrong: checked before any connection is made. */
+export function projectName(name: string | undefined): string | Error {
+  return name?.trim() || new Error("--name is required");
 }
