@@ -25,10 +25,10 @@ export class Batcher<I, O> {
   /**
    * `startNextTurn`: a batch starts in the event loop's next check phase instead of at once, so the
    * calls made by every I/O callback of this turn (the messages of one fetch, say) share it.
-   * `lingerMs`: a batch short of `maxBatch` starts this long after the call that opened it (or as soon
-   * as the batch in flight ends, whichever comes first), not at once; a full batch starts at once. For
-   * work whose caller can wait a little, it makes batches of a steady trickle, which group commit
-   * alone answers one by one.
+   * `lingerMs`: a batch short of `maxBatch` starts this long after the call that opened it, not at
+   * once, and not as soon as the batch in flight ends either (that cut every other batch short); a
+   * full batch starts at once. For work whose caller can wait a little, it makes batches of a steady
+   * trickle, which group commit alone answers one by one.
    * `splitOnError`: a failed batch of several items is retried item by item (see above).
    */
   constructor(
@@ -53,6 +53,8 @@ export class Batcher<I, O> {
 
   private flush(): void {
     while (this.pending.length > 0 && this.inFlight < (this.opts.maxInFlight ?? 1)) {
+      // a short batch still lingering waits for its timer, which flushes it
+      if (this.lingering && this.pending.length < this.opts.maxBatch) return;
       const batch = this.pending.splice(0, this.opts.maxBatch);
       this.inFlight++;
       this.run(batch.map((b) => b.item))

@@ -82,6 +82,27 @@ describe("Batcher (group commit)", () => {
     expect(Date.now() - full).toBeLessThan(50);
   });
 
+  it("with lingerMs, a call made while a batch is in flight waits for its own linger, not for that batch's end", async () => {
+    const batches: number[][] = [];
+    let finishFirst!: () => void;
+    const firstDone = new Promise<void>((r) => (finishFirst = r));
+    const b = new Batcher<number, number>(async (items) => {
+      batches.push(items);
+      if (batches.length === 1) await firstDone;
+      return items;
+    }, { maxBatch: 10, lingerMs: 40 });
+    const first = b.add(1);
+    await new Promise((r) => setTimeout(r, 50)); // the first batch is in flight
+    const second = b.add(2);
+    finishFirst();
+    await first;
+    await new Promise((r) => setImmediate(r)); // past the first batch's end
+    const third = b.add(3);
+    expect(await Promise.all([second, third])).toEqual([2, 3]);
+    // 2 was not sent alone when the first batch ended: it lingered and took 3 with it
+    expect(batches).toEqual([[1], [2, 3]]);
+  });
+
   it("with splitOnError, retries a failed batch item by item so only the bad item fails", async () => {
     const batches: string[][] = [];
     const b = new Batcher<string, string>(async (items) => {
