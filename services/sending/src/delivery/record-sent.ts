@@ -25,8 +25,12 @@ const RECORD_RETRY_MS = 60_000;
 export class SentRecorder {
   private readonly batcher: Batcher<SentRecord, boolean>;
 
-  constructor(private readonly ctx: Ctx) {
-    this.batcher = new Batcher((items) => this.recordMany(items), { maxBatch: 256, maxInFlight: 1, lingerMs: 10 });
+  /** `lingerMs`: how long a record waits for others to share its statement (see the delivery worker). */
+  constructor(
+    private readonly ctx: Ctx,
+    lingerMs: number,
+  ) {
+    this.batcher = new Batcher((items) => this.recordMany(items), { maxBatch: 256, maxInFlight: 1, lingerMs });
   }
 
   /**

@@ -9,7 +9,7 @@ import { providerMessageId } from "../domain/feedback.js";
 import type { Ctx } from "../usecases/context.js";
 import { failEmail } from "../usecases/fail-email.js";
 import { jobEmailIds } from "../usecases/queue-email.js";
-import { SentRecorder } from "./record-sent.js";
+import { SentRecorder, type SentRecord } from "./record-sent.js";
 import type { Relay } from "./transport.js";
 import type { ProjectThrottle } from "./throttle.js";
 
@@ -18,6 +18,16 @@ import type { ProjectThrottle } from "./throttle.js";
  * one finishes its last emails, and a replica never hoards what another replica could send.
  */
 const BULK_JOBS_IN_FLIGHT = 3;
+
+/**
+ * How long a sent record waits for others to share its statement (SentRecorder). A campaign's rate
+ * makes batches of a few dozen in 50 ms (at 10 ms they were five or six, and a statement and a
+ * commit per five emails was the largest part of PostgreSQL's work per campaign email); a
+ * transactional email's delivered event should not wait that long. The window is also how long a
+ * crash can leave a relayed email unrecorded (sent again by the retry), as the relay call itself does.
+ */
+const BULK_RECORD_LINGER_MS = 50;
+const TRANSACTIONAL_RECORD_LINGER_MS = 10;
 
 /**
  * One replica's delivery leases, shared by both lanes: every email its workers are sending, under one
@@ -59,15 +69,15 @@ export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions):
   // Concurrent deliveries share their database round trips: claims (with their keys) and sent records
   // each go in one statement per batch (group commit), which is most of what a delivery costs. Per
   // lane, so a transactional claim never waits for a statement full of a campaign's.
+  const bulk = opts.lane === "bulk";
   const lane: Lane = {
     ctx,
     relay,
     opts,
     claims: new Batcher((ids: string[]) => claim(ctx, opts.leases, ids), { maxBatch: 256, maxInFlight: 2, lingerMs: 5 }),
-    sent: new SentRecorder(ctx),
+    sent: new SentRecorder(ctx, bulk ? BULK_RECORD_LINGER_MS : TRANSACTIONAL_RECORD_LINGER_MS),
     slots: new PQueue({ concurrency: opts.concurrency }),
   };
-  const bulk = opts.lane === "bulk";
   return {
     stream: bulk ? ctx.names.streams.sendJobs.name : ctx.names.streams.transactionalJobs.name,
     durable: bulk ? ctx.names.consumers.sendingDelivery : ctx.names.consumers.sendingTransactional,
@@ -109,8 +119,13 @@ async function deliverJob(lane: Lane, msg: JsMsg): Promise<void> {
   // slow. The leases of the job's emails are the replica's LeaseSet's, renewed by its own heartbeat.
   const keepAlive = setInterval(() => msg.working(), lane.opts.leases.opts.ms / 3);
   try {
+    // The whole job is claimed at once, in one statement (a job is one replica's already): claimed
+    // as slots freed up, a campaign's emails took a claim statement per few emails. Its emails wait
+    // for a slot under leases the set's heartbeat renews.
+    const claims = ids.map((id) => lane.claims.add(id));
+    for (const c of claims) c.catch(() => {}); // awaited by deliverOne; handled here until then
     // every email of the job ends its attempt before the job is acked or goes back
-    const outcomes = await Promise.allSettled(ids.map((id) => lane.slots.add(() => deliverOne(lane, id, () => msg.working())) as Promise<Outcome>));
+    const outcomes = await Promise.allSettled(claims.map((c) => deliverOne(lane, c, () => msg.working())));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
     if (failed) throw failed.reason;
     const again = outcomes.filter((o) => o.status === "fulfilled" && o.value === "again").length;
@@ -122,48 +137,21 @@ async function deliverJob(lane: Lane, msg: JsMsg): Promise<void> {
 
 /**
  * One email of a job, under its lease: every statement after the claim checks the lease's token, so a
- * worker whose lease was taken over commits nothing, and the lease is checked once more just before
- * the relay call. Whatever finds the lease gone answers "again": the job's retry finds the email done
- * by the replica that took it over, or takes it again if that one failed.
+ * worker whose lease was taken over commits nothing. A slot is held from composing to the relay's
+ * answer, not while the record commits: sent records wait for a batch (SentRecorder), and a slot
+ * held meanwhile would be an SMTP connection idle.
  */
-async function deliverOne(lane: Lane, id: string, keepWorking: () => void): Promise<Outcome> {
-  const { ctx, relay, opts } = lane;
-  const claimed = await lane.claims.add(id);
+async function deliverOne(lane: Lane, claiming: Promise<Taken>, keepWorking: () => void): Promise<Outcome> {
+  const { ctx } = lane;
+  const claimed = await claiming;
   if (claimed.kind === "missing" || claimed.kind === "done") return "done";
   // another worker's lease is live: it is sending this one, or died and the lease will run out
   if (claimed.kind === "leased") return "again";
-  const { email, key, lease } = claimed;
+  const { email, lease } = claimed;
   try {
-    // Mailroom's own mail (usecases/system-email.ts) is the one kind sent without a project's domain
-    if (!key && email.from !== ctx.systemFrom) {
-      return (await failEmail(ctx, email.id, "the sender domain is no longer verified", lease.token)) ? "done" : "again";
-    }
-    const files = await attachmentsRepo.get(ctx.sql, email.attachmentIds);
-    // List-Unsubscribe is for marketing mail only; its signed link is made only then.
-    const unsubscribeUrl = email.marketing ? ctx.links.url("u", email.id, email.projectId) : "";
-    const message = await outgoingMessage(email, files, key, { envelopeSender: ctx.verp.address(email.id), unsubscribeUrl });
-    await opts.throttle.wait(email.projectId, opts.lane, keepWorking);
-    // The last moment a lost lease can stop the send: past it the relay has the message. Free while
-    // the heartbeat keeps the lease renewed; a worker that stalled renews first and learns here that
-    // another replica took the email over.
-    if (!(await lease.held())) {
-      opts.log.warn(
-        { emailId: email.id, lost: lease.lost },
-        lease.lost ? "delivery lease lost before the relay call; not sent here: the replica that took it over sends it" : "delivery lease not confirmed (database away?); not sent, tried again later",
-      );
-      return "again";
-    }
-    let response: string;
-    try {
-      ({ response } = await relay.send(message, opts.lane));
-    } catch (err) {
-      const reason = String((err as Error)?.message ?? err);
-      if (isPermanentFailure(err)) return (await failEmail(ctx, email.id, reason, lease.token)) ? "done" : "again";
-      await lease.end();
-      await deliveriesRepo.release(ctx.sql, email.id, lease.token, reason);
-      return "again";
-    }
-    const sent = { email, token: lease.token, at: new Date(), delivered: opts.deliveredOn250, providerMessageId: providerMessageId(response) };
+    const sent = await lane.slots.add(() => relayOne(lane, claimed, keepWorking));
+    if (sent === undefined) throw new Error("delivery slot queue cleared"); // PQueue's type; it is never cleared
+    if (typeof sent === "string") return sent;
     // not recorded: the lease was lost meanwhile (its successor records the email) or an earlier try
     // of the statement committed; either way the retry finds the email done
     if (!(await lane.sent.recordOnce(sent))) return "again";
@@ -172,4 +160,45 @@ async function deliverOne(lane: Lane, id: string, keepWorking: () => void): Prom
   } finally {
     await lease.end();
   }
+}
+
+/**
+ * Composes and relays one claimed email: the relay took it (its record to write), or what became of
+ * it otherwise. The lease is checked once more just before the relay call; whatever finds it gone
+ * answers "again": the job's retry finds the email done by the replica that took it over, or takes
+ * it again if that one failed.
+ */
+async function relayOne(lane: Lane, claimed: Extract<Taken, { kind: "claimed" }>, keepWorking: () => void): Promise<Outcome | SentRecord> {
+  const { ctx, relay, opts } = lane;
+  const { email, key, lease } = claimed;
+  // Mailroom's own mail (usecases/system-email.ts) is the one kind sent without a project's domain
+  if (!key && email.from !== ctx.systemFrom) {
+    return (await failEmail(ctx, email.id, "the sender domain is no longer verified", lease.token)) ? "done" : "again";
+  }
+  const files = await attachmentsRepo.get(ctx.sql, email.attachmentIds);
+  // List-Unsubscribe is for marketing mail only; its signed link is made only then.
+  const unsubscribeUrl = email.marketing ? ctx.links.url("u", email.id, email.projectId) : "";
+  const message = await outgoingMessage(email, files, key, { envelopeSender: ctx.verp.address(email.id), unsubscribeUrl });
+  await opts.throttle.wait(email.projectId, opts.lane, keepWorking);
+  // The last moment a lost lease can stop the send: past it the relay has the message. Free while
+  // the heartbeat keeps the lease renewed; a worker that stalled renews first and learns here that
+  // another replica took the email over.
+  if (!(await lease.held())) {
+    opts.log.warn(
+      { emailId: email.id, lost: lease.lost },
+      lease.lost ? "delivery lease lost before the relay call; not sent here: the replica that took it over sends it" : "delivery lease not confirmed (database away?); not sent, tried again later",
+    );
+    return "again";
+  }
+  let response: string;
+  try {
+    ({ response } = await relay.send(message, opts.lane));
+  } catch (err) {
+    const reason = String((err as Error)?.message ?? err);
+    if (isPermanentFailure(err)) return (await failEmail(ctx, email.id, reason, lease.token)) ? "done" : "again";
+    await lease.end();
+    await deliveriesRepo.release(ctx.sql, email.id, lease.token, reason);
+    return "again";
+  }
+  return { email, token: lease.token, at: new Date(), delivered: opts.deliveredOn250, providerMessageId: providerMessageId(response) };
 }
