@@ -65,8 +65,9 @@ export function groupMessages(items: GroupItem[], opts: GroupOptions): { json: s
   const rows: string[] = [];
   for (const g of groups) {
     if (opts.headers) g.headers = { ...trace, ...opts.headers(g.items) };
-    const head = `"id":"${g.id}","subject":${JSON.stringify(g.subject)},"key":${JSON.stringify(g.key)},"headers":${JSON.stringify(g.headers)}`;
-    for (const i of g.items) rows.push(`{${head},"owner":${JSON.stringify(i.owner)},"item":${i.json}}`);
+    const owners = JSON.stringify(g.items.map((i) => i.owner));
+    const payload = `{${JSON.stringify(g.key)}:[${g.items.map((i) => i.json).join(",")}]}`;
+    rows.push(`{"id":"${g.id}","subject":${JSON.stringify(g.subject)},"key":${JSON.stringify(g.key)},"headers":${JSON.stringify(g.headers)},"owners":${owners},"payload":${payload}}`);
   }
   return { json: `[${rows.join(",")}]`, groups };
 }
@@ -75,14 +76,24 @@ export function groupMessages(items: GroupItem[], opts: GroupOptions): { json: s
  * `insert into outbox … select …` of `groupMessages(…).json`, as a fragment for a CTE: one row per
  * message holding the items whose owner is among `written` (a subquery of the same statement, such
  * as `select id from moved`), in the order given. A message none of whose owners was written is no row.
+ *
+ * Each message comes whole, as built in memory, with its items' owners in order: when every owner
+ * was written (all but always) the payload is stored as it is, parsed once. Only a message some of
+ * whose owners were not written is taken apart and rebuilt without their items. (Sent item by item
+ * and aggregated in SQL, a campaign's event batch of fifty events cost PostgreSQL about 2.5 ms.)
  */
 export function outboxGroupInsert(q: postgres.ISql, json: string, written: postgres.PendingQuery<postgres.Row[]>) {
   return q`insert into outbox (id, subject, payload, headers)
-    select m.id, m.subject, jsonb_build_object(m.key, jsonb_agg(m.item order by m.n)), m.headers
-    from rows from (jsonb_to_recordset(${json}::jsonb) as (id uuid, subject text, key text, headers jsonb, owner uuid, item jsonb))
-      with ordinality as m(id, subject, key, headers, owner, item, n)
-    where m.owner in (${written})
-    group by m.id, m.subject, m.key, m.headers`;
+    select g.id, g.subject,
+      case when g.owners <@ w.ids then g.payload::jsonb
+      else jsonb_build_object(g.key, (
+        select jsonb_agg(x.item order by x.n) from jsonb_array_elements(g.payload::jsonb -> g.key) with ordinality as x(item, n)
+        where g.owners[x.n] = any(w.ids)))
+      end,
+      g.headers::jsonb
+    from json_to_recordset(${json}::json) as g(id uuid, subject text, key text, headers json, owners uuid[], payload json),
+      (select array(${written}) as ids) w
+    where g.owners && w.ids`;
 }
 
 /** The messages as the statement stored them (`written`: the owners it wrote), ready to publish. */

@@ -96,8 +96,8 @@ export function outboxRows(messages: OutboxMessage[], owners?: string[]): { json
  */
 export function outboxInsert(q: postgres.ISql, json: string) {
   return q`insert into outbox (id, subject, payload, headers)
-    select m.id, m.subject, m.payload, m.headers
-    from jsonb_to_recordset(${json}::jsonb) as m(id uuid, subject text, payload jsonb, headers jsonb, owner uuid)`;
+    select m.id, m.subject, m.payload::jsonb, m.headers::jsonb
+    from json_to_recordset(${json}::json) as m(id uuid, subject text, payload json, headers json, owner uuid)`;
 }
 
 /**

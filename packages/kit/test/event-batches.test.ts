@@ -116,6 +116,26 @@ describe("event batches", () => {
     expect(await messages(names.subjects.event("email", p))).toHaveLength(1);
   });
 
+  it("store, for the relay's poll, a message rebuilt without the items of owners the statement did not write", async () => {
+    const p = newId();
+    const owners = Array.from({ length: 4 }, newId);
+    const events = owners.flatMap((o) => [{ owner: o, event: sent(p, o) }, { owner: o, event: sent(p, o, "email.delivery") }]);
+    // the second and the last owners are not written: their events sit between and after the others'
+    await writeOwned(owners, [owners[0]!, owners[2]!], events);
+    expect(await relay.publishBatch(0)).toBeGreaterThanOrEqual(1);
+    const [m] = await messages(names.subjects.event("email", p));
+    const kept = new Set([owners[0], owners[2]]);
+    expect(eventsOf(m!).map((e) => e.id)).toEqual(events.filter((e) => kept.has(e.owner)).map((e) => e.event.id));
+  });
+
+  it("store no message when the statement wrote none of its owners", async () => {
+    const p = newId();
+    const owners = Array.from({ length: 2 }, newId);
+    const { groups } = await writeOwned(owners, [], owners.map((o) => ({ owner: o, event: sent(p, o) })));
+    const [row] = await sql<{ n: number }[]>`select count(*)::int as n from outbox where id = ${groups[0]!.id}`;
+    expect(row!.n).toBe(0);
+  });
+
   it("split a write's events into messages that each stay far below a NATS message's size", () => {
     const p = newId();
     const big = "x".repeat(2000);

@@ -138,7 +138,7 @@ export const deliveriesRepo = traced("DeliveriesRepo", {
       with moved as (
         update emails set status = v.status, sent_at = v.sent_at, delivered_at = v.delivered_at, locked_until = null,
           last_error = null, provider_message_id = v.pmid
-        from jsonb_to_recordset(${rows}::jsonb) as v(id uuid, token uuid, status text, sent_at timestamptz, delivered_at timestamptz, pmid text)
+        from json_to_recordset(${rows}::json) as v(id uuid, token uuid, status text, sent_at timestamptz, delivered_at timestamptz, pmid text)
         where emails.id = any(${sent.map((e) => e.id)}::uuid[]) and emails.id = v.id and emails.status = 'QUEUED'
           and emails.lease_token = v.token
         returning emails.id, emails.project_id, emails.campaign_id, emails.sent_at, emails.delivered_at),

@@ -81,7 +81,7 @@ export const emailsRepo = traced("EmailsRepo", {
         select id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html,
           headers, attachment_ids, template_id, campaign_id, topic_id, workflow_id, execution_id, source_type, marketing,
           idempotency_key, status, message_id, links, last_error
-        from rows from (jsonb_to_recordset(${given}::jsonb) as (id uuid, project_id uuid, contact_id uuid, to_email text,
+        from rows from (json_to_recordset(${given}::json) as (id uuid, project_id uuid, contact_id uuid, to_email text,
           to_name text, from_email text, from_name text, reply_to text, subject text, html text, headers jsonb,
           attachment_ids uuid[], template_id uuid, campaign_id uuid, topic_id uuid, workflow_id uuid, execution_id uuid, source_type text,
           marketing boolean, idempotency_key text, status text, message_id text, links text[], last_error text)) with ordinality as v
