@@ -4,10 +4,15 @@
 // throughput falls more than `tolerance` below that commit's in the same run. `.ci/run` runs it after
 // the tests, so a change that makes campaign or transactional delivery slower does not land
 // unnoticed. Move the named commit only when a change is meant to move a figure, and say so in
-// that commit. BENCH_GUARD_ROUNDS overrides the rounds.
+// that commit. BENCH_GUARD_ROUNDS overrides the rounds. `--tree <rev>` judges that revision, built
+// beside this checkout, instead of the working tree: what the guard would say of a build with a slow
+// path put back.
 import { readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { parseArgs } from "node:util";
 import { builtTree, commitOf, compare, ROOT, table } from "./bench-ab.mjs";
+
+const { values } = parseArgs({ options: { tree: { type: "string" } } });
 
 const guard = JSON.parse(readFileSync(`${ROOT}/bench/guard.json`, "utf8"));
 const sha = commitOf(guard.commit);
@@ -15,10 +20,12 @@ const rounds = Number(process.env.BENCH_GUARD_ROUNDS ?? guard.rounds);
 const build = spawnSync("npx", ["turbo", "run", "build", "--output-logs=errors-only"], { cwd: ROOT, stdio: "inherit" });
 if (build.status !== 0) process.exit(1);
 const base = builtTree(sha);
+const tree = values.tree ? builtTree(commitOf(values.tree)) : ROOT;
+const judged = values.tree ?? "the working tree";
 const started = Date.now();
-const rows = await compare({ base, benches: Object.keys(guard.benches), rounds, env: guard.benches });
-console.log(`\nbench:guard against ${guard.commit.slice(0, 12)} (${rounds} alternated rounds, ${((Date.now() - started) / 60000).toFixed(1)} min)\n`);
-console.log(table(rows, guard.commit.slice(0, 12)));
+const rows = await compare({ base, tree, benches: Object.keys(guard.benches), rounds, env: guard.benches });
+console.log(`\nbench:guard: ${judged} against ${guard.commit.slice(0, 12)} (${rounds} alternated rounds, ${((Date.now() - started) / 60000).toFixed(1)} min)\n`);
+console.log(table(rows, guard.commit.slice(0, 12)).replace("| working tree |", `| ${judged} |`));
 const floor = 1 - guard.tolerance;
 const slower = rows.filter((r) => guard.figures.includes(r.figure) && r.ratio < floor);
 for (const figure of guard.figures) {
