@@ -146,9 +146,9 @@ export async function compare({ base, tree = ROOT, benches, rounds, env = {}, lo
 const fmt = (v) => (Math.abs(v) >= 100 ? Math.round(v).toLocaleString("en") : v.toFixed(2));
 
 /** The comparison as a markdown table. */
-export function table(rows, baseName) {
+export function table(rows, baseName, treeName = "working tree") {
   return [
-    `| benchmark | figure | ${baseName} | working tree | ratio | per-round ratios |`,
+    `| benchmark | figure | ${baseName} | ${treeName} | ratio | per-round ratios |`,
     "|---|---|---|---|---|---|",
     ...rows.map((r) => `| ${r.bench} | ${r.figure}${r.higherBetter ? "" : " (lower is better)"} | ${fmt(r.base)} | ${fmt(r.tree)} | **${r.ratio.toFixed(2)}** | ${r.spread[0].toFixed(2)}–${r.spread[1].toFixed(2)} |`),
   ].join("\n");

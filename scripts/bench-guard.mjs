@@ -25,7 +25,7 @@ const judged = values.tree ?? "the working tree";
 const started = Date.now();
 const rows = await compare({ base, tree, benches: Object.keys(guard.benches), rounds, env: guard.benches });
 console.log(`\nbench:guard: ${judged} against ${guard.commit.slice(0, 12)} (${rounds} alternated rounds, ${((Date.now() - started) / 60000).toFixed(1)} min)\n`);
-console.log(table(rows, guard.commit.slice(0, 12)).replace("| working tree |", `| ${judged} |`));
+console.log(table(rows, guard.commit.slice(0, 12), judged));
 const floor = 1 - guard.tolerance;
 const slower = rows.filter((r) => guard.figures.includes(r.figure) && r.ratio < floor);
 for (const figure of guard.figures) {

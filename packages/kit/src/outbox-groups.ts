@@ -43,6 +43,9 @@ export interface GroupOptions {
   headers?: (items: GroupItem[]) => Record<string, string>;
 }
 
+/** A message's payload, `{<key>: [items…]}`, as stored and as published. */
+const payloadOf = (key: string, items: GroupItem[]): string => `{${JSON.stringify(key)}:[${items.map((i) => i.json).join(",")}]}`;
+
 /**
  * The items as messages: one or more per subject, in the order given, each within the limits.
  * `json` is one parameter for `outboxGroupInsert`.
@@ -66,8 +69,7 @@ export function groupMessages(items: GroupItem[], opts: GroupOptions): { json: s
   for (const g of groups) {
     if (opts.headers) g.headers = { ...trace, ...opts.headers(g.items) };
     const owners = JSON.stringify(g.items.map((i) => i.owner));
-    const payload = `{${JSON.stringify(g.key)}:[${g.items.map((i) => i.json).join(",")}]}`;
-    rows.push(`{"id":"${g.id}","subject":${JSON.stringify(g.subject)},"key":${JSON.stringify(g.key)},"headers":${JSON.stringify(g.headers)},"owners":${owners},"payload":${payload}}`);
+    rows.push(`{"id":"${g.id}","subject":${JSON.stringify(g.subject)},"key":${JSON.stringify(g.key)},"headers":${JSON.stringify(g.headers)},"owners":${owners},"payload":${payloadOf(g.key, g.items)}}`);
   }
   return { json: `[${rows.join(",")}]`, groups };
 }
@@ -101,7 +103,7 @@ export function writtenGroups(groups: PendingGroup[], written: ReadonlySet<strin
   const out: StoredMessage[] = [];
   for (const g of groups) {
     const kept = g.items.filter((i) => written.has(i.owner));
-    if (kept.length > 0) out.push({ id: g.id, subject: g.subject, headers: g.headers, data: `{${JSON.stringify(g.key)}:[${kept.map((i) => i.json).join(",")}]}` });
+    if (kept.length > 0) out.push({ id: g.id, subject: g.subject, headers: g.headers, data: payloadOf(g.key, kept) });
   }
   return out;
 }

@@ -149,8 +149,7 @@ async function deliverOne(lane: Lane, claiming: Promise<Taken>, keepWorking: () 
   if (claimed.kind === "leased") return "again";
   const { email, lease } = claimed;
   try {
-    const sent = await lane.slots.add(() => relayOne(lane, claimed, keepWorking));
-    if (sent === undefined) throw new Error("delivery slot queue cleared"); // PQueue's type; it is never cleared
+    const sent = (await lane.slots.add(() => relayOne(lane, claimed, keepWorking))) as Outcome | SentRecord;
     if (typeof sent === "string") return sent;
     // not recorded: the lease was lost meanwhile (its successor records the email) or an earlier try
     // of the statement committed; either way the retry finds the email done
