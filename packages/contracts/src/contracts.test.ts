@@ -52,6 +52,9 @@ describe("route table", () => {
       "POST /workflows/:id/transitions", "DELETE /workflows/:id/transitions/:transitionId",
       "POST /workflows/:id/executions", "GET /workflows/:id/executions", "GET /workflows/:id/executions/:executionId",
       "POST /workflows/:id/executions/:executionId/cancel", "POST /workflows/:id/executions/cancel-all",
+      "POST /webhooks", "GET /webhooks", "GET /webhooks/:id", "PATCH /webhooks/:id", "DELETE /webhooks/:id",
+      "POST /webhooks/:id/rotate-secret", "POST /webhooks/:id/test", "GET /webhooks/:id/deliveries",
+      "POST /webhooks/:id/deliveries/:deliveryId/retry",
     ];
     expect(ROUTES.map(key).sort()).toEqual([...expected].sort());
   });
@@ -69,13 +72,16 @@ describe("route table", () => {
     expect(accountRoutes.every((r) => r.service === "gateway")).toBe(true);
   });
 
-  it("asks sessions for the least role that fits: owner for domains, settings, members and keys", () => {
+  it("asks sessions for the least role that fits: owner for domains, settings, members, keys and webhooks", () => {
     const owner = [...ROUTES, ...accountRoutes].filter((r) => requiredRole(r) === "owner").map(key).sort();
     expect(owner).toEqual(
       [
         "POST /domains", "DELETE /domains/:id", "POST /domains/:id/verify", "PATCH /settings/sending",
         "POST /projects/:id/members", "PATCH /projects/:id/members/:userId", "DELETE /projects/:id/members/:userId",
         "GET /projects/:id/keys", "POST /projects/:id/keys", "DELETE /projects/:id/keys/:keyId",
+        "POST /webhooks", "GET /webhooks", "GET /webhooks/:id", "PATCH /webhooks/:id", "DELETE /webhooks/:id",
+        "POST /webhooks/:id/rotate-secret", "POST /webhooks/:id/test", "GET /webhooks/:id/deliveries",
+        "POST /webhooks/:id/deliveries/:deliveryId/retry",
       ].sort(),
     );
     expect(requiredRole({ method: "GET" })).toBe("viewer");

@@ -15,4 +15,5 @@ export * from "./contacts/index.js";
 export * from "./sending/index.js";
 export * from "./campaigns/index.js";
 export * from "./workflows/index.js";
+export * from "./webhooks/index.js";
 export * from "./accounts/index.js";

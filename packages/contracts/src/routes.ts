@@ -4,6 +4,7 @@ import { contactsRoutes, contactsRpc } from "./contacts/index.js";
 import { emailRoutes, feedbackRoutes, linkRoutes, sendRoutes, sendingRpc, settingsRoutes, statsRoutes, templateRoutes } from "./sending/index.js";
 import { campaignRoutes } from "./campaigns/index.js";
 import { workflowsRoutes } from "./workflows/index.js";
+import { webhookRoutes } from "./webhooks/index.js";
 
 /** Every public HTTP route of Mailroom, in the order the OpenAPI document lists them. */
 export const ROUTES: readonly RouteDef[] = [
@@ -16,6 +17,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...statsRoutes,
   ...campaignRoutes,
   ...workflowsRoutes,
+  ...webhookRoutes,
   ...linkRoutes,
   ...feedbackRoutes,
 ];

@@ -98,6 +98,8 @@ export function wireNames(prefixInput: string) {
       segmentsChanges: "segments-changes",
       campaignsStats: "campaigns-stats",
       workflowsTriggers: "workflows-triggers",
+      /** System events into outbound webhook deliveries (decisions.md §16). */
+      workflowsWebhooks: "workflows-webhooks",
     },
     buckets: {
       /** Object store for request bodies larger than the server's max_payload (claim check). */

@@ -6,6 +6,11 @@ import { Starter } from "./engine/starter.js";
 import { registerWorkflowRoutes } from "./handlers/http.js";
 import { triggersConsumer } from "./handlers/triggers.js";
 import { registerTemplateInUse } from "./handlers/template-in-use.js";
+import { webhookEventsConsumer } from "./handlers/webhook-events.js";
+import { registerWebhookRoutes } from "./handlers/webhooks-http.js";
+import { WebhookDispatcher } from "./engine/webhook-dispatcher.js";
+import { WebhookFanOut } from "./usecases/webhook-events.js";
+import { Webhooks } from "./usecases/webhooks.js";
 import { createResolver } from "./infra/resolver.js";
 import { Editor } from "./usecases/editor.js";
 import { Executions } from "./usecases/executions.js";
@@ -38,21 +43,34 @@ export function buildApp(deps: Deps<typeof WorkflowsEnv.shape>): ServiceApp {
     concurrency: c.WORKFLOWS_TRIGGER_CONCURRENCY,
     batch: c.WORKFLOWS_TRIGGER_BATCH,
   });
+  const dispatcher = new WebhookDispatcher(deps.sql, webhook, deps.log, {
+    pollMs: c.WEBHOOKS_POLL_MS,
+    concurrency: c.WEBHOOKS_CONCURRENCY,
+    perEndpoint: c.WEBHOOKS_PER_ENDPOINT,
+    timeScale: c.WEBHOOKS_TIME_SCALE,
+    leaseMs: c.WEBHOOKS_LEASE_MS,
+    stopGraceMs: Math.max(0, c.SHUTDOWN_TIMEOUT_MS - SHUTDOWN_MARGIN_MS),
+  });
+  const due = () => dispatcher.due();
+  const webhooks = new Webhooks(deps.sql, { resolve, allowedHosts }, due);
+  const webhookEvents = webhookEventsConsumer(deps.names, new WebhookFanOut(deps.sql, due));
   return {
     register(server) {
       registerWorkflowRoutes(server, editor, executions);
       registerTemplateInUse(server, editor);
+      registerWebhookRoutes(server, webhooks);
     },
     // stopped by the runtime before `stop()`, so no trigger is handed to a stopping engine
-    batchConsumers: [triggers],
+    batchConsumers: [triggers, webhookEvents],
     async start() {
       poller.start();
       scheduler.start();
+      dispatcher.start();
     },
     async stop() {
       await scheduler.stop();
       await poller.stop();
-      await engine.stop();
+      await Promise.all([engine.stop(), dispatcher.stop()]);
     },
   };
 }

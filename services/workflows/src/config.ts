@@ -39,6 +39,22 @@ export const WorkflowsEnv = z.object({
    * its step run again by another replica.
    */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
+  /** How often due webhook deliveries are looked for when no event said one is due (decisions.md §16). */
+  WEBHOOKS_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  /** Webhook calls under way at once per replica. */
+  WEBHOOKS_CONCURRENCY: z.coerce.number().int().min(1).max(4096).default(256),
+  /** Webhook calls under way at once to one endpoint per replica: what a hanging endpoint can hold. */
+  WEBHOOKS_PER_ENDPOINT: z.coerce.number().int().min(1).max(256).default(8),
+  /**
+   * How long a replica's claim on a webhook delivery lasts: a replica killed mid-call leaves the
+   * delivery to be sent again after it. Longer than a call's 10 s timeout.
+   */
+  WEBHOOKS_LEASE_MS: z.coerce.number().int().min(11_000).max(600_000).default(30_000),
+  /**
+   * Speeds the webhook retry schedule (5 s … 10 h) and the five-day give-up: 1000 makes 5 minutes
+   * last 0.3 s. For tests; production leaves it at 1.
+   */
+  WEBHOOKS_TIME_SCALE: z.coerce.number().min(1).max(10_000_000).default(1),
   /** How often SCHEDULE workflows are checked for a due tick. */
   WORKFLOWS_SCHEDULE_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
 });

@@ -28,7 +28,7 @@ async function receiver(onRequest: (req: http.IncomingMessage, res: http.ServerR
     timeoutMs: 5000,
     maxRedirects: 3,
   };
-  const call = (path: string) => callWebhook({ url: `http://127.0.0.1:${port}${path}`, method: "POST", headers: {}, body: "{}" }, policy);
+  const call = async (path: string) => (await callWebhook({ url: `http://127.0.0.1:${port}${path}`, method: "POST", headers: {}, body: "{}" }, policy)).status;
   const close = async () => {
     for (const s of sockets) s.destroy();
     await new Promise((r) => server.close(r));
@@ -144,17 +144,17 @@ describe("webhook client hostile endpoints", () => {
     firstUrl = first.url;
     closers.push(first.close, other.close);
     const policy = policyFor(first.port, other.port);
-    expect(await callWebhook({ url: `${first.url}/same`, method: "POST", headers: secrets, body: "{}" }, policy)).toBe(200);
+    expect((await callWebhook({ url: `${first.url}/same`, method: "POST", headers: secrets, body: "{}" }, policy)).status).toBe(200);
     expect(first.seen.at(-1)!.headers).toMatchObject({ authorization: "Bearer s3cret", cookie: "session=abc", "x-api-key": "k" });
 
-    expect(await callWebhook({ url: `${first.url}/away`, method: "POST", headers: secrets, body: "{}" }, policy)).toBe(200);
+    expect((await callWebhook({ url: `${first.url}/away`, method: "POST", headers: secrets, body: "{}" }, policy)).status).toBe(200);
     const landed = other.seen.at(-1)!;
     expect(landed.body).toBe("{}");
     expect(landed.headers["content-type"]).toBe("application/json");
     for (const h of ["authorization", "cookie", "x-api-key"]) expect(landed.headers[h], h).toBeUndefined();
 
     // sent back to the first origin by the other one: what was dropped stays dropped
-    expect(await callWebhook({ url: `${first.url}/away-and-back`, method: "POST", headers: secrets, body: "{}" }, policy)).toBe(200);
+    expect((await callWebhook({ url: `${first.url}/away-and-back`, method: "POST", headers: secrets, body: "{}" }, policy)).status).toBe(200);
     const returned = first.seen.find((r) => r.url === "/returned")!;
     expect(returned.headers.authorization).toBeUndefined();
     expect(returned.headers.cookie).toBeUndefined();
@@ -171,7 +171,7 @@ describe("webhook client hostile endpoints", () => {
       Upgrade: "websocket",
       "X-Ok": "1",
     };
-    expect(await callWebhook({ url: `${r.url}/h`, method: "POST", headers, body: '{"a":1}' }, policyFor(r.port))).toBe(200);
+    expect((await callWebhook({ url: `${r.url}/h`, method: "POST", headers, body: '{"a":1}' }, policyFor(r.port))).status).toBe(200);
     const got = r.seen[0]!;
     expect(got.body).toBe('{"a":1}');
     expect(got.headers.host).toBe(`127.0.0.1:${r.port}`);
@@ -190,7 +190,7 @@ describe("webhook client hostile endpoints", () => {
     });
     closers.push(r.close);
     const started = Date.now();
-    expect(await callWebhook({ url: `${r.url}/endless`, method: "POST", headers: {}, body: "{}" }, policyFor(r.port))).toBe(200);
+    expect((await callWebhook({ url: `${r.url}/endless`, method: "POST", headers: {}, body: "{}" }, policyFor(r.port))).status).toBe(200);
     expect(Date.now() - started).toBeLessThan(3000); // well within the 5 s budget
     await waitFor(() => [...r.sockets].every((s) => s.destroyed), { what: "the socket dropped" });
   });

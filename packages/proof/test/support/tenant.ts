@@ -105,5 +105,9 @@ export async function seedTenant(tag: string, marker: string): Promise<Tenant> {
     await create("executions", () => api.post(`/workflows/${ids.workflows}/executions`, { email: contactEmail }));
   }
 
+  // Disabled, so its test delivery stays PENDING: nothing about it changes while suites compare snapshots.
+  const hook = await create("webhooks", () => api.post("/webhooks", { url: `https://${unique("hooks")}.example.com/in`, events: ["email.*"], enabled: false }));
+  if (hook) await create("deliveries", () => api.post(`/webhooks/${ids.webhooks}/test`));
+
   return { project, ids, allIds: () => Object.values(ids), contactEmail, sender, unavailable };
 }

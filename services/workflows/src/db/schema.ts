@@ -1,6 +1,6 @@
 import type { ExecutionStatus, StepRunStatus, StepType, TriggerConfig, TriggerType } from "@mailroom/contracts";
 import { sql } from "drizzle-orm";
-import { pgTable, uuid, text, boolean, jsonb, timestamp, index, uniqueIndex, primaryKey } from "drizzle-orm/pg-core";
+import { pgTable, uuid, text, boolean, jsonb, timestamp, index, integer, uniqueIndex, primaryKey } from "drizzle-orm/pg-core";
 export { outbox } from "@mailroom/kit";
 
 /** Generic in the name, so `Row<…>` keys the column by it (a plain `string` would widen every row to an index signature). */
@@ -163,4 +163,66 @@ export const scheduleTicks = pgTable(
     tickAt: ts("tick_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.workflowId, t.tickAt] })],
+);
+
+/**
+ * Outbound webhook endpoints (decisions.md §16). The secret is stored as given out (`whsec_…`): the
+ * service signs with it on every delivery, so it cannot be kept as a hash. After a rotation the
+ * previous secret signs beside the new one until `previous_secret_expires_at`.
+ */
+export const webhookEndpoints = pgTable(
+  "webhook_endpoints",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    url: text("url").notNull(),
+    events: text("events").array().notNull(),
+    description: text("description"),
+    enabled: boolean("enabled").notNull(),
+    disabledReason: text("disabled_reason"),
+    secret: text("secret").notNull(),
+    previousSecret: text("previous_secret"),
+    previousSecretExpiresAt: ts("previous_secret_expires_at"),
+    /** The first failed attempt since the last success: five days of failures disable the endpoint. */
+    failingSince: ts("failing_since"),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [index("webhook_endpoints_project_idx").on(t.projectId, t.createdAt)],
+);
+
+/**
+ * One row per (endpoint, event): the unique pair makes a redelivered event message insert nothing
+ * twice, and `event_id` is the `webhook-id` every attempt sends. PENDING rows are claimed by due
+ * time (`next_attempt_at`), which a claim pushes past the call's time as its lease.
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: uuid("id").primaryKey(),
+    endpointId: uuid("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id").notNull(),
+    eventId: text("event_id").notNull(),
+    eventType: text("event_type").notNull(),
+    /** The body as sent, byte for byte on every attempt (the signature covers it). */
+    body: text("body").notNull(),
+    status: text("status").$type<"PENDING" | "SUCCEEDED" | "FAILED">().notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: ts("next_attempt_at"),
+    lastAttemptAt: ts("last_attempt_at"),
+    responseCode: integer("response_code"),
+    responseBody: text("response_body"),
+    error: text("error"),
+    /** The claim's token: only the claimer's answer is recorded. */
+    leaseToken: uuid("lease_token"),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_event_uq").on(t.endpointId, t.eventId),
+    index("webhook_deliveries_log_idx").on(t.endpointId, t.id),
+    index("webhook_deliveries_due_idx").on(t.endpointId, t.nextAttemptAt).where(sql`status = 'PENDING'`),
+    index("webhook_deliveries_created_idx").on(t.createdAt),
+  ],
 );

@@ -133,7 +133,7 @@ const runners: Record<StepRow["type"], Runner> = {
       return { kind: "fail", error: "the service stopped during this webhook request; webhooks are not retried" };
     }
     try {
-      const status = await callWebhook({ url, method, headers: { "content-type": "application/json", ...config.headers }, body }, env.webhook, env.interrupt);
+      const { status } = await callWebhook({ url, method, headers: { "content-type": "application/json", ...config.headers }, body }, env.webhook, env.interrupt);
       return status >= 200 && status < 300 ? { kind: "next" } : { kind: "fail", error: `webhook answered ${status}` };
     } catch (err) {
       // the engine clears the effect mark with its claim: the step runs again on another replica

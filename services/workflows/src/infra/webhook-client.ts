@@ -119,22 +119,26 @@ export function sendableHeaders(headers: Record<string, string>): Record<string,
 const safelisted = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).filter(([name]) => SAFELISTED.has(name)));
 
 /**
- * Reads and discards an answer's body so its socket can go back to the pool; a body over
- * MAX_ANSWER_BYTES, or one still coming when the call's time is up, is cut off with its socket.
+ * Reads an answer's body so its socket can go back to the pool, keeping its first `keep` bytes; a
+ * body over MAX_ANSWER_BYTES, or one still coming when the call's time is up, is cut off with its
+ * socket.
  */
-function drain(res: http.IncomingMessage): Promise<void> {
+function drain(res: http.IncomingMessage, keep: number): Promise<Buffer> {
   return new Promise((resolve) => {
     let bytes = 0;
+    const kept: Buffer[] = [];
+    const done = () => resolve(Buffer.concat(kept).subarray(0, keep));
     res.on("data", (chunk: Buffer) => {
+      if (bytes < keep) kept.push(chunk.subarray(0, keep - bytes));
       bytes += chunk.length;
       if (bytes > MAX_ANSWER_BYTES) {
         res.destroy();
-        resolve();
+        done();
       }
     });
-    res.once("end", resolve);
-    res.once("close", resolve);
-    res.once("error", () => resolve());
+    res.once("end", done);
+    res.once("close", done);
+    res.once("error", done);
   });
 }
 
@@ -143,14 +147,21 @@ function requestFailure(err: NodeJS.ErrnoException): WebhookError {
   return new WebhookError(err.code ? `request failed (${err.code})` : "request failed");
 }
 
+/** A call's final answer: its status and the first `keepBytes` of its body (as UTF-8, cut where it was cut). */
+export interface WebhookAnswer {
+  status: number;
+  body: string;
+}
+
 /**
  * One webhook delivery: at most `maxRedirects` redirects, each target vetted like the first, all
  * within one `timeoutMs`; no retries. Headers other than the safelisted ones do not follow a redirect
  * to another origin (scheme, host and port), so a tenant's credentials never reach a host they did
  * not name. Resolves with the final status (the caller judges 2xx) once it has come, even if its body
- * is then cut off. `interrupt` (a shutdown) cuts the call short with WebhookInterrupted.
+ * is then cut off, and the first `keepBytes` of that body. `interrupt` (a shutdown) cuts the call
+ * short with WebhookInterrupted.
  */
-export async function callWebhook(call: WebhookCall, policy: WebhookPolicy, interrupt?: AbortSignal): Promise<number> {
+export async function callWebhook(call: WebhookCall, policy: WebhookPolicy, interrupt?: AbortSignal, keepBytes = 0): Promise<WebhookAnswer> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), policy.timeoutMs);
   const onInterrupt = () => controller.abort();
@@ -165,10 +176,10 @@ export async function callWebhook(call: WebhookCall, policy: WebhookPolicy, inte
       // once the call has left the first origin, the stripped headers stay stripped
       if (url.origin !== origin) current = { ...current, headers: safelisted(current.headers) };
       const res = await send(url, address, current, controller.signal);
-      await drain(res);
+      const kept = await drain(res, keepBytes);
       const status = res.statusCode ?? 0;
       const location = res.headers.location;
-      if (status < 300 || status >= 400 || !location) return status;
+      if (status < 300 || status >= 400 || !location) return { status, body: kept.toString("utf8") };
       if (hop >= policy.maxRedirects) throw new WebhookError(`more than ${policy.maxRedirects} redirects`);
       const keepsMethod = status === 307 || status === 308 || current.method === "GET" || current.method === "HEAD";
       current = {

@@ -69,11 +69,17 @@ async function checkWebhookUrl(env: ConfigCheckEnv, raw: string): Promise<void> 
   if (typeof url === "string") throw fail(url);
   const other = parseWebhookUrl(raw.replace(LIQUID, "y"));
   if (typeof other === "string" || other.host !== url.host) return;
-  if (env.allowedHosts.has(hostPort(url))) return;
-  const literal = ipLiteral(url.hostname);
-  const addresses = literal
-    ? [literal]
-    : await env.resolve(url.hostname, AbortSignal.timeout(5000)).catch(() => [] as string[]); // unresolvable now: checked again when it runs
-  const refused = refusal(url.hostname, literal, addresses);
+  const refused = await addressRefusal(env, url);
   if (refused) throw fail(refused);
+}
+
+/**
+ * Why a URL's host is refused by the address rule now, or null. A name that does not resolve now
+ * passes: every request checks its target again (webhook-client.ts vetUrl).
+ */
+export async function addressRefusal(env: Pick<ConfigCheckEnv, "resolve" | "allowedHosts">, url: URL): Promise<string | null> {
+  if (env.allowedHosts.has(hostPort(url))) return null;
+  const literal = ipLiteral(url.hostname);
+  const addresses = literal ? [literal] : await env.resolve(url.hostname, AbortSignal.timeout(5000)).catch(() => [] as string[]);
+  return refusal(url.hostname, literal, addresses);
 }

@@ -1,0 +1,135 @@
+import { type Logger, newId, Periodic, type Sql } from "@mailroom/kit";
+import { type AttemptOutcome, type ClaimedDelivery, webhooksRepo } from "../db/webhooks-repo.js";
+import {
+  ANSWER_KEEP_BYTES,
+  DELIVERY_RETENTION_MS,
+  delivered,
+  GIVE_UP_AFTER_MS,
+  GONE,
+  retryDelayMs,
+  signedHeaders,
+} from "../domain/webhooks.js";
+import { callWebhook, WebhookError, WebhookInterrupted, type WebhookPolicy } from "../infra/webhook-client.js";
+
+export interface DispatcherOptions {
+  /** How often due deliveries are looked for when nothing said one is due. */
+  pollMs: number;
+  /** Calls under way at once in this replica. */
+  concurrency: number;
+  /** Calls under way at once to one endpoint in this replica. */
+  perEndpoint: number;
+  /** Speeds the retry schedule and the five-day give-up up; tests only. */
+  timeScale: number;
+  /** How long a replica's claim on a delivery lasts: longer than a call may take. */
+  leaseMs: number;
+  /** What a stop waits for calls under way before cutting them short. */
+  stopGraceMs: number;
+}
+
+/**
+ * Sends due webhook deliveries. Each endpoint has its own share of the slots (`perEndpoint`), so an
+ * endpoint that hangs for the whole timeout on every call holds only its own share, and the rest go
+ * on: the claim query never hands a replica more of an endpoint's deliveries than it has room for.
+ * A claim is a lease on the row; a replica killed mid-call leaves the delivery due again when the
+ * lease runs out, sent again with the same `webhook-id` (at least once).
+ */
+export class WebhookDispatcher {
+  private readonly loop: Periodic;
+  private readonly purge: Periodic;
+  private readonly busy = new Map<string, number>();
+  private readonly calls = new Set<Promise<void>>();
+  private readonly interrupt = new AbortController();
+  private inFlight = 0;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly policy: WebhookPolicy,
+    private readonly log: Logger,
+    private readonly opts: DispatcherOptions,
+  ) {
+    this.loop = new Periodic({ name: "webhook dispatch", everyMs: opts.pollMs, log, runAtStart: true, run: (signal) => this.tick(signal) });
+    this.purge = new Periodic({ name: "webhook deliveries purge", everyMs: 3600_000, log, runAtStart: true, run: (signal) => this.purgeOld(signal) });
+  }
+
+  start(): void {
+    this.loop.start();
+    this.purge.start();
+  }
+
+  /** Something is due now: look at once instead of at the next poll. */
+  due(): void {
+    void this.loop.kick();
+  }
+
+  private async tick(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const room = this.opts.concurrency - this.inFlight;
+      if (room <= 0 || signal.aborted) return;
+      const token = newId();
+      const claimed = await webhooksRepo.claimDue(this.sql, { limit: room, perEndpoint: this.opts.perEndpoint, busy: this.busy, token, leaseMs: this.opts.leaseMs });
+      for (const d of claimed) this.run(d, token);
+      if (claimed.length < room) return;
+    }
+  }
+
+  private run(d: ClaimedDelivery, token: string): void {
+    this.inFlight++;
+    this.busy.set(d.endpoint_id, (this.busy.get(d.endpoint_id) ?? 0) + 1);
+    const call: Promise<void> = this.attempt(d, token)
+      .catch((err) => this.log.warn({ err, deliveryId: d.id }, "webhook attempt not recorded; retried when its claim runs out"))
+      .finally(() => {
+        this.inFlight--;
+        const n = (this.busy.get(d.endpoint_id) ?? 1) - 1;
+        if (n > 0) this.busy.set(d.endpoint_id, n);
+        else this.busy.delete(d.endpoint_id);
+        this.calls.delete(call);
+        // a slot of this endpoint freed: its next due delivery can go
+        this.due();
+      });
+    this.calls.add(call);
+  }
+
+  private async attempt(d: ClaimedDelivery, token: string): Promise<void> {
+    const headers = signedHeaders(d.secrets, d.event_id, d.body, new Date());
+    let outcome: AttemptOutcome;
+    try {
+      const answer = await callWebhook({ url: d.url, method: "POST", headers, body: d.body }, this.policy, this.interrupt.signal, ANSWER_KEEP_BYTES);
+      outcome = delivered(answer.status)
+        ? { kind: "delivered", code: answer.status, body: answer.body }
+        : this.failed(d, answer.status, answer.body, `answered ${answer.status}`);
+    } catch (err) {
+      // stopping: the claim runs out and another replica (or this one, restarted) sends it again
+      if (err instanceof WebhookInterrupted) return;
+      if (!(err instanceof WebhookError)) throw err;
+      outcome = this.failed(d, null, null, err.message);
+    }
+    await webhooksRepo.recordAttempt(this.sql, d, token, outcome, GIVE_UP_AFTER_MS / this.opts.timeScale);
+  }
+
+  /** A 410 ends the delivery and disables its endpoint: the receiver says it is gone for good. */
+  private failed(d: ClaimedDelivery, code: number | null, body: string | null, error: string): AttemptOutcome {
+    const gone = code === GONE;
+    return {
+      kind: "failed",
+      code,
+      body,
+      error,
+      retryInMs: gone ? null : retryDelayMs(d.attempts, this.opts.timeScale),
+      disable: gone ? "the endpoint answered 410 Gone" : null,
+    };
+  }
+
+  private async purgeOld(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted && (await webhooksRepo.purgeBefore(this.sql, DELIVERY_RETENTION_MS, 1000)) === 1000);
+  }
+
+  /** No new claims; calls under way get the grace, then are cut short (their claims run out). */
+  async stop(): Promise<void> {
+    await this.loop.stop();
+    await this.purge.stop();
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, this.opts.stopGraceMs).unref());
+    await Promise.race([Promise.allSettled([...this.calls]), grace]);
+    this.interrupt.abort();
+    await Promise.allSettled([...this.calls]);
+  }
+}
