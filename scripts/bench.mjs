@@ -7,7 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 /** Modules of bench/ that other benchmarks run or import: not benchmarks themselves (hop and baseline serve until stopped). */
-const HELPERS = ["lib.mjs", "responder.mjs", "hop.mjs", "sink.mjs", "baseline.mjs", "dashboard-canvas.mjs", "dashboard-stats.mjs"];
+const HELPERS = ["lib.mjs", "responder.mjs", "hop.mjs", "sink.mjs", "webhook-receiver.mjs", "baseline.mjs", "dashboard-canvas.mjs", "dashboard-stats.mjs"];
 const all = readdirSync("bench").filter((f) => f.endsWith(".mjs") && !HELPERS.includes(f)).map((f) => f.slice(0, -4));
 const flags = new Set(process.argv.slice(2).filter((a) => a.startsWith("--")));
 const given = process.argv.slice(2).filter((a) => !a.startsWith("--"));

@@ -72,6 +72,7 @@ async function send(to = uniqueEmail()): Promise<{ emailId: string; contactId: s
 const at = (path: string, on: Receiver = receiver) => on.received.filter((r) => r.url === path);
 const arrived = (path: string, n: number, on: Receiver = receiver) =>
   waitFor(() => (at(path, on).length >= n ? at(path, on) : null), { timeoutMs: 20_000, what: `${n} calls to ${path}` });
+/** The verification the README shows a receiver, with the `standardwebhooks` package. */
 const verify = (secret: string, r: Received) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { type: string; data: Record<string, unknown> };
 
 describe("webhook endpoints", () => {

@@ -22,9 +22,18 @@ export interface NewDelivery {
 }
 
 /** What one attempt came to, recorded under the claim's token. */
-export type AttemptOutcome =
-  | { kind: "delivered"; code: number; body: string }
-  | { kind: "failed"; code: number | null; body: string | null; error: string; retryInMs: number | null; disable: string | null };
+export interface Attempt {
+  id: string;
+  token: string;
+  ok: boolean;
+  code: number | null;
+  body: string | null;
+  error: string | null;
+  /** When a failed delivery is tried again (ms from now); null: it has failed for good. */
+  retryInMs: number | null;
+  /** Disable the endpoint with this reason (a 410). */
+  disable: string | null;
+}
 
 /** Every query is scoped by project or by an endpoint already found in the caller's project. */
 export const webhooksRepo = traced("WebhooksRepo", {
@@ -136,41 +145,39 @@ export const webhooksRepo = traced("WebhooksRepo", {
   },
 
   /**
-   * An attempt's outcome, if the claim is still this one's; the endpoint's failure clock, and its
-   * disabling (a 410, or failing for five days), in the same statement.
+   * Attempts' outcomes in one statement, each only if its claim is still the one that made it, and
+   * their endpoints' failure clocks: a success stops the clock (written only when it ran), a failure
+   * starts it, and an endpoint is disabled by a 410 or by a failure five days into the clock.
+   * Answers how many were recorded.
    */
-  async recordAttempt(q: Q, d: Pick<DeliveryRow, "id">, token: string, o: AttemptOutcome, giveUpAfterMs: number): Promise<boolean> {
-    if (o.kind === "delivered") {
-      const [row] = await q<{ n: number }[]>`
-        with done as (
-          update webhook_deliveries set status = 'SUCCEEDED', next_attempt_at = null, lease_token = null,
-            response_code = ${o.code}, response_body = ${o.body}, error = null
-          where id = ${d.id} and lease_token = ${token} returning endpoint_id),
-        cleared as (
-          update webhook_endpoints e set failing_since = null from done where e.id = done.endpoint_id and e.failing_since is not null)
-        select count(*)::int as n from done`;
-      return (row?.n ?? 0) > 0;
-    }
-    // one update of the endpoint: its failure clock, and its disabling when this failure ends it
+  async recordAttempts(q: Q, attempts: Attempt[], giveUpAfterMs: number): Promise<number> {
     const [row] = await q<{ n: number }[]>`
-      with failed as (
-        update webhook_deliveries set
-          status = case when ${o.retryInMs}::float8 is null then 'FAILED' else 'PENDING' end,
-          next_attempt_at = case when ${o.retryInMs}::float8 is null then null else now() + ${o.retryInMs} * interval '1 millisecond' end,
-          lease_token = null, response_code = ${o.code}, response_body = ${o.body}, error = ${o.error}
-        where id = ${d.id} and lease_token = ${token} returning endpoint_id),
+      with o as (
+        select * from json_to_recordset(${json(attempts)}::json)
+          as o(id uuid, token uuid, ok boolean, code int, body text, error text, "retryInMs" float8, disable text)),
+      d as (
+        update webhook_deliveries w set
+          status = case when o.ok then 'SUCCEEDED' when o."retryInMs" is null then 'FAILED' else 'PENDING' end,
+          next_attempt_at = case when o.ok or o."retryInMs" is null then null else now() + o."retryInMs" * interval '1 millisecond' end,
+          lease_token = null, response_code = o.code, response_body = o.body, error = o.error
+        from o where w.id = o.id and w.lease_token = o.token
+        returning w.endpoint_id, o.ok, o.disable),
+      per as (select endpoint_id, bool_or(ok) as any_ok, max(disable) as disable from d group by endpoint_id),
       ended as (
-        select e.id, e.enabled and (${o.disable}::text is not null
-          or coalesce(e.failing_since, now()) < now() - ${giveUpAfterMs} * interval '1 millisecond') as off
-        from webhook_endpoints e join failed on e.id = failed.endpoint_id),
+        select e.id, per.any_ok, per.disable,
+          e.enabled and (per.disable is not null
+            or (not per.any_ok and coalesce(e.failing_since, now()) < now() - ${giveUpAfterMs} * interval '1 millisecond')) as off
+        from webhook_endpoints e join per on per.endpoint_id = e.id
+        where not per.any_ok or per.disable is not null or e.failing_since is not null),
       clock as (
-        update webhook_endpoints e set failing_since = coalesce(e.failing_since, now()),
+        update webhook_endpoints e set
+          failing_since = case when ended.any_ok and not ended.off then null else coalesce(e.failing_since, now()) end,
           enabled = e.enabled and not ended.off,
-          disabled_reason = case when ended.off then coalesce(${o.disable}, 'every delivery failed for 5 days') else e.disabled_reason end,
+          disabled_reason = case when ended.off then coalesce(ended.disable, 'every delivery failed for 5 days') else e.disabled_reason end,
           updated_at = case when ended.off then now() else e.updated_at end
         from ended where e.id = ended.id)
-      select count(*)::int as n from failed`;
-    return (row?.n ?? 0) > 0;
+      select count(*)::int as n from d`;
+    return row?.n ?? 0;
   },
 
   async getDelivery(q: Q, endpointId: string, id: string): Promise<DeliveryRow | null> {

@@ -1,5 +1,5 @@
-import { type Logger, newId, Periodic, type Sql } from "@mailroom/kit";
-import { type AttemptOutcome, type ClaimedDelivery, webhooksRepo } from "../db/webhooks-repo.js";
+import { Batcher, type Logger, newId, Periodic, type Sql } from "@mailroom/kit";
+import { type Attempt, type ClaimedDelivery, webhooksRepo } from "../db/webhooks-repo.js";
 import {
   ANSWER_KEEP_BYTES,
   DELIVERY_RETENTION_MS,
@@ -10,6 +10,9 @@ import {
   signedHeaders,
 } from "../domain/webhooks.js";
 import { callWebhook, WebhookError, WebhookInterrupted, type WebhookPolicy } from "../infra/webhook-client.js";
+
+/** How long freed slots wait for others before a claim fills them (see `freed`). */
+const REFILL_LINGER_MS = 3;
 
 export interface DispatcherOptions {
   /** How often due deliveries are looked for when nothing said one is due. */
@@ -39,7 +42,10 @@ export class WebhookDispatcher {
   private readonly busy = new Map<string, number>();
   private readonly calls = new Set<Promise<void>>();
   private readonly interrupt = new AbortController();
+  /** Answers recorded together: a statement per answer was most of a delivery's cost. */
+  private readonly records: Batcher<Attempt, number>;
   private inFlight = 0;
+  private refill: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly sql: Sql,
@@ -48,6 +54,10 @@ export class WebhookDispatcher {
     private readonly opts: DispatcherOptions,
   ) {
     this.loop = new Periodic({ name: "webhook dispatch", everyMs: opts.pollMs, log, runAtStart: true, run: (signal) => this.tick(signal) });
+    this.records = new Batcher(async (attempts) => {
+      await webhooksRepo.recordAttempts(this.sql, attempts, GIVE_UP_AFTER_MS / this.opts.timeScale);
+      return attempts.map(() => 0);
+    }, { maxBatch: 256, maxInFlight: 2 });
     this.purge = new Periodic({ name: "webhook deliveries purge", everyMs: 3600_000, log, runAtStart: true, run: (signal) => this.purgeOld(signal) });
   }
 
@@ -61,6 +71,17 @@ export class WebhookDispatcher {
     void this.loop.kick();
   }
 
+  /**
+   * Slots freed: look again shortly. Slots free one by one under load; a claim statement each
+   * claimed one delivery each, so the claims of a few milliseconds' frees go together.
+   */
+  private freed(): void {
+    this.refill ??= setTimeout(() => {
+      this.refill = undefined;
+      this.due();
+    }, REFILL_LINGER_MS);
+  }
+
   private async tick(signal: AbortSignal): Promise<void> {
     for (;;) {
       const room = this.opts.concurrency - this.inFlight;
@@ -72,45 +93,53 @@ export class WebhookDispatcher {
     }
   }
 
+  /**
+   * One call in a slot of its endpoint. The slot frees when the answer comes, not when it is
+   * recorded: records wait for a shared statement, and a slot held meanwhile is an endpoint idle.
+   */
   private run(d: ClaimedDelivery, token: string): void {
     this.inFlight++;
     this.busy.set(d.endpoint_id, (this.busy.get(d.endpoint_id) ?? 0) + 1);
-    const call: Promise<void> = this.attempt(d, token)
+    const release = () => {
+      this.inFlight--;
+      const n = (this.busy.get(d.endpoint_id) ?? 1) - 1;
+      if (n > 0) this.busy.set(d.endpoint_id, n);
+      else this.busy.delete(d.endpoint_id);
+      // a slot of this endpoint freed: its next due delivery can go
+      this.freed();
+    };
+    const call: Promise<void> = this.attempt(d, token, release)
       .catch((err) => this.log.warn({ err, deliveryId: d.id }, "webhook attempt not recorded; retried when its claim runs out"))
-      .finally(() => {
-        this.inFlight--;
-        const n = (this.busy.get(d.endpoint_id) ?? 1) - 1;
-        if (n > 0) this.busy.set(d.endpoint_id, n);
-        else this.busy.delete(d.endpoint_id);
-        this.calls.delete(call);
-        // a slot of this endpoint freed: its next due delivery can go
-        this.due();
-      });
+      .finally(() => this.calls.delete(call));
     this.calls.add(call);
   }
 
-  private async attempt(d: ClaimedDelivery, token: string): Promise<void> {
+  private async attempt(d: ClaimedDelivery, token: string, release: () => void): Promise<void> {
     const headers = signedHeaders(d.secrets, d.event_id, d.body, new Date());
-    let outcome: AttemptOutcome;
+    let attempt: Attempt;
     try {
       const answer = await callWebhook({ url: d.url, method: "POST", headers, body: d.body }, this.policy, this.interrupt.signal, ANSWER_KEEP_BYTES);
-      outcome = delivered(answer.status)
-        ? { kind: "delivered", code: answer.status, body: answer.body }
-        : this.failed(d, answer.status, answer.body, `answered ${answer.status}`);
+      attempt = delivered(answer.status)
+        ? { id: d.id, token, ok: true, code: answer.status, body: answer.body, error: null, retryInMs: null, disable: null }
+        : this.failed(d, token, answer.status, answer.body, `answered ${answer.status}`);
     } catch (err) {
       // stopping: the claim runs out and another replica (or this one, restarted) sends it again
       if (err instanceof WebhookInterrupted) return;
       if (!(err instanceof WebhookError)) throw err;
-      outcome = this.failed(d, null, null, err.message);
+      attempt = this.failed(d, token, null, null, err.message);
+    } finally {
+      release();
     }
-    await webhooksRepo.recordAttempt(this.sql, d, token, outcome, GIVE_UP_AFTER_MS / this.opts.timeScale);
+    await this.records.add(attempt);
   }
 
   /** A 410 ends the delivery and disables its endpoint: the receiver says it is gone for good. */
-  private failed(d: ClaimedDelivery, code: number | null, body: string | null, error: string): AttemptOutcome {
+  private failed(d: ClaimedDelivery, token: string, code: number | null, body: string | null, error: string): Attempt {
     const gone = code === GONE;
     return {
-      kind: "failed",
+      id: d.id,
+      token,
+      ok: false,
       code,
       body,
       error,
@@ -127,6 +156,7 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     await this.loop.stop();
     await this.purge.stop();
+    clearTimeout(this.refill);
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.opts.stopGraceMs).unref());
     await Promise.race([Promise.allSettled([...this.calls]), grace]);
     this.interrupt.abort();
