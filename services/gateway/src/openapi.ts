@@ -1,5 +1,15 @@
 import { z } from "zod";
-import { ErrorBody, ERROR_STATUS, PROJECT_HEADER, SESSION_COOKIE, bodyLimitOf, requiredRole, type RouteDef } from "@mailroom/contracts";
+import {
+  ErrorBody,
+  ERROR_STATUS,
+  PROJECT_HEADER,
+  SESSION_COOKIE,
+  WEBHOOK_EVENT_PAYLOADS,
+  WEBHOOK_HEADERS,
+  bodyLimitOf,
+  requiredRole,
+  type RouteDef,
+} from "@mailroom/contracts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -79,6 +89,25 @@ function errorResponses(route: RouteDef): Record<string, unknown> {
   return out;
 }
 
+/** OpenAPI 3.1's `webhooks`: what an endpoint registered with POST /webhooks receives, per event type. */
+function webhooksOf(schemaOf: ReturnType<typeof converter>): Record<string, unknown> {
+  const parameters = Object.entries(WEBHOOK_HEADERS).map(([name, description]) => ({ name, in: "header", required: true, description, schema: { type: "string" } }));
+  return Object.fromEntries(
+    Object.entries(WEBHOOK_EVENT_PAYLOADS).map(([type, payload]) => [
+      type,
+      {
+        post: {
+          summary: `${type}, as POSTed to your endpoint`,
+          description: "Signed as Standard Webhooks specifies (verify with the standardwebhooks package). Any 2xx within 10 s is delivered; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. 410 disables the endpoint.",
+          parameters,
+          requestBody: { required: true, content: { "application/json": { schema: schemaOf(payload, "output") } } },
+          responses: { "2XX": { description: "Delivered" }, "410": { description: "The endpoint is gone: Mailroom disables it" } },
+        },
+      },
+    ]),
+  );
+}
+
 /** OpenAPI 3.1 from the route contracts: the document can never disagree with what is validated. */
 export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Record<string, unknown> {
   const components: Record<string, JsonSchema> = {};
@@ -133,6 +162,7 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],
     paths,
+    webhooks: webhooksOf(schemaOf),
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "`sk_…` secret key, or `pk_…` public key on /v1/track" },

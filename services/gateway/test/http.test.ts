@@ -214,6 +214,12 @@ describe("OpenAPI", () => {
     }
     const documented = Object.values(res.body.paths as Record<string, object>).reduce((n, ops) => n + Object.keys(ops).length, 0);
     expect(documented).toBe(ROUTES.length + accountRoutes.length);
+    // what a webhook endpoint receives, per event type, with the ids a receiver matches on
+    const sent = res.body.webhooks["email.sent"].post;
+    expect(sent.parameters.map((p: { name: string }) => p.name)).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"]);
+    const data = sent.requestBody.content["application/json"].schema.properties.data.properties;
+    expect(Object.keys(data)).toEqual(expect.arrayContaining(["emailId", "campaignId", "contactId", "email"]));
+    expect(Object.keys(res.body.webhooks)).toEqual(expect.arrayContaining(["contact.unsubscribed", "segment.<slug>.entry", "webhook.test"]));
   });
 
   it("serves the interactive reference without a CDN", async () => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SYSTEM_EVENT_NAMES } from "../events.js";
+import { SegmentEventData, SYSTEM_EVENT_DATA, SYSTEM_EVENT_NAMES } from "../events.js";
 import { Timestamp } from "../common.js";
 
 /**
@@ -98,3 +98,32 @@ export const WebhookDelivery = z.object({
   createdAt: Timestamp,
 });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+/** The ids every payload's `data` carries beside the event's own data, where the event has them. */
+const DeliveredIds = z.object({
+  contactId: z.string().optional().meta({ description: "The contact the event is about" }),
+  email: z.string().optional().meta({ description: "The contact's address when the event occurred" }),
+});
+
+/**
+ * The body of each event type as receivers get it, for the OpenAPI document's `webhooks` (one entry
+ * per type). `segment.<slug>.entry|exit` stands for every segment's pair.
+ */
+export const WEBHOOK_EVENT_PAYLOADS: Record<string, z.ZodType> = {
+  ...Object.fromEntries(
+    Object.entries(SYSTEM_EVENT_DATA).map(([name, data]) => [
+      name,
+      z.object({ type: z.literal(name), timestamp: Timestamp, data: (data as z.ZodObject).extend(DeliveredIds.shape) }),
+    ]),
+  ),
+  "segment.<slug>.entry": z.object({ type: z.string().meta({ description: "segment.<slug>.entry" }), timestamp: Timestamp, data: SegmentEventData.extend(DeliveredIds.shape) }),
+  "segment.<slug>.exit": z.object({ type: z.string().meta({ description: "segment.<slug>.exit" }), timestamp: Timestamp, data: SegmentEventData.extend(DeliveredIds.shape) }),
+  [WEBHOOK_TEST_EVENT]: z.object({ type: z.literal(WEBHOOK_TEST_EVENT), timestamp: Timestamp, data: z.object({ endpointId: z.string() }) }),
+};
+
+/** The Standard Webhooks headers of every delivery. */
+export const WEBHOOK_HEADERS = {
+  "webhook-id": "The event's id: the same on every attempt; deduplicate on it",
+  "webhook-timestamp": "When this attempt was made, in seconds since the epoch",
+  "webhook-signature": "v1,<base64 HMAC-SHA256 of \"id.timestamp.body\"> per secret, space-separated (two for 24 h after a rotation)",
+} as const;
