@@ -99,6 +99,8 @@ export const EmailEventBase = z.object({
   emailId: z.string(),
   templateId: z.string().nullable(),
   campaignId: z.string().nullable(),
+  /** Mailroom's addition: the workflow whose SEND_EMAIL step sent it (absent in events of older releases). */
+  workflowId: z.string().nullable().optional(),
   sourceType: z.enum(["TRANSACTIONAL", "CAMPAIGN", "WORKFLOW", "INBOUND"]),
 });
 export type EmailEventBase = z.infer<typeof EmailEventBase>;

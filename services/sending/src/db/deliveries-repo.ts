@@ -11,6 +11,7 @@ export interface DeliveryRecord extends OutgoingEmail {
   attachmentIds: string[];
   templateId: string | null;
   campaignId: string | null;
+  workflowId: string | null;
   sourceType: EmailSourceType;
 }
 
@@ -34,7 +35,7 @@ type EmailRow = Row<typeof emails>;
 
 const DELIVERY = columns<EmailRow>()([
   "id", "project_id", "contact_id", "to_email", "to_name", "from_email", "from_name", "reply_to", "subject", "html", "headers",
-  "marketing", "message_id", "status", "attachment_ids", "template_id", "campaign_id", "source_type",
+  "marketing", "message_id", "status", "attachment_ids", "template_id", "campaign_id", "workflow_id", "source_type",
 ]);
 type DeliveryRow = RowOf<typeof DELIVERY>;
 
@@ -56,6 +57,7 @@ const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
   attachmentIds: r.attachment_ids,
   templateId: r.template_id,
   campaignId: r.campaign_id,
+  workflowId: r.workflow_id,
   sourceType: r.source_type,
 });
 

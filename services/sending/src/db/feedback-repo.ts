@@ -58,7 +58,7 @@ export interface CountedResult {
 }
 
 const SOURCE = columns<EmailRow>()(
-  ["id", "project_id", "contact_id", "to_email", "subject", "from_email", "from_name", "message_id", "template_id", "campaign_id", "source_type", "status"],
+  ["id", "project_id", "contact_id", "to_email", "subject", "from_email", "from_name", "message_id", "template_id", "campaign_id", "workflow_id", "source_type", "status"],
   "e",
 );
 type SourceRow = RowOf<typeof SOURCE>;
@@ -73,6 +73,7 @@ const toSource = (r: SourceRow): Applied["email"] => ({
   messageId: r.message_id,
   templateId: r.template_id,
   campaignId: r.campaign_id,
+  workflowId: r.workflow_id,
   sourceType: r.source_type,
   status: r.status,
 });

@@ -13,6 +13,8 @@ export interface EventSource {
   messageId: string;
   templateId: string | null;
   campaignId: string | null;
+  /** The workflow whose SEND_EMAIL step made it (null for other mail): webhook receivers match on it. */
+  workflowId: string | null;
   sourceType: EmailSourceType;
 }
 
@@ -42,6 +44,7 @@ export function emailEvent(src: EventSource, name: string, data: Record<string, 
       emailId: src.id,
       templateId: src.templateId,
       campaignId: src.campaignId,
+      workflowId: src.workflowId,
       sourceType: src.sourceType,
       ...data,
     },
