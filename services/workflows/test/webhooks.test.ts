@@ -95,7 +95,7 @@ describe("webhook endpoints", () => {
     for (const url of ["http://10.0.0.7/hook", "http://169.254.169.254/latest", "http://[::1]:9/x", "ftp://example.com/x"]) {
       const res = await api.post("/webhooks", { url, events: ["email.*"] });
       expectError(res, 400, "VALIDATION_ERROR");
-      expect(res.body.details[0].path).toBe("body.url");
+      expect(res.body.details[0].path).toBe("url");
     }
     const typo = await api.post("/webhooks", { url: `${receiver.url}/x`, events: ["emial.sent"] });
     expectError(typo, 400, "VALIDATION_ERROR");
