@@ -1,9 +1,8 @@
-import { addZones, apiClient, type ApiClient, Platform, waitFor } from "@mailroom/testkit";
+import { addZones, apiClient, type ApiClient, Platform, waitFor, type Received, type Receiver, startReceiver } from "@mailroom/testkit";
 import { sharedPlatform } from "@mailroom/testkit/shared";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError, uniqueEmail, uniqueName } from "./helpers.js";
-import { type Received, type Receiver, startReceiver } from "./receiver.js";
 
 /**
  * Outbound webhooks (decisions.md §16) through the real stack: /v1/send makes email events, the
