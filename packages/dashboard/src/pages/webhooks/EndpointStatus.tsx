@@ -3,10 +3,17 @@ import { Badge, Stack, Text } from "@mantine/core";
 
 /** Enabled, or disabled and why when Mailroom did it (a 410, five days of failures). */
 export function EndpointStatus({ hook }: { hook: WebhookEndpoint }) {
-  if (hook.enabled) return <Badge color="teal.9">Enabled</Badge>;
+  if (hook.enabled)
+    return (
+      <Badge color="teal.9" miw="max-content">
+        Enabled
+      </Badge>
+    );
   return (
     <Stack gap={2} align="flex-start">
-      <Badge color="gray.7">Disabled</Badge>
+      <Badge color="gray.7" miw="max-content">
+        Disabled
+      </Badge>
       {hook.disabledReason && <Text size="xs">{hook.disabledReason}</Text>}
     </Stack>
   );
@@ -14,6 +21,11 @@ export function EndpointStatus({ hook }: { hook: WebhookEndpoint }) {
 
 const DELIVERY_COLORS: Record<WebhookDeliveryStatus, string> = { PENDING: "blue.9", SUCCEEDED: "teal.9", FAILED: "red.9" };
 
+/** Never shortened to "PEN…" when a narrow table squeezes its column: the status is the row's point. */
 export function DeliveryStatusBadge({ status }: { status: WebhookDeliveryStatus }) {
-  return <Badge color={DELIVERY_COLORS[status]}>{status}</Badge>;
+  return (
+    <Badge color={DELIVERY_COLORS[status]} miw="max-content">
+      {status}
+    </Badge>
+  );
 }

@@ -24,7 +24,7 @@ export function WebhookList() {
     <Stack>
       <PageHeader
         title="Webhooks"
-        description="Mailroom POSTs the events you choose to your endpoints, signed as Standard Webhooks, and retries for a day and a half when they fail."
+        description="Mailroom POSTs the events you choose to your endpoints, signed as Standard Webhooks, and retries a failed delivery for over a day."
         actions={
           <NewButton minRole="owner" onClick={() => setAdding(true)}>
             Add endpoint

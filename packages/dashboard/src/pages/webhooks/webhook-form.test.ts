@@ -18,6 +18,7 @@ describe("the webhook form", () => {
     expect(validate(values({ events: [] }))).toEqual({ events: "Choose at least one event" });
     const errors = validate(values({ url: "", events: ["email.*", "emial.sent"] }));
     expect(Object.keys(errors).sort()).toEqual(["events", "url"]);
+    expect(errors.url).toBe("Enter the endpoint's URL");
     expect(errors.events).toMatch(/^emial\.sent: matches no system event/);
   });
 });

@@ -34,7 +34,8 @@ export function validate(values: WebhookValues): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [path, message] of Object.entries(errors)) {
     const [field, index] = path.split(".");
-    if (field !== "events") out[path] = String(message);
+    if (field === "url") out.url = body.url ? String(message) : "Enter the endpoint's URL";
+    else if (field !== "events") out[path] = String(message);
     else if (index === undefined) out.events = values.events.length === 0 ? "Choose at least one event" : String(message);
     else out.events = [out.events, `${body.events[Number(index)]}: ${message}`].filter(Boolean).join("; ");
   }
