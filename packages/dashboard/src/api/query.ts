@@ -1,5 +1,5 @@
 import type { RouteDef } from "@mailroom/contracts";
-import { type InfiniteData, type QueryClient, type UseQueryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type QueryClient, type UseQueryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSyncExternalStore } from "react";
 import { type RouteInput, type RouteOutput, request } from "./client";
 import type { ApiError } from "./errors";
@@ -28,41 +28,8 @@ export function useRouteQuery<R extends RouteDef>(
   });
 }
 
-/** An answer of a cursor-paged list: a page of rows and, when there are more, the next page's cursor. */
-interface CursorPage {
-  hasMore: boolean;
-  cursor: string | null;
-}
-
-/**
- * A cursor-paged route read as a growing list ("Load more"): each page's cursor comes from the one
- * before. Its key ends in "pages" so it never shares a cache entry with a plain query of the same
- * route (their data have different shapes); a mutation still invalidates it by the operation.
- */
-export function useRouteInfiniteQuery<R extends RouteDef>(
-  route: R,
-  input: RouteInput<R>,
-  options: { refetchInterval?: number | false | ((data: InfiniteData<RouteOutput<R>> | undefined) => number | false) } = {},
-) {
-  const project = useProjectId();
-  const { refetchInterval } = options;
-  return useInfiniteQuery<RouteOutput<R>, ApiError, InfiniteData<RouteOutput<R>>, readonly unknown[], string | undefined>({
-    queryKey: [...routeQueryKey(route, project, input), "pages"],
-    queryFn: ({ pageParam }) => {
-      const { query } = input as { query?: Record<string, unknown> };
-      return request(route, { ...input, query: { ...query, cursor: pageParam } } as RouteInput<R>);
-    },
-    initialPageParam: undefined,
-    getNextPageParam: (last) => {
-      const page = last as CursorPage;
-      return page.hasMore && page.cursor ? page.cursor : undefined;
-    },
-    refetchInterval: typeof refetchInterval === "function" ? (q) => refetchInterval(q.state.data) : refetchInterval,
-  });
-}
-
 /** The cache key of a route's query: the operation first (mutations invalidate by it), then the project. */
-function routeQueryKey<R extends RouteDef>(route: R, project: string | null, input: RouteInput<R>) {
+export function routeQueryKey<R extends RouteDef>(route: R, project: string | null, input: RouteInput<R>) {
   return [route.operation, project, input] as const;
 }
 

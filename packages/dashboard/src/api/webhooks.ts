@@ -1,6 +1,7 @@
 import { routeOf, type WebhookDelivery, type WebhookDeliveryStatus, webhookRoutes } from "@mailroom/contracts";
 import { keepPreviousData } from "@tanstack/react-query";
-import { useRouteInfiniteQuery, useRouteMutation, useRouteQuery } from "./query";
+import { useRouteInfiniteQuery } from "./infinite-query";
+import { useRouteMutation, useRouteQuery } from "./query";
 
 const list = routeOf(webhookRoutes, "workflows.webhooks.list");
 const get = routeOf(webhookRoutes, "workflows.webhooks.get");
