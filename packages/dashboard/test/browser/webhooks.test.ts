@@ -32,7 +32,7 @@ async function received(path: string, n: number): Promise<Received[]> {
 }
 
 describe("the Webhooks page", () => {
-  it("adds an endpoint with the event picker, shows its secret once, sends a signed test event, rotates, disables and deletes", async () => {
+  it("adds an endpoint with the event picker, shows its secret once, sends a signed test event, rotates, edits, disables and deletes", async () => {
     const page = await fx.open("/app/webhooks");
     await page.getByText("No endpoints yet.", { exact: false }).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
@@ -98,6 +98,17 @@ describe("the Webhooks page", () => {
     expect([signedWith(newSecret, second!), signedWith(secret, second!)]).toEqual([true, true]);
     await expect.poll(() => cell(page, 1, 1)).toBe("SUCCEEDED");
     await expect.poll(() => cell(page, 1, 0)).toBe("SUCCEEDED");
+
+    // the edit form starts from what is saved, the free field holding the segment pattern
+    await page.getByRole("button", { name: "Edit" }).click();
+    const edit = page.getByRole("dialog", { name: "Edit endpoint" });
+    expect(await edit.getByRole("checkbox", { name: "All email events (email.*)" }).isChecked()).toBe(true);
+    await edit.getByText("segment.*.entry", { exact: true }).waitFor();
+    await edit.getByRole("checkbox", { name: "contact.subscribed" }).uncheck();
+    await edit.getByRole("textbox", { name: /^Description/ }).fill("Orders, email only");
+    await edit.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Orders, email only").waitFor();
+    expect((await fx.api.get(`/webhooks/${id}`)).body).toMatchObject({ events: ["email.*", "segment.*.entry"], description: "Orders, email only" });
 
     await page.getByRole("button", { name: "Disable" }).click();
     await page.getByRole("button", { name: "Enable" }).waitFor();
