@@ -107,7 +107,9 @@ describe("the Webhooks page", () => {
     await edit.getByRole("checkbox", { name: "contact.subscribed" }).uncheck();
     await edit.getByRole("textbox", { name: /^Description/ }).fill("Orders, email only");
     await edit.getByRole("button", { name: "Save" }).click();
-    await page.getByText("Orders, email only").waitFor();
+    // the dialog closes once the API has answered; until then the text is found in the form itself
+    await edit.waitFor({ state: "hidden" });
+    await page.getByRole("main").getByText("Orders, email only", { exact: true }).waitFor();
     expect((await fx.api.get(`/webhooks/${id}`)).body).toMatchObject({ events: ["email.*", "segment.*.entry"], description: "Orders, email only" });
 
     await page.getByRole("button", { name: "Disable" }).click();
