@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { mkdirSync } from "node:fs";
 import type { TestProject } from "vitest/node";
 import { startMailbox } from "@mailroom/devmailbox";
-import { Platform, REPO_ROOT, startDnsServer } from "@mailroom/testkit";
+import { Platform, REPO_ROOT, startDnsServer, startWebhookSink } from "@mailroom/testkit";
 
 /**
  * Starts, once per run, the whole platform as separate processes against the real NATS, PostgreSQL
@@ -16,12 +16,16 @@ export default async function setup(project: TestProject) {
   mkdirSync(dataDir, { recursive: true });
   const zonesFile = join(dataDir, "zones.json");
   const dns = await startDnsServer({ zonesFile });
+  // A webhook endpoint on loopback that every file can point endpoints at (the dashboard's Webhooks
+  // page sends to it): listed by host and port, it is the only loopback address the platform calls.
+  const webhookSink = await startWebhookSink();
   Object.assign(platform.env, {
     SMTP_URL: mailbox.smtpUrl,
     DNS_SERVER: dns.address,
     RETURN_PATH_DOMAIN: "bounces.mailroom.test",
     // small enough that services/contacts/test/imports.test.ts sends a body past it quickly
     CONTACT_IMPORT_MAX_BYTES: String(1024 * 1024),
+    WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${webhookSink.port}`,
   });
   try {
     await platform.start();
@@ -29,6 +33,7 @@ export default async function setup(project: TestProject) {
     await platform.destroy();
     await mailbox.stop();
     await dns.stop();
+    await webhookSink.close();
     throw err;
   }
   project.provide("platform", {
@@ -39,10 +44,12 @@ export default async function setup(project: TestProject) {
     smtpUrl: mailbox.smtpUrl,
     dnsAddress: dns.address,
     zonesFile,
+    webhookSinkUrl: webhookSink.url,
   });
   return async () => {
     await platform.destroy();
     await mailbox.stop();
     await dns.stop();
+    await webhookSink.close();
   };
 }

@@ -32,6 +32,7 @@ export const AREAS: readonly Area[] = [
   area("templates", "Templates", () => import("./pages/templates/index")),
   area("emails", "Emails", () => import("./pages/emails/index")),
   area("domains", "Domains", () => import("./pages/domains/index")),
+  area("webhooks", "Webhooks", () => import("./pages/webhooks/index")),
   area("api-keys", "API keys", () => import("./pages/api-keys/index")),
   area("members", "Members", () => import("./pages/members/index")),
   area("settings", "Settings", () => import("./pages/settings/index")),

@@ -15,6 +15,8 @@ export interface DemoData {
   /** A SENT campaign, for the page of a campaign's results. */
   campaignId: string;
   workflowId: string;
+  /** A webhook endpoint with a delivery in its log. */
+  webhookId: string;
 }
 export interface DashboardPage {
   /** Also the screenshot's file name. */
@@ -40,6 +42,8 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   { name: "workflow", path: (d) => `/app/workflows/${d.workflowId}` },
   { name: "workflow-executions", path: (d) => `/app/workflows/${d.workflowId}/executions` },
   { name: "domains", path: () => "/app/domains" },
+  { name: "webhooks", path: () => "/app/webhooks" },
+  { name: "webhook", path: (d) => `/app/webhooks/${d.webhookId}` },
   { name: "api-keys", path: () => "/app/api-keys" },
   { name: "members", path: () => "/app/members" },
   { name: "settings", path: () => "/app/settings" },
@@ -53,9 +57,9 @@ const DEMO_CONTACTS = [
 ];
 
 /**
- * A topic, a contact, a template, a segment, an email, a sent campaign and a workflow of the project, for the pages that show one: the first of
- * each when the project has some, made through the API (with the project's secret key) when it has
- * none. Sending needs `from` on a domain the project has verified. Waits until the email has been
+ * A topic, a contact, a template, a segment, an email, a sent campaign, a workflow and a webhook
+ * endpoint of the project, for the pages that show one: the first of each when the project has
+ * some, made through the API (with the project's secret key) when it has none. Sending needs `from` on a domain the project has verified. Waits until the email has been
  * handed to SMTP, so its timeline shows more than QUEUED.
  */
 export async function demoData(baseUrl: string, secretKey: string, opts: { from: string }): Promise<DemoData> {
@@ -140,7 +144,22 @@ export async function demoData(baseUrl: string, secretKey: string, opts: { from:
     const delay = ok(await api.post(`/workflows/${workflow.id}/steps`, { type: "DELAY", name: "Wait a day", config: { amount: 1, unit: "days" }, after: trigger, position: { x: 0, y: 140 } }), "POST /workflows/:id/steps");
     ok(await api.post(`/workflows/${workflow.id}/steps`, { type: "SEND_EMAIL", name: "Welcome", config: { templateId: template.id }, after: delay.id, position: { x: 0, y: 280 } }), "POST /workflows/:id/steps");
   }
-  return { contactId: contacts[0].id, templateId: template.id, emailId: email.id, segmentId: segment.id, campaignId: campaign.id, workflowId: workflow.id };
+  // An endpoint on a name that resolves nowhere (.test is reserved): its test event shows in the log
+  // with the error of its attempts, and no request leaves the machine, whatever platform this is.
+  let [webhook] = ok(await api.get("/webhooks?limit=1"), "GET /webhooks").webhooks;
+  if (!webhook) {
+    webhook = ok(await api.post("/webhooks", { url: "https://hooks.mailroom.test/events", events: ["email.*", "segment.*.entry"], description: "Order system" }), "POST /webhooks");
+    ok(await api.post(`/webhooks/${webhook.id}/test`), "POST /webhooks/:id/test");
+  }
+  return {
+    contactId: contacts[0].id,
+    templateId: template.id,
+    emailId: email.id,
+    segmentId: segment.id,
+    campaignId: campaign.id,
+    workflowId: workflow.id,
+    webhookId: webhook.id,
+  };
 }
 
 /**

@@ -10,3 +10,4 @@ export * from "./mailbox.js";
 export * from "./dead-letters.js";
 export * from "./drain.js";
 export * from "./raw-http.js";
+export * from "./receiver.js";

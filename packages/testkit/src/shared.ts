@@ -14,6 +14,8 @@ export interface SharedPlatform {
   smtpUrl: string;
   dnsAddress: string;
   zonesFile: string;
+  /** A webhook endpoint the platform may call (startWebhookSink; WEBHOOK_ALLOWED_HOSTS lists it). */
+  webhookSinkUrl: string;
 }
 
 declare module "vitest" {

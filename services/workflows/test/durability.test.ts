@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { openDatabase, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
-import { apiClient, type ApiClient, DATABASE_URL, Platform, waitFor } from "@mailroom/testkit";
+import { apiClient, type ApiClient, DATABASE_URL, Platform, waitFor, type Receiver, startReceiver } from "@mailroom/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitsRepo } from "../src/db/waits-repo.js";
 import { buildWorkflow, executionIn, executionsWhen, track, uniqueEmail, uniqueName } from "./helpers.js";
-import { type Receiver, startReceiver } from "./receiver.js";
 
 /**
  * Crash safety and replicas, on a platform of its own: WORKFLOWS_TIME_SCALE=60 makes a DELAY minute

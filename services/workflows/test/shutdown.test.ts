@@ -1,7 +1,6 @@
-import { apiClient, type ApiClient, Platform, waitFor } from "@mailroom/testkit";
+import { apiClient, type ApiClient, Platform, waitFor, type Receiver, startReceiver } from "@mailroom/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorkflow, executionIn, track, uniqueEmail, uniqueName } from "./helpers.js";
-import { type Receiver, startReceiver } from "./receiver.js";
 
 /**
  * SIGTERM during a slow webhook, on a platform of its own (the default 30 s lease: an execution

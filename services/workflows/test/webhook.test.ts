@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { addZones, apiClient, type ApiClient, Platform } from "@mailroom/testkit";
+import { addZones, apiClient, type ApiClient, Platform, type Receiver, startReceiver } from "@mailroom/testkit";
 import { sharedPlatform } from "@mailroom/testkit/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorkflow, executionIn, executionsWhen, expectError, track, uniqueEmail, uniqueName } from "./helpers.js";
-import { type Receiver, startReceiver } from "./receiver.js";
 
 /**
  * The WEBHOOK step against a platform of its own: only the receiver's `127.0.0.1:<port>` is in

@@ -1,9 +1,8 @@
-import { addZones, apiClient, type ApiClient, Platform, waitFor } from "@mailroom/testkit";
+import { addZones, apiClient, type ApiClient, Platform, waitFor, type Received, type Receiver, startReceiver } from "@mailroom/testkit";
 import { sharedPlatform } from "@mailroom/testkit/shared";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError, uniqueEmail, uniqueName } from "./helpers.js";
-import { type Received, type Receiver, startReceiver } from "./receiver.js";
 
 /**
  * Outbound webhooks (decisions.md §16) through the real stack: /v1/send makes email events, the
@@ -96,7 +95,7 @@ describe("webhook endpoints", () => {
     for (const url of ["http://10.0.0.7/hook", "http://169.254.169.254/latest", "http://[::1]:9/x", "ftp://example.com/x"]) {
       const res = await api.post("/webhooks", { url, events: ["email.*"] });
       expectError(res, 400, "VALIDATION_ERROR");
-      expect(res.body.details[0].path).toBe("body.url");
+      expect(res.body.details[0].path).toBe("url");
     }
     const typo = await api.post("/webhooks", { url: `${receiver.url}/x`, events: ["emial.sent"] });
     expectError(typo, 400, "VALIDATION_ERROR");

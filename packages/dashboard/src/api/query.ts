@@ -29,7 +29,7 @@ export function useRouteQuery<R extends RouteDef>(
 }
 
 /** The cache key of a route's query: the operation first (mutations invalidate by it), then the project. */
-function routeQueryKey<R extends RouteDef>(route: R, project: string | null, input: RouteInput<R>) {
+export function routeQueryKey<R extends RouteDef>(route: R, project: string | null, input: RouteInput<R>) {
   return [route.operation, project, input] as const;
 }
 

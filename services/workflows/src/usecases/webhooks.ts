@@ -69,7 +69,7 @@ export class Webhooks {
   private async checkUrl(raw: string): Promise<string> {
     const url = parseWebhookUrl(raw);
     const refused = typeof url === "string" ? url : await addressRefusal(this.urls, url);
-    if (refused) throw AppError.validation("Invalid webhook URL", [{ path: "body.url", message: refused }]);
+    if (refused) throw AppError.validation("Invalid webhook URL", [{ path: "url", message: refused }]);
     return raw;
   }
 
