@@ -1,8 +1,9 @@
-import { addZones, apiClient, type ApiClient, Platform, waitFor, type Received, type Receiver, startReceiver } from "@mailroom/testkit";
+import { addZones, apiClient, type ApiClient, DATABASE_URL, Platform, waitFor, type Received, type Receiver, startReceiver } from "@mailroom/testkit";
 import { sharedPlatform } from "@mailroom/testkit/shared";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError, uniqueEmail, uniqueName } from "./helpers.js";
+import { openDatabase, serviceDatabaseUrl } from "@mailroom/kit";
+import { buildWorkflow, expectError, track, uniqueEmail, uniqueName, verifiedTemplate } from "./helpers.js";
 
 /**
  * Outbound webhooks (decisions.md §16) through the real stack: /v1/send makes email events, the
@@ -200,5 +201,42 @@ describe("webhook deliveries", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(at("/hang", hanging).length).toBeGreaterThan(0);
     expect(at("/hang", hanging).length).toBeLessThanOrEqual(2);
+  });
+
+  it("names the workflow whose SEND_EMAIL step sent an email", async () => {
+    const hook = await endpoint("/by-workflow", ["email.sent"]);
+    const template = await verifiedTemplate(api, sharedPlatform().zonesFile);
+    const event = uniqueName("signup");
+    const { id: workflowId } = await buildWorkflow(api, event, [{ type: "SEND_EMAIL", config: { templateId: template.id } }]);
+    const to = uniqueEmail();
+    await track(api, to, event, { plan: "pro" });
+    const got = await waitFor(() => at("/by-workflow").find((r) => JSON.parse(r.body).data.email === to) ?? null, { timeoutMs: 20_000, what: "the workflow email's event" });
+    expect(verify(hook.secret, got).data).toMatchObject({ workflowId, campaignId: null, sourceType: "WORKFLOW", email: to });
+  });
+
+  it("disables an endpoint whose every delivery failed for five days; a success stops the clock", async () => {
+    const db = openDatabase(serviceDatabaseUrl(DATABASE_URL, platform.prefix, "workflows"), { max: 1 });
+    try {
+      const failing = await endpoint("/down-for-days");
+      const recovering = await endpoint("/recovering");
+      // both have failed since six days ago (10,000 times faster: about 52 s ago)
+      await db`update webhook_endpoints set failing_since = now() - interval '52 seconds' where id = any(${[failing.id, recovering.id]}::uuid[])`;
+      await api.post(`/webhooks/${recovering.id}/test`);
+      await arrived("/recovering", 1);
+      await api.post(`/webhooks/${failing.id}/test`);
+      const off = await waitFor(async () => {
+        const res = await api.get(`/webhooks/${failing.id}`);
+        return res.body.enabled === false ? res.body : null;
+      }, { what: "the failing endpoint disabled" });
+      expect(off.disabledReason).toBe("every delivery failed for 5 days");
+      const [clock] = await db<{ failing_since: Date | null }[]>`select failing_since from webhook_endpoints where id = ${recovering.id}`;
+      expect(clock!.failing_since).toBeNull();
+      expect((await api.get(`/webhooks/${recovering.id}`)).body.enabled).toBe(true);
+      // enabling by hand starts afresh: the reason and the clock are cleared
+      const on = await api.patch(`/webhooks/${failing.id}`, { enabled: true });
+      expect(on.body).toMatchObject({ enabled: true, disabledReason: null });
+    } finally {
+      await db.end({ timeout: 1 });
+    }
   });
 });
