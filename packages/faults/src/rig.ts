@@ -68,7 +68,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     const domain = `f-${randomBytes(5).toString("hex")}.mailroom.test`;
     // The operator override of the CLI (no DNS needed); it asks the sending service.
     if (!opts.services || opts.services.includes("sending")) {
-      await platform.cli(["domains", "verify", "--project", project.id, "--domain", domain]);
+      await platform.verifyDomain(project.id, domain);
     }
     return { platform, mailbox, infra, project, api: apiClient(platform.url, project.secretKey), from: `news@${domain}`, destroy };
   } catch (err) {

@@ -7,7 +7,7 @@ import { SERVICES, type ServiceName } from "@mailroom/contracts";
 import { freePort } from "./ports.js";
 import { waitFor } from "./wait.js";
 import { deleteStreams, dropDatabases } from "./cleanup.js";
-import { GatewayOperator, type TestProject } from "./operator.js";
+import { GatewayOperator, type TestProject, verifyDomain } from "./operator.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 /** The node flags every launcher runs a service with (the file says why). */
@@ -182,6 +182,11 @@ export class Platform {
 
   async createProject(name = "test"): Promise<TestProject> {
     return (await this.operator()).createProject(name);
+  }
+
+  /** What `mailroom domains verify` does, in this process (see verifyDomain); the sending service must be running. */
+  verifyDomain(projectId: string, domain: string): Promise<void> {
+    return verifyDomain(this.env, projectId, domain);
   }
 }
 

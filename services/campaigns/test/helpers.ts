@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
-import { runCli, sinkMessages, waitFor, type ApiClient } from "@mailroom/testkit";
+import { sinkMessages, verifyDomain, waitFor, type ApiClient } from "@mailroom/testkit";
 
 /** A recipient address no other test uses (the sink is shared by the whole run). */
 export const uniqueAddress = (tag = "r") => `${tag}-${randomBytes(5).toString("hex")}@example.com`;
@@ -15,7 +15,7 @@ export function expectError(res: { status: number; body: any }, status: number, 
 /** A sender on a domain verified in the project (the operator override: no DNS needed). */
 export async function verifiedSender(projectId: string, env: Record<string, string>): Promise<string> {
   const domain = uniqueDomain();
-  await runCli(["domains", "verify", "--project", projectId, "--domain", domain, "--json"], env);
+  await verifyDomain(env, projectId, domain);
   return `news@${domain}`;
 }
 

@@ -10,9 +10,9 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { EmailAddress, SERVICE_NAMES, SERVICES, sendingRpc, wireNames } from "@mailroom/contracts";
-import { Blobs, RpcClient, connectNats, createLogger, isId, loadConfig, migrate, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
+import { connectNats, createLogger, isId, loadConfig, migrate, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
 import { keysRepo } from "./db/keys-repo.js";
-import { createProject, createUser, gatewayDatabaseUrl, openGatewayDatabase, projectName } from "./operator.js";
+import { createProject, createUser, forceVerifyDomain, gatewayDatabaseUrl, openGatewayDatabase, projectName, withOperatorRpc } from "./operator.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const USAGE = `usage:
@@ -68,36 +68,15 @@ async function broadcastRevocation(hash: string): Promise<void> {
   await nc.drain().catch(() => undefined);
 }
 
-/** Runs `call` with an RPC client of the installation (the service it asks must be running). */
-async function withRpc<T>(call: (rpc: RpcClient) => Promise<T>): Promise<T> {
-  const config = loadConfig("gateway");
-  const nc = await connectNats(config, "mailroom-cli", createLogger("cli", "silent"));
-  try {
-    const names = wireNames(config.NATS_PREFIX);
-    return await call(new RpcClient(nc, names, new Blobs(nc, names.buckets.blobs), config.RPC_TIMEOUT_MS));
-  } finally {
-    await nc.drain().catch(() => undefined);
-  }
-}
-
 /**
- * Domains belong to the sending service, so the CLI asks it over NATS (the service must be running).
- * This is the operator's override for a domain verified by other means, and how `npm start` gives
- * the demo project a sender domain on a machine with no public DNS.
- */
-function forceVerifyDomain(projectId: string, domain: string): Promise<unknown> {
-  return withRpc((rpc) => rpc.call(sendingRpc.forceVerifyDomain, { projectId, domain }));
-}
-
-/**
- * Suppressions belong to the sending service too. A complaint is lifted here only (decisions.md
+ * Suppressions belong to the sending service, asked over NATS as for domains. A complaint is lifted here only (decisions.md
  * §15): no API key and no link in an email can, since a tenant holds both.
  */
 async function liftSuppressions(projectId: string, email: string): Promise<{ lifted: string[] }> {
   if (!isId(projectId)) throw new UsageError("--project must be a project id");
   const address = EmailAddress.safeParse(email);
   if (!address.success) throw new UsageError("--email must be an email address");
-  return withRpc((rpc) => rpc.call(sendingRpc.liftSuppressions, { projectId, email: address.data }));
+  return withOperatorRpc((rpc) => rpc.call(sendingRpc.liftSuppressions, { projectId, email: address.data }));
 }
 
 function print(json: boolean, value: unknown, text: string): void {

@@ -33,7 +33,7 @@ beforeAll(async () => {
   await platform.start();
   const project = await platform.createProject("retry");
   domain = `retry-${randomBytes(4).toString("hex")}.example`;
-  await platform.cli(["domains", "verify", "--project", project.id, "--domain", domain]);
+  await platform.verifyDomain(project.id, domain);
   api = apiClient(platform.url, project.secretKey);
   const db = (service: string) => postgres(serviceDatabaseUrl(DATABASE_URL, platform.prefix, service), { max: 2, onnotice: () => undefined });
   [sending, contacts, workflows, campaigns] = [db("sending"), db("contacts"), db("workflows"), db("campaigns")];

@@ -20,7 +20,7 @@ beforeAll(async () => {
   other = await platform.createProject("other");
   fake = await fakeService(platform.prefix, "contacts", { "contacts.list": async () => ({ status: 200, body: { data: [] } }) });
   ids = {};
-  for (const role of ["owner", "editor", "viewer"]) ids[role] = (await createUser(platform, `${role}@example.com`, project.id, role, PASSWORD)).user.id;
+  for (const role of ["owner", "editor", "viewer"] as const) ids[role] = (await createUser(platform, `${role}@example.com`, project.id, role, PASSWORD)).user.id;
   ids.stranger = (await createUser(platform, "stranger@example.com", other.id, "owner", PASSWORD)).user.id;
   [owner, editor, viewer] = await Promise.all(["owner", "editor", "viewer"].map((r) => signedIn(platform, `${r}@example.com`, PASSWORD)));
 });

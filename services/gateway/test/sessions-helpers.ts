@@ -39,8 +39,13 @@ export function browser(platform: Platform, cookie: string) {
 }
 export type Browser = ReturnType<typeof browser>;
 
-/** `mailroom users create`, parsed. */
-export async function createUser(platform: Platform, email: string, projectId: string, role: string, password?: string) {
+/** What `mailroom users create` does, in this process (the CLI's own test spawns it: cliCreateUser). */
+export async function createUser(platform: Platform, email: string, projectId: string, role: "owner" | "editor" | "viewer", password?: string) {
+  return (await platform.operator()).createUser({ email, projectId, role, password });
+}
+
+/** `mailroom users create`, run as the operator runs it, parsed. */
+export async function cliCreateUser(platform: Platform, email: string, projectId: string, role: string, password?: string) {
   const args = ["users", "create", "--email", email, "--project", projectId, "--role", role, "--json"];
   return JSON.parse(await platform.cli(password ? [...args, "--password", password] : args));
 }

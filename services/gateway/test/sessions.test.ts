@@ -3,7 +3,7 @@ import type postgres from "postgres";
 import { ErrorBody, SessionInfo } from "@mailroom/contracts";
 import { Platform, apiClient } from "@mailroom/testkit";
 import { fakeService } from "./fake-service.js";
-import { browser, createUser, gatewayDb, login, sessionCookie, signedIn } from "./sessions-helpers.js";
+import { browser, cliCreateUser, createUser, gatewayDb, login, sessionCookie, signedIn } from "./sessions-helpers.js";
 
 const PASSWORD = "correct horse battery";
 const platform = new Platform({
@@ -250,12 +250,12 @@ describe("API routes with a session", () => {
 
 describe("mailroom users create", () => {
   it("prints a generated password that signs in, and adds a membership to an existing user", async () => {
-    const made = await createUser(platform, "cli@example.com", project.id, "editor");
+    const made = await cliCreateUser(platform, "cli@example.com", project.id, "editor");
     expect(made.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(made.role).toBe("editor");
     const res = await login(platform, "cli@example.com", made.password);
     expect(res.status).toBe(200);
-    const again = await createUser(platform, "CLI@example.com", other.id, "owner");
+    const again = await cliCreateUser(platform, "CLI@example.com", other.id, "owner");
     expect(again.user.id).toBe(made.user.id);
     expect(again.password).toBeUndefined();
     const info = SessionInfo.parse((await login(platform, "cli@example.com", made.password)).body);

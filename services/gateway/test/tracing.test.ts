@@ -39,7 +39,7 @@ const spans = (): SpanLine[] =>
 describe("tracing", () => {
   it("makes one trace of a /v1/send: gateway, contacts, sending and the delivery worker", async () => {
     const project = await platform.createProject("trace");
-    await platform.cli(["domains", "verify", "--project", project.id, "--domain", "trace.example"]);
+    await platform.verifyDomain(project.id, "trace.example");
     const traceId = randomBytes(16).toString("hex");
     const res = await apiClient(platform.url, project.secretKey).post(
       "/v1/send",

@@ -47,7 +47,7 @@ describe("a stalled sending replica", () => {
   it("stops once another took its emails over: each goes out once, sent and counted by the successor", async () => {
     const stalled = await platform.startService("sending");
     const project = await platform.createProject("takeover");
-    await platform.cli(["domains", "verify", "--project", project.id, "--domain", "takeover.example"]);
+    await platform.verifyDomain(project.id, "takeover.example");
     const to = Array.from({ length: RECIPIENTS }, (_, i) => `r${i}@takeover.example`);
     const res = await apiClient(platform.url, project.secretKey).post("/v1/send", { to, from: "news@takeover.example", subject: "Takeover", body: "<p>once</p>" });
     expect(res.status).toBe(200);

@@ -23,7 +23,7 @@ afterAll(async () => {
 describe("per-project sending rate", () => {
   it("holds across two sending replicas, and every email still goes out once", async () => {
     const project = await platform.createProject("throttle");
-    await platform.cli(["domains", "verify", "--project", project.id, "--domain", "throttle.example"]);
+    await platform.verifyDomain(project.id, "throttle.example");
     const to = Array.from({ length: EMAILS }, (_, i) => `r${i}@throttle.example`);
     const res = await apiClient(platform.url, project.secretKey).post("/v1/send", {
       to,

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "@mailroom/testkit";
+import { verifyDomain } from "@mailroom/testkit";
 import {
   a11yViolations,
   DASHBOARD_PAGES,
@@ -16,7 +16,7 @@ let data: DemoData;
 
 beforeAll(async () => {
   // the operator's override: the test DNS server publishes no records for this project's domain
-  await runCli(["domains", "verify", "--project", fx.owner.projectId, "--domain", "example.com"], platform.env);
+  await verifyDomain(platform.env, fx.owner.projectId, "example.com");
   data = await demoData(platform.url, fx.owner.secretKey, { from: "hello@example.com" });
 }, 60_000);
 

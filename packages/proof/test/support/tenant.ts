@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
-import { runCli, type ApiResponse } from "@mailroom/testkit";
+import { type ApiResponse, verifyDomain } from "@mailroom/testkit";
 import { newProject, sharedPlatform, waitFor } from "@mailroom/testkit/shared";
 import { notBuilt } from "./openapi.js";
 
@@ -27,7 +27,7 @@ const idOf = (body: any): string | undefined => body?.id ?? body?.data?.id;
 /** A sender on a domain the operator marked verified (no DNS needed). */
 export async function verifiedSender(projectId: string): Promise<string> {
   const domain = `${unique("proof")}.mailroom.test`;
-  await runCli(["domains", "verify", "--project", projectId, "--domain", domain, "--json"], sharedPlatform().env);
+  await verifyDomain(sharedPlatform().env, projectId, domain);
   return `proof@${domain}`;
 }
 
