@@ -78,10 +78,14 @@ describe("ending waits concurrently", () => {
       const events: ResumeEvent[] = execs.map((e) => ({ projectId: ids.project, contactId: e.contactId, name: EVENT, occurredAt, data: { paid: true } }));
       // each event batch in its own order, as the trigger consumer's batches arrive
       const calls: Array<Promise<{ by: "EVENT" | "TIMEOUT"; claims: Claim[] }>> = [];
+      // Each batch has a random half of the events and each poll takes an eighth of the timers, so
+      // neither kind takes every execution before the other starts: both ways of ending are raced.
       for (let i = 0; i < CALLS; i++) {
-        calls.push(waitsRepo.resume(db, shuffled(events), randomUUID(), 0).then((claims) => ({ by: "EVENT", claims })));
-        calls.push(waitsRepo.timeOut(db, N, randomUUID(), 0).then((claims) => ({ by: "TIMEOUT", claims })));
+        calls.push(waitsRepo.timeOut(db, Math.ceil(N / CALLS), randomUUID(), 0).then((claims) => ({ by: "TIMEOUT", claims })));
+        calls.push(waitsRepo.resume(db, shuffled(events).slice(0, N / 2), randomUUID(), 0).then((claims) => ({ by: "EVENT", claims })));
       }
+      // and a poll with room for every timer, for what the others leave (an event in no batch)
+      calls.push(waitsRepo.timeOut(db, N, randomUUID(), 0).then((claims) => ({ by: "TIMEOUT", claims })));
       const settled = await Promise.allSettled(calls);
       const failures: string[] = [];
       for (const s of settled) {

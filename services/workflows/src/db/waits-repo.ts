@@ -65,6 +65,10 @@ export const waitsRepo = traced("WaitsRepo", {
    * Resumes the executions waiting for these events (each waiting since before its event occurred)
    * along their EVENT edge, in one statement: their timers go and their waiting step runs complete
    * with them. An execution waiting for two events of the batch takes the earlier one's data.
+   * Executions are locked first, skipping those another statement holds: a WAITING execution is
+   * locked only by what ends its wait (another batch's resume, a timeout, a cancel), so whatever
+   * holds it moves it, and two batches taking the same rows in different orders (each batch's own)
+   * never wait on each other, which deadlocked them.
    */
   async resume(q: Q, events: ResumeEvent[], token: string, leaseMs: number): Promise<Claim[]> {
     if (events.length === 0) return [];
@@ -72,10 +76,15 @@ export const waitsRepo = traced("WaitsRepo", {
     const rows = await q<ClaimedRow[]>`
       with ev as (
         select * from jsonb_to_recordset(${json(input)}::jsonb) as t(project_id uuid, contact_id uuid, name text, occurred_at timestamptz, data jsonb)),
+      locked as (
+        select x.id from ev join executions x on x.project_id = ev.project_id and x.contact_id = ev.contact_id
+          and x.status = 'WAITING' and x.wait_event = ev.name and x.wait_since <= ev.occurred_at
+        for no key update of x skip locked),
       w as (
         select distinct on (x.id) x.id, x.current_step_id as wait_step, ev.name, ev.occurred_at, ev.data
         from ev join executions x on x.project_id = ev.project_id and x.contact_id = ev.contact_id
           and x.status = 'WAITING' and x.wait_event = ev.name and x.wait_since <= ev.occurred_at
+        where x.id in (select id from locked)
         order by x.id, ev.occurred_at),
       r as (
         update executions e set status = 'RUNNING', wait_event = null, wait_since = null,
