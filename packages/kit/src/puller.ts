@@ -6,6 +6,15 @@ import { Periodic } from "./periodic.js";
 /** How long one pull request stays open; the server pushes each message into it as it arrives. */
 const FETCH_EXPIRES_MS = 10_000;
 
+/**
+ * Messages one pull request may bring. A pull for all the room of a consumer holding a few hundred
+ * event batches of up to 256 KB each asked the server for over 100 MB at once, past what nats-server
+ * lets one connection have pending (64 MB), and the server cut the service off as a slow consumer
+ * mid-delivery. 64 batches are at most 16 MB, and a service's consumers share its connection.
+ * (A pull's `max_bytes` would say it directly, but nats-server 2.9 delivers nothing to such a pull.)
+ */
+const FETCH_MAX_MESSAGES = 64;
+
 export interface PullerOptions {
   durable: string;
   /** Messages held at most: received and not yet settled (waiting for a handler, or being handled). */
@@ -109,7 +118,7 @@ export class Puller {
         continue;
       }
       try {
-        this.fetching = await this.consumer.fetch({ max_messages: room, expires: FETCH_EXPIRES_MS });
+        this.fetching = await this.consumer.fetch({ max_messages: Math.min(room, FETCH_MAX_MESSAGES), expires: FETCH_EXPIRES_MS });
         if (this.stopped) void this.fetching.close().catch(() => undefined);
         for await (const msg of this.fetching) {
           if (this.stopped) {
