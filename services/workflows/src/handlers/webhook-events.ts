@@ -12,7 +12,9 @@ export function webhookEventsConsumer(names: WireNames, fanOut: WebhookFanOut): 
     names,
     durable: names.consumers.workflowsWebhooks,
     maxDeliver: 10,
-    batch: 256,
+    // messages, not events: an event batch carries up to a thousand, each a delivery body per
+    // matching endpoint, and the service's heap is a few hundred MB
+    batch: 16,
     concurrency: 2,
     waitMs: 0,
     reads: isWebhookEvent,

@@ -3,6 +3,9 @@ import { newId, type Sql } from "@mailroom/kit";
 import { matcher, payloadOf } from "../domain/webhooks.js";
 import { type NewDelivery, webhooksRepo } from "../db/webhooks-repo.js";
 
+/** Deliveries per insert statement. */
+const INSERT_CHUNK = 1000;
+
 /**
  * System events into deliveries: one per (enabled endpoint, matching event), inserted in one
  * statement per batch. The (endpoint, event) pair is unique, so a
@@ -34,6 +37,12 @@ export class WebhookFanOut {
         rows.push({ id: newId(), endpoint_id: endpoint.id, project_id: event.projectId, event_id: event.id, event_type: event.name, body });
       }
     }
-    if ((await webhooksRepo.insertDeliveries(this.sql, rows)) > 0) this.due();
+    // statements of a bounded size, in one transaction: the batch is applied whole or not at all
+    const inserted = await this.sql.begin(async (q) => {
+      let n = 0;
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) n += await webhooksRepo.insertDeliveries(q, rows.slice(i, i + INSERT_CHUNK));
+      return n;
+    });
+    if (inserted > 0) this.due();
   }
 }
