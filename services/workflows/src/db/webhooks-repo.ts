@@ -1,5 +1,4 @@
-import { json, type Q, traced } from "@mailroom/kit";
-import type { Row } from "@mailroom/kit";
+import { json, type Q, type Row, traced } from "@mailroom/kit";
 import type { webhookDeliveries, webhookEndpoints } from "./schema.js";
 
 export type EndpointRow = Row<typeof webhookEndpoints>;

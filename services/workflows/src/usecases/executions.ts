@@ -11,13 +11,7 @@ import { executionsRepo } from "../db/executions-repo.js";
 import { toExecution, toStepRun } from "../db/rows.js";
 import { workflowsRepo } from "../db/workflows-repo.js";
 import type { Starter } from "../engine/starter.js";
-
-const cursorOf = (id: string) => Buffer.from(id).toString("base64url");
-function idOfCursor(cursor: string): string {
-  const id = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!isId(id)) throw AppError.validation("Invalid cursor", [{ path: "query.cursor", message: "not a cursor of this list" }], "invalid_cursor");
-  return id;
-}
+import { cursorOf, idOfCursor } from "./id-cursor.js";
 
 /** Manual starts, listings and cancellation of a workflow's executions. */
 export class Executions {

@@ -15,6 +15,7 @@ import { parseWebhookUrl } from "../domain/addresses.js";
 import { newSecret, payloadOf, ROTATION_OVERLAP_MS } from "../domain/webhooks.js";
 import { type DeliveryRow, type EndpointRow, webhooksRepo } from "../db/webhooks-repo.js";
 import { addressRefusal, type ConfigCheckEnv } from "./step-config.js";
+import { cursorOf, idOfCursor } from "./id-cursor.js";
 
 export const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   id: r.id,
@@ -42,13 +43,6 @@ export const toDelivery = (r: DeliveryRow): WebhookDelivery => ({
   lastAttemptAt: isoOrNull(r.last_attempt_at),
   createdAt: iso(r.created_at),
 });
-
-const cursorOf = (id: string) => Buffer.from(id).toString("base64url");
-function idOfCursor(cursor: string): string {
-  const id = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!isId(id)) throw AppError.validation("Invalid cursor", [{ path: "query.cursor", message: "not a cursor of this list" }], "invalid_cursor");
-  return id;
-}
 
 /** The /webhooks routes (decisions.md §16): endpoints, their secrets, test events and the deliveries log. */
 export class Webhooks {
