@@ -145,7 +145,7 @@ if (demoUser) {
 if (!demoUser) {
   const email = "demo@mailroom.local";
   const password = randomBytes(18).toString("base64url");
-  const args = ["users", "create", "--email", email, "--name", "Demo", "--project", demo.id, "--role", "owner", "--password", password, "--json"];
+  const args = ["users", "create", "--email", email, "--name", "Demo", "--project", demo.id, "--role", "owner", `--password=${password}`, "--json"]; // one argument: a password may start with "-"
   const out = spawnSync("node", ["services/gateway/dist/cli.js", ...args], { env, encoding: "utf8" });
   if (out.status === 0) {
     demoUser = { email, password };
