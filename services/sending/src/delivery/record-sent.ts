@@ -25,12 +25,15 @@ const RECORD_RETRY_MS = 60_000;
 export class SentRecorder {
   private readonly batcher: Batcher<SentRecord, boolean>;
 
-  /** `lingerMs`: how long a record waits for others to share its statement (see the delivery worker). */
+  /**
+   * `lingerMs`: how long a record waits for others to share its statement (see the delivery worker);
+   * `maxBatch`: a batch this full commits at once.
+   */
   constructor(
     private readonly ctx: Ctx,
-    lingerMs: number,
+    opts: { lingerMs: number; maxBatch: number },
   ) {
-    this.batcher = new Batcher((items) => this.recordMany(items), { maxBatch: 256, maxInFlight: 1, lingerMs });
+    this.batcher = new Batcher((items) => this.recordMany(items), { maxBatch: Math.min(256, opts.maxBatch), maxInFlight: 1, lingerMs: opts.lingerMs });
   }
 
   /**

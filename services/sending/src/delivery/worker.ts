@@ -30,6 +30,15 @@ const BULK_RECORD_LINGER_MS = 50;
 const TRANSACTIONAL_RECORD_LINGER_MS = 10;
 
 /**
+ * An email holds one of `UNRECORDED_PER_SLOT × concurrency` places from before its relay call until
+ * its SENT commits. A slot is freed at the relay's answer (an SMTP connection should not idle while a
+ * record lingers), so without this bound the records waiting for their batch grew with the rate, and
+ * so did the copies a kill -9 leaves (24 with 16 slots, packages/faults/test/campaign-crash.test.ts).
+ * Two per slot: one batch committing while the next fills, neither holding back the relay.
+ */
+export const UNRECORDED_PER_SLOT = 2;
+
+/**
  * One replica's delivery leases, shared by both lanes: every email its workers are sending, under one
  * token, renewed by one heartbeat in one statement every third of `leaseMs` (DELIVERY_LEASE_MS). The
  * lease outlives a renewal interval a few times over, so only a dead or stalled replica loses it.
@@ -75,8 +84,10 @@ export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions):
     relay,
     opts,
     claims: new Batcher((ids: string[]) => claim(ctx, opts.leases, ids), { maxBatch: 256, maxInFlight: 2, lingerMs: 5 }),
-    sent: new SentRecorder(ctx, bulk ? BULK_RECORD_LINGER_MS : TRANSACTIONAL_RECORD_LINGER_MS),
+    // A full batch of records (one per slot) commits at once, without waiting out the linger.
+    sent: new SentRecorder(ctx, { lingerMs: bulk ? BULK_RECORD_LINGER_MS : TRANSACTIONAL_RECORD_LINGER_MS, maxBatch: opts.concurrency }),
     slots: new PQueue({ concurrency: opts.concurrency }),
+    unrecorded: new PQueue({ concurrency: UNRECORDED_PER_SLOT * opts.concurrency }),
   };
   return {
     stream: bulk ? ctx.names.streams.sendJobs.name : ctx.names.streams.transactionalJobs.name,
@@ -101,6 +112,8 @@ interface Lane {
   claims: Batcher<string, Taken>;
   sent: SentRecorder;
   slots: PQueue;
+  /** Emails from their relay call to their SENT's commit: what a kill -9 can send twice. */
+  unrecorded: PQueue;
 }
 
 /** A claim as a lane has it: a claimed email comes with its lease, held in the replica's LeaseSet. */
@@ -139,7 +152,7 @@ async function deliverJob(lane: Lane, msg: JsMsg): Promise<void> {
  * One email of a job, under its lease: every statement after the claim checks the lease's token, so a
  * worker whose lease was taken over commits nothing. A slot is held from composing to the relay's
  * answer, not while the record commits: sent records wait for a batch (SentRecorder), and a slot
- * held meanwhile would be an SMTP connection idle.
+ * held meanwhile would be an SMTP connection idle. The lane's `unrecorded` places span both.
  */
 async function deliverOne(lane: Lane, claiming: Promise<Taken>, keepWorking: () => void): Promise<Outcome> {
   const { ctx } = lane;
@@ -149,13 +162,15 @@ async function deliverOne(lane: Lane, claiming: Promise<Taken>, keepWorking: () 
   if (claimed.kind === "leased") return "again";
   const { email, lease } = claimed;
   try {
-    const sent = (await lane.slots.add(() => relayOne(lane, claimed, keepWorking))) as Outcome | SentRecord;
-    if (typeof sent === "string") return sent;
-    // not recorded: the lease was lost meanwhile (its successor records the email) or an earlier try
-    // of the statement committed; either way the retry finds the email done
-    if (!(await lane.sent.recordOnce(sent))) return "again";
-    ctx.metrics.emails.inc({ project: email.projectId, status: "sent" });
-    return "done";
+    return await lane.unrecorded.add(async (): Promise<Outcome> => {
+      const sent = (await lane.slots.add(() => relayOne(lane, claimed, keepWorking))) as Outcome | SentRecord;
+      if (typeof sent === "string") return sent;
+      // not recorded: the lease was lost meanwhile (its successor records the email) or an earlier try
+      // of the statement committed; either way the retry finds the email done
+      if (!(await lane.sent.recordOnce(sent))) return "again";
+      ctx.metrics.emails.inc({ project: email.projectId, status: "sent" });
+      return "done";
+    }) as Outcome;
   } finally {
     await lease.end();
   }
