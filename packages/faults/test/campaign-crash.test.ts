@@ -7,11 +7,11 @@ import { address, scaled } from "./scale.js";
 
 const RECIPIENTS = scaled(2000);
 /**
- * Twice DELIVERY_CONCURRENCY of the sending service (16): an email the relay took before its SENT
- * was committed is sent again after a kill -9, and an email holds one of twice its lane's slots from
- * its relay call to that commit (services/sending/README.md).
+ * Four times DELIVERY_CONCURRENCY of the sending service (16): an email the relay took before its
+ * SENT was committed is sent again after a kill -9, and an email holds one of four places per slot
+ * from its slot to that commit (services/sending/README.md).
  */
-const UNRECORDED = 2 * 16;
+const UNRECORDED = 4 * 16;
 
 /** The sink's messages of one attempt (a retry sends the campaign again to the same contacts). */
 function ofAttempt(rig: Rig, subject: string) {

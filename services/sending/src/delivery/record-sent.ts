@@ -25,15 +25,12 @@ const RECORD_RETRY_MS = 60_000;
 export class SentRecorder {
   private readonly batcher: Batcher<SentRecord, boolean>;
 
-  /**
-   * `lingerMs`: how long a record waits for others to share its statement (see the delivery worker);
-   * `maxBatch`: a batch this full commits at once.
-   */
+  /** `lingerMs`: how long a record waits for others to share its statement (see the delivery worker). */
   constructor(
     private readonly ctx: Ctx,
-    opts: { lingerMs: number; maxBatch: number },
+    lingerMs: number,
   ) {
-    this.batcher = new Batcher((items) => this.recordMany(items), { maxBatch: Math.min(256, opts.maxBatch), maxInFlight: 1, lingerMs: opts.lingerMs });
+    this.batcher = new Batcher((items) => this.recordMany(items), { maxBatch: 256, maxInFlight: 1, lingerMs });
   }
 
   /**

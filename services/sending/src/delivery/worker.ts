@@ -30,13 +30,16 @@ const BULK_RECORD_LINGER_MS = 50;
 const TRANSACTIONAL_RECORD_LINGER_MS = 10;
 
 /**
- * An email holds one of `UNRECORDED_PER_SLOT × concurrency` places from before its relay call until
- * its SENT commits. A slot is freed at the relay's answer (an SMTP connection should not idle while a
- * record lingers), so without this bound the records waiting for their batch grew with the rate, and
- * so did the copies a kill -9 leaves (24 with 16 slots, packages/faults/test/campaign-crash.test.ts).
- * Two per slot: one batch committing while the next fills, neither holding back the relay.
+ * An email holds one of `UNRECORDED_PER_SLOT × concurrency` places from its slot, before the relay
+ * call, until its SENT commits (emails waiting for a slot hold none): what a kill -9 can send twice.
+ * A slot is freed at the relay's answer (an SMTP connection should not idle while a record lingers),
+ * so without this bound the records waiting for their batch grew with the rate (24 copies with 16
+ * slots in packages/faults/test/campaign-crash.test.ts), and without limit while PostgreSQL is slow
+ * or away (recording retries for a minute). Four per slot: at campaign rates the records of one
+ * linger and one commit fit, so the bound never holds the relay back (at two it cost 5% of a
+ * campaign's throughput); it does when records stop committing.
  */
-export const UNRECORDED_PER_SLOT = 2;
+export const UNRECORDED_PER_SLOT = 4;
 
 /**
  * One replica's delivery leases, shared by both lanes: every email its workers are sending, under one
@@ -84,8 +87,7 @@ export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions):
     relay,
     opts,
     claims: new Batcher((ids: string[]) => claim(ctx, opts.leases, ids), { maxBatch: 256, maxInFlight: 2, lingerMs: 5 }),
-    // A full batch of records (one per slot) commits at once, without waiting out the linger.
-    sent: new SentRecorder(ctx, { lingerMs: bulk ? BULK_RECORD_LINGER_MS : TRANSACTIONAL_RECORD_LINGER_MS, maxBatch: opts.concurrency }),
+    sent: new SentRecorder(ctx, bulk ? BULK_RECORD_LINGER_MS : TRANSACTIONAL_RECORD_LINGER_MS),
     slots: new PQueue({ concurrency: opts.concurrency }),
     unrecorded: new PQueue({ concurrency: UNRECORDED_PER_SLOT * opts.concurrency }),
   };
@@ -161,19 +163,29 @@ async function deliverOne(lane: Lane, claiming: Promise<Taken>, keepWorking: () 
   // another worker's lease is live: it is sending this one, or died and the lease will run out
   if (claimed.kind === "leased") return "again";
   const { email, lease } = claimed;
+  let recorded: (() => void) | undefined;
   try {
-    return await lane.unrecorded.add(async (): Promise<Outcome> => {
-      const sent = (await lane.slots.add(() => relayOne(lane, claimed, keepWorking))) as Outcome | SentRecord;
-      if (typeof sent === "string") return sent;
-      // not recorded: the lease was lost meanwhile (its successor records the email) or an earlier try
-      // of the statement committed; either way the retry finds the email done
-      if (!(await lane.sent.recordOnce(sent))) return "again";
-      ctx.metrics.emails.inc({ project: email.projectId, status: "sent" });
-      return "done";
-    }) as Outcome;
+    const sent = (await lane.slots.add(async () => {
+      recorded = await place(lane.unrecorded);
+      return relayOne(lane, claimed, keepWorking);
+    })) as Outcome | SentRecord;
+    if (typeof sent === "string") return sent;
+    // not recorded: the lease was lost meanwhile (its successor records the email) or an earlier try
+    // of the statement committed; either way the retry finds the email done
+    if (!(await lane.sent.recordOnce(sent))) return "again";
+    ctx.metrics.emails.inc({ project: email.projectId, status: "sent" });
+    return "done";
   } finally {
+    recorded?.();
     await lease.end();
   }
+}
+
+/** Takes one of the queue's places, held until the returned function is called. */
+function place(queue: PQueue): Promise<() => void> {
+  return new Promise((taken) => {
+    void queue.add(() => new Promise<void>((free) => taken(free)));
+  });
 }
 
 /**
