@@ -7,11 +7,11 @@ import { address, scaled } from "./scale.js";
 
 const RECIPIENTS = scaled(2000);
 /**
- * Four times DELIVERY_CONCURRENCY of the sending service (16): an email the relay took before its
- * SENT was committed is sent again after a kill -9, and an email holds one of four places per slot
- * from its slot to that commit (services/sending/README.md).
+ * DELIVERY_CONCURRENCY of the sending service: the emails in the relay's hands at a kill -9 are sent
+ * again, and so are those the relay took whose SENT was waiting for its batch, a linger and a commit
+ * of the sending rate (services/sending/README.md). The test allows the second before the kill.
  */
-const UNRECORDED = 4 * 16;
+const IN_FLIGHT = 16;
 
 /** The sink's messages of one attempt (a retry sends the campaign again to the same contacts). */
 function ofAttempt(rig: Rig, subject: string) {
@@ -74,6 +74,7 @@ describe.each<{ victim: ServiceName; killWhen: (rig: Rig, campaignId: string) =>
       const n = await killWhen(rig, id, subject);
       return n >= RECIPIENTS * 0.3 ? n : null;
     }, { timeoutMs: 120_000, intervalMs: 20, what: `the campaign to be a third of the way` });
+    const lastSecond = ofAttempt(rig, subject).filter((m) => Date.parse(m.receivedAt) > Date.now() - 1000).length;
     await killService(rig.platform, victim, "SIGKILL");
     expect(progressAtKill, "killed in the middle, not after the end").toBeLessThan(RECIPIENTS);
     await rig.platform.startService(victim);
@@ -91,8 +92,8 @@ describe.each<{ victim: ServiceName; killWhen: (rig: Rig, campaignId: string) =>
     if (victim === "sending") {
       // The one window no SMTP client closes: the relay took a message, the worker died before
       // recording it; the retry carries the same Message-ID, so receivers drop the copy.
-      expect(report.repeatedCopies).toBeLessThanOrEqual(UNRECORDED);
-      if (report.repeatedCopies) console.warn(`sending kill -9: ${report.repeatedCopies} repeated copy(ies), same Message-ID`);
+      expect(report.repeatedCopies).toBeLessThanOrEqual(IN_FLIGHT + lastSecond);
+      if (report.repeatedCopies) console.warn(`sending kill -9: ${report.repeatedCopies} repeated copy(ies), same Message-ID; ${lastSecond} relayed in the second before`);
     } else {
       expect(report.repeatedCopies).toBe(0);
     }

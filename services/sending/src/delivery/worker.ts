@@ -30,18 +30,6 @@ const BULK_RECORD_LINGER_MS = 50;
 const TRANSACTIONAL_RECORD_LINGER_MS = 10;
 
 /**
- * An email holds one of `UNRECORDED_PER_SLOT × concurrency` places from its slot, before the relay
- * call, until its SENT commits (emails waiting for a slot hold none): what a kill -9 can send twice.
- * A slot is freed at the relay's answer (an SMTP connection should not idle while a record lingers),
- * so without this bound the records waiting for their batch grew with the rate (24 copies with 16
- * slots in packages/faults/test/campaign-crash.test.ts), and without limit while PostgreSQL is slow
- * or away (recording retries for a minute). Four per slot: at campaign rates the records of one
- * linger and one commit fit, so the bound never holds the relay back (at two it cost 5% of a
- * campaign's throughput); it does when records stop committing.
- */
-export const UNRECORDED_PER_SLOT = 4;
-
-/**
  * One replica's delivery leases, shared by both lanes: every email its workers are sending, under one
  * token, renewed by one heartbeat in one statement every third of `leaseMs` (DELIVERY_LEASE_MS). The
  * lease outlives a renewal interval a few times over, so only a dead or stalled replica loses it.
@@ -89,7 +77,6 @@ export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions):
     claims: new Batcher((ids: string[]) => claim(ctx, opts.leases, ids), { maxBatch: 256, maxInFlight: 2, lingerMs: 5 }),
     sent: new SentRecorder(ctx, bulk ? BULK_RECORD_LINGER_MS : TRANSACTIONAL_RECORD_LINGER_MS),
     slots: new PQueue({ concurrency: opts.concurrency }),
-    unrecorded: new PQueue({ concurrency: UNRECORDED_PER_SLOT * opts.concurrency }),
   };
   return {
     stream: bulk ? ctx.names.streams.sendJobs.name : ctx.names.streams.transactionalJobs.name,
@@ -114,8 +101,6 @@ interface Lane {
   claims: Batcher<string, Taken>;
   sent: SentRecorder;
   slots: PQueue;
-  /** Emails from their relay call to their SENT's commit: what a kill -9 can send twice. */
-  unrecorded: PQueue;
 }
 
 /** A claim as a lane has it: a claimed email comes with its lease, held in the replica's LeaseSet. */
@@ -154,7 +139,7 @@ async function deliverJob(lane: Lane, msg: JsMsg): Promise<void> {
  * One email of a job, under its lease: every statement after the claim checks the lease's token, so a
  * worker whose lease was taken over commits nothing. A slot is held from composing to the relay's
  * answer, not while the record commits: sent records wait for a batch (SentRecorder), and a slot
- * held meanwhile would be an SMTP connection idle. The lane's `unrecorded` places span both.
+ * held meanwhile would be an SMTP connection idle.
  */
 async function deliverOne(lane: Lane, claiming: Promise<Taken>, keepWorking: () => void): Promise<Outcome> {
   const { ctx } = lane;
@@ -163,12 +148,8 @@ async function deliverOne(lane: Lane, claiming: Promise<Taken>, keepWorking: () 
   // another worker's lease is live: it is sending this one, or died and the lease will run out
   if (claimed.kind === "leased") return "again";
   const { email, lease } = claimed;
-  let recorded: (() => void) | undefined;
   try {
-    const sent = (await lane.slots.add(async () => {
-      recorded = await place(lane.unrecorded);
-      return relayOne(lane, claimed, keepWorking);
-    })) as Outcome | SentRecord;
+    const sent = (await lane.slots.add(() => relayOne(lane, claimed, keepWorking))) as Outcome | SentRecord;
     if (typeof sent === "string") return sent;
     // not recorded: the lease was lost meanwhile (its successor records the email) or an earlier try
     // of the statement committed; either way the retry finds the email done
@@ -176,16 +157,8 @@ async function deliverOne(lane: Lane, claiming: Promise<Taken>, keepWorking: () 
     ctx.metrics.emails.inc({ project: email.projectId, status: "sent" });
     return "done";
   } finally {
-    recorded?.();
     await lease.end();
   }
-}
-
-/** Takes one of the queue's places, held until the returned function is called. */
-function place(queue: PQueue): Promise<() => void> {
-  return new Promise((taken) => {
-    void queue.add(() => new Promise<void>((free) => taken(free)));
-  });
 }
 
 /**
