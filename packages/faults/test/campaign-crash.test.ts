@@ -34,10 +34,10 @@ async function campaignDone(rig: Rig, id: string, timeoutMs: number) {
  * few enqueues in flight stretch the fan-out, so there is a middle to kill in; a short lease lets the
  * restarted campaigns replica resume quickly.
  */
-describe.each<{ victim: ServiceName; killWhen: (rig: Rig, campaignId: string) => Promise<number> }>([
+describe.each<{ victim: ServiceName; killWhen: (rig: Rig, campaignId: string, subject: string) => Promise<number> }>([
   {
     victim: "sending",
-    killWhen: (rig) => Promise.resolve(rig.mailbox.messages().length),
+    killWhen: (rig, _, subject) => Promise.resolve(ofAttempt(rig, subject).length),
   },
   {
     victim: "campaigns",
