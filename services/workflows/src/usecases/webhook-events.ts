@@ -7,9 +7,9 @@ import { type NewDelivery, webhooksRepo } from "../db/webhooks-repo.js";
 const INSERT_CHUNK = 1000;
 
 /**
- * System events into deliveries: one per (enabled endpoint, matching event), inserted in one
- * statement per batch. The (endpoint, event) pair is unique, so a
- * redelivered event message makes nothing twice.
+ * System events into deliveries: one per (enabled endpoint, matching event), a batch's in one
+ * transaction of INSERT_CHUNK-row statements. The (endpoint, event) pair is unique, so a redelivered
+ * event message makes nothing twice.
  */
 export class WebhookFanOut {
   constructor(
