@@ -37,7 +37,7 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
  * own client), so nothing rewrites these parsers behind a repository's back. Rows are typed from the
  * schema with `Row<typeof table>`; jsonb parameters go as text (`${json(v)}::jsonb`).
  */
-export function openDatabase(databaseUrl: string, opts: { max?: number } = {}): Sql {
+export function openDatabase(databaseUrl: string, opts: { max?: number; customPlans?: boolean } = {}): Sql {
   return postgres(databaseUrl, {
     max: opts.max ?? 10,
     onnotice: () => undefined,
@@ -48,7 +48,9 @@ export function openDatabase(databaseUrl: string, opts: { max?: number } = {}): 
     // seconds, requests hung for 10 s and more (packages/faults/test/postgres-restart.test.ts).
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
     // Queries fail instead of hanging when PostgreSQL is gone; callers map that to 503.
-    connection: { statement_timeout: 30_000 },
+    // With `customPlans`, every execution of a prepared statement is planned for the table as it is
+    // now (see ServiceSpec.customPlans).
+    connection: { statement_timeout: 30_000, ...(opts.customPlans ? { plan_cache_mode: "force_custom_plan" } : {}) },
     // json and jsonb parameters are JSON text, made by the caller (`json(v)`), so a repository
     // controls exactly what is stored; any other value is stringified as the driver would.
     types: { json: { to: 114, from: [114, 3802], serialize: jsonParameter, parse: (v: string) => JSON.parse(v) } },

@@ -31,6 +31,16 @@ export function newId(): string {
   return v7({ random, msecs: state.msecs, seq: state.seq });
 }
 
+/**
+ * The smallest UUIDv7 of `ms` (Unix milliseconds): every id `newId()` made at or after that time
+ * sorts at or above it, every id made before sorts below, so a time-ordered table can be cut by time
+ * through its primary key (`where id < idOfTime(cutoff)`) without an index on a timestamp.
+ */
+export function idOfTime(ms: number): string {
+  const t = Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0");
+  return `${t.slice(0, 8)}-${t.slice(8, 12)}-7000-8000-000000000000`;
+}
+
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Ids arrive from URLs; one that is not a UUID cannot exist, so callers answer 404 without a query. */

@@ -239,4 +239,35 @@ describe("webhook deliveries", () => {
       await db.end({ timeout: 1 });
     }
   });
+
+  // last: it restarts the workflows service
+  it("a stopping replica hands back the deliveries waiting for a slot: the next sends them at once, each one attempt", async () => {
+    const db = openDatabase(serviceDatabaseUrl(DATABASE_URL, platform.prefix, "workflows"), { max: 1 });
+    try {
+      const hook = await endpoint("/queued", ["email.sent"], hanging);
+      for (let i = 0; i < 4; i++) await send();
+      const claimed = async () => {
+        const [row] = await db<{ n: number }[]>`select count(*)::int as n from webhook_deliveries where endpoint_id = ${hook.id} and lease_token is not null`;
+        return row!.n;
+      };
+      // two calls under way (the endpoint's two slots), two more claimed and waiting for a slot
+      await arrived("/queued", 2, hanging);
+      await waitFor(async () => (await claimed()) === 4, { what: "four deliveries claimed" });
+      await platform.stopService("workflows");
+      const rows = await db<{ event_id: string; lease_token: string | null; attempts: number }[]>`
+        select event_id, lease_token, attempts from webhook_deliveries where endpoint_id = ${hook.id}`;
+      // the calls under way timed out within the stop's grace (attempted once); the waiting ones are
+      // due again, unattempted, where a claim left to run out would hold them for 30 s
+      expect(rows.map((r) => r.attempts).sort()).toEqual([0, 0, 1, 1]);
+      const handedBack = rows.filter((r) => r.attempts === 0 && r.lease_token === null).map((r) => r.event_id);
+      expect(handedBack).toHaveLength(2);
+      await platform.startService("workflows");
+      await waitFor(() => handedBack.every((id) => at("/queued", hanging).some((r) => r.headers["webhook-id"] === id)), {
+        timeoutMs: 15_000,
+        what: "the handed-back deliveries sent by the next replica",
+      });
+    } finally {
+      await db.end({ timeout: 1 });
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { json, type Q, type Row, traced } from "@mailroom/kit";
+import { idOfTime, json, type Q, type Row, traced } from "@mailroom/kit";
 import type { webhookDeliveries, webhookEndpoints } from "./schema.js";
 
 export type EndpointRow = Row<typeof webhookEndpoints>;
@@ -114,22 +114,32 @@ export const webhooksRepo = traced("WebhooksRepo", {
   /**
    * Due deliveries of enabled endpoints, at most `free(endpoint)` per endpoint (`busy` lists this
    * replica's calls under way per endpoint, so one endpoint never holds more than `perEndpoint`
-   * of its slots) and `limit` in all. Each is leased: `next_attempt_at` moves `leaseMs` ahead, so a
-   * replica that dies mid-call leaves it due again, and only the claim's token records its answer.
-   * The attempt is counted at the claim: a call cut short by a crash was an attempt too.
+   * of its slots) and `limit` in all. Each is leased until `leaseMs` from now, so a replica that dies
+   * mid-call leaves it due again, and only the claim's token records its answer. The attempt is
+   * counted at the claim: a call cut short by a crash was an attempt too.
+   *
+   * `floors` (per endpoint) start an endpoint's look at that due time instead of at its oldest
+   * entry: without a vacuum, the due index keeps an entry for every delivery already made, in front
+   * of the pending ones, and a claim walked all of them for every endpoint. A claim without floors
+   * (the dispatcher's sweep) looks at everything.
    */
-  async claimDue(q: Q, opts: { limit: number; perEndpoint: number; busy: Map<string, number>; token: string; leaseMs: number }): Promise<ClaimedDelivery[]> {
-    const busyIds = [...opts.busy.keys()];
-    const busyCounts = [...opts.busy.values()];
+  async claimDue(
+    q: Q,
+    opts: { limit: number; perEndpoint: number; busy: Map<string, number>; floors: Map<string, Date>; token: string; leaseMs: number },
+  ): Promise<ClaimedDelivery[]> {
     return q<ClaimedDelivery[]>`
-      with busy as (select * from unnest(${busyIds}::uuid[], ${busyCounts}::int[]) as b(id, n)),
+      with busy as (select * from unnest(${[...opts.busy.keys()]}::uuid[], ${[...opts.busy.values()]}::int[]) as b(id, n)),
+      floors as (select * from unnest(${[...opts.floors.keys()]}::uuid[], ${[...opts.floors.values()].map((at) => at.toISOString())}::timestamptz[]) as f(id, at)),
       due as (
         select d.id, e.url, array_remove(array[e.secret, case when e.previous_secret_expires_at > now() then e.previous_secret end], null) as secrets
         from webhook_endpoints e
         left join busy on busy.id = e.id
+        left join floors on floors.id = e.id
         cross join lateral (
           select id from webhook_deliveries d
           where d.endpoint_id = e.id and d.status = 'PENDING' and d.next_attempt_at <= now()
+            and d.next_attempt_at >= coalesce(floors.at, '-infinity')
+            and (d.lease_until is null or d.lease_until <= now())
           order by d.next_attempt_at
           limit greatest(0, ${opts.perEndpoint} - coalesce(busy.n, 0))
           for update skip locked
@@ -138,9 +148,18 @@ export const webhooksRepo = traced("WebhooksRepo", {
         limit ${opts.limit}
       )
       update webhook_deliveries w set attempts = w.attempts + 1, lease_token = ${opts.token},
-        next_attempt_at = now() + ${opts.leaseMs} * interval '1 millisecond', last_attempt_at = now()
+        lease_until = now() + ${opts.leaseMs} * interval '1 millisecond', last_attempt_at = now()
       from due where w.id = due.id
       returning w.*, due.url, due.secrets`;
+  },
+
+  /** Claims handed back unused (a stopping replica's): due again at once, their attempt uncounted. */
+  async unclaim(q: Q, claims: Array<{ id: string; token: string }>): Promise<void> {
+    if (claims.length === 0) return;
+    await q`
+      update webhook_deliveries w set lease_token = null, lease_until = null, attempts = w.attempts - 1
+      from json_to_recordset(${json(claims)}::json) as o(id uuid, token uuid)
+      where w.id = o.id and w.lease_token = o.token`;
   },
 
   /**
@@ -158,7 +177,7 @@ export const webhooksRepo = traced("WebhooksRepo", {
         update webhook_deliveries w set
           status = case when o.ok then 'SUCCEEDED' when o."retryInMs" is null then 'FAILED' else 'PENDING' end,
           next_attempt_at = case when o.ok or o."retryInMs" is null then null else now() + o."retryInMs" * interval '1 millisecond' end,
-          lease_token = null, response_code = o.code, response_body = o.body, error = o.error
+          lease_token = null, lease_until = null, response_code = o.code, response_body = o.body, error = o.error
         from o where w.id = o.id and w.lease_token = o.token
         returning w.endpoint_id, o.ok, o.disable),
       per as (select endpoint_id, bool_or(ok) as any_ok, max(disable) as disable from d group by endpoint_id),
@@ -194,20 +213,20 @@ export const webhooksRepo = traced("WebhooksRepo", {
       order by id desc limit ${opts.limit}`;
   },
 
-  /** Due now, with a new round of attempts; a call under way keeps its claim (its answer is still recorded). */
+  /** Due now, with a new round of attempts; a call under way loses its claim (its answer is not recorded). */
   async retryNow(q: Q, endpointId: string, id: string): Promise<DeliveryRow | null> {
     const [row] = await q<DeliveryRow[]>`
-      update webhook_deliveries set status = 'PENDING', attempts = 0, next_attempt_at = now(), lease_token = null
+      update webhook_deliveries set status = 'PENDING', attempts = 0, next_attempt_at = now(), lease_token = null, lease_until = null
       where endpoint_id = ${endpointId} and id = ${id}
       returning *`;
     return row ?? null;
   },
 
-  /** Deliveries older than the retention, a bounded batch at a time. */
+  /** Deliveries older than the retention, a bounded batch at a time (ids are time-ordered: by id). */
   async purgeBefore(q: Q, retentionMs: number, batch: number): Promise<number> {
     const rows = await q`
       delete from webhook_deliveries where id in (
-        select id from webhook_deliveries where created_at < now() - ${retentionMs} * interval '1 millisecond' limit ${batch})
+        select id from webhook_deliveries where id < ${idOfTime(Date.now() - retentionMs)}::uuid limit ${batch})
       returning id`;
     return rows.length;
   },

@@ -14,6 +14,14 @@ import { callWebhook, WebhookError, WebhookInterrupted, type WebhookPolicy } fro
 /** How long freed slots wait for others before a claim fills them (see `freed`). */
 const REFILL_LINGER_MS = 3;
 
+/**
+ * How far before the oldest due time a claim found the endpoint's next claims start looking (its
+ * floor): a fan-out transaction that began earlier commits rows due at its own start. What a floor
+ * passes over (a slower transaction's rows, a dead replica's claims once their lease runs out) the
+ * next sweep finds.
+ */
+const FLOOR_MARGIN_MS = 10_000;
+
 export interface DispatcherOptions {
   /** How often due deliveries are looked for when nothing said one is due. */
   pollMs: number;
@@ -46,6 +54,16 @@ export class WebhookDispatcher {
   private readonly records: Batcher<Attempt, number>;
   private inFlight = 0;
   private refill: NodeJS.Timeout | undefined;
+  /**
+   * Per endpoint, claimed deliveries waiting for one of its slots (up to `perEndpoint` of them): a
+   * freed slot starts its next call at once, where waiting for the next claim idled it for a linger
+   * and a statement, and capped one endpoint at a few hundred calls a second.
+   */
+  private readonly waiting = new Map<string, Array<{ d: ClaimedDelivery; token: string; at: number }>>();
+  private waitingCount = 0;
+  /** Per endpoint, where its claims start looking (see `claimDue`). */
+  private readonly floors = new Map<string, Date>();
+  private lastSweep = -Infinity;
 
   constructor(
     private readonly sql: Sql,
@@ -82,15 +100,68 @@ export class WebhookDispatcher {
     }, REFILL_LINGER_MS);
   }
 
+  /** Claims what the free slots can take; at most every `pollMs`, a sweep from each endpoint's oldest entry. */
   private async tick(signal: AbortSignal): Promise<void> {
+    const sweep = performance.now() - this.lastSweep >= this.opts.pollMs;
+    if (sweep) this.lastSweep = performance.now();
     for (;;) {
-      const room = this.opts.concurrency - this.inFlight;
+      // calls and as many again waiting for a slot
+      const room = 2 * this.opts.concurrency - this.inFlight - this.waitingCount;
       if (room <= 0 || signal.aborted) return;
       const token = newId();
-      const claimed = await webhooksRepo.claimDue(this.sql, { limit: room, perEndpoint: this.opts.perEndpoint, busy: this.busy, token, leaseMs: this.opts.leaseMs });
-      for (const d of claimed) this.run(d, token);
+      const floors = sweep ? new Map<string, Date>() : this.floors;
+      const claimed = await webhooksRepo.claimDue(this.sql, { limit: room, perEndpoint: 2 * this.opts.perEndpoint, busy: this.held(), floors, token, leaseMs: this.opts.leaseMs });
+      this.moveFloors(claimed);
+      for (const d of claimed) this.take(d, token);
       if (claimed.length < room) return;
     }
+  }
+
+  /** Per endpoint, its calls under way and its deliveries waiting for a slot. */
+  private held(): Map<string, number> {
+    const held = new Map(this.busy);
+    for (const [endpoint, list] of this.waiting) held.set(endpoint, (held.get(endpoint) ?? 0) + list.length);
+    return held;
+  }
+
+  /** A claimed delivery: called now when its endpoint has a free slot, else it waits for one. */
+  private take(d: ClaimedDelivery, token: string): void {
+    if (this.hasSlot(d.endpoint_id)) return this.run(d, token);
+    const list = this.waiting.get(d.endpoint_id) ?? [];
+    list.push({ d, token, at: performance.now() });
+    this.waiting.set(d.endpoint_id, list);
+    this.waitingCount++;
+  }
+
+  private hasSlot(endpoint: string): boolean {
+    return this.inFlight < this.opts.concurrency && (this.busy.get(endpoint) ?? 0) < this.opts.perEndpoint;
+  }
+
+  /**
+   * A slot freed: the endpoint's next waiting delivery goes at once, or another endpoint's (the
+   * replica's own limit may be what held that one back). A claim already half run out is dropped:
+   * it is due again when it ends.
+   */
+  private startWaiting(freed: string): void {
+    for (const endpoint of [freed, ...this.waiting.keys()]) {
+      const list = this.waiting.get(endpoint);
+      while (list?.length && this.hasSlot(endpoint)) {
+        const next = list.shift()!;
+        this.waitingCount--;
+        if (list.length === 0) this.waiting.delete(endpoint);
+        if (performance.now() - next.at < this.opts.leaseMs / 2) return this.run(next.d, next.token);
+      }
+    }
+  }
+
+  /** An endpoint's next claims start a margin before the oldest due time this claim found for it. */
+  private moveFloors(claimed: ClaimedDelivery[]): void {
+    const oldest = new Map<string, number>();
+    for (const d of claimed) {
+      const at = d.next_attempt_at!.getTime();
+      if (at < (oldest.get(d.endpoint_id) ?? Number.POSITIVE_INFINITY)) oldest.set(d.endpoint_id, at);
+    }
+    for (const [endpoint, at] of oldest) this.floors.set(endpoint, new Date(at - FLOOR_MARGIN_MS));
   }
 
   /**
@@ -105,7 +176,8 @@ export class WebhookDispatcher {
       const n = (this.busy.get(d.endpoint_id) ?? 1) - 1;
       if (n > 0) this.busy.set(d.endpoint_id, n);
       else this.busy.delete(d.endpoint_id);
-      // a slot of this endpoint freed: its next due delivery can go
+      this.startWaiting(d.endpoint_id);
+      // and the next claim fills what is waiting again
       this.freed();
     };
     const call: Promise<void> = this.attempt(d, token, release)
@@ -152,11 +224,18 @@ export class WebhookDispatcher {
     while (!signal.aborted && (await webhooksRepo.purgeBefore(this.sql, DELIVERY_RETENTION_MS, 1000)) === 1000);
   }
 
-  /** No new claims; calls under way get the grace, then are cut short (their claims run out). */
+  /**
+   * No new claims, and those waiting for a slot handed back; calls under way get the grace, then are
+   * cut short (their claims run out).
+   */
   async stop(): Promise<void> {
     await this.loop.stop();
     await this.purge.stop();
     clearTimeout(this.refill);
+    const unsent = [...this.waiting.values()].flat().map(({ d, token }) => ({ id: d.id, token }));
+    this.waiting.clear();
+    this.waitingCount = 0;
+    await webhooksRepo.unclaim(this.sql, unsent).catch((err) => this.log.warn({ err: String(err) }, "waiting webhook claims not handed back; due again when they run out"));
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.opts.stopGraceMs).unref());
     await Promise.race([Promise.allSettled([...this.calls]), grace]);
     this.interrupt.abort();
