@@ -67,8 +67,11 @@ const pinned = (address: string): LookupFunction => (_host, options, callback) =
  * socket is keyed by host and port and was connected to an address vetted when it was opened, so
  * reuse never reaches an address the rule refuses. Idle sockets close after a second, well before
  * the keep-alive timeouts servers commonly use (5 s and up), so we rarely write to one being closed.
+ * No cap per host: callers bound their calls (per endpoint, per replica), and a call queued in the
+ * pool for a socket of a host that other endpoints keep busy would spend its own timeout waiting
+ * (64 sockets per host once held ten endpoints on one host to 64 calls where they had 80 slots).
  */
-const agentOptions = { keepAlive: true, timeout: 1000, scheduling: "lifo" as const, maxSockets: 64 };
+const agentOptions = { keepAlive: true, timeout: 1000, scheduling: "lifo" as const };
 const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
 
 /** A pooled socket the server closed while idle fails before any answer: the request never arrived. */
