@@ -61,9 +61,18 @@ export async function startBaseline(kind, env = {}) {
 
 /** Peak resident memory of a process (VmHWM), in MB. */
 export function peakRssMb(pid) {
+  return statusMb(pid, "VmHWM");
+}
+
+/** A process's resident memory now, MB (null when it is gone). */
+export function rssMb(pid) {
+  return statusMb(pid, "VmRSS");
+}
+
+function statusMb(pid, field) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
     return Math.round(kb / 1024);
   } catch {
     return null;

@@ -14,7 +14,7 @@ import { connect } from "@nats-io/transport-node";
 import { EVENT_HEADERS, wireNames } from "@mailroom/contracts";
 import { headers as natsHeaders } from "@nats-io/nats-core";
 import { apiClient, Platform, NATS_URL } from "@mailroom/testkit";
-import { BENCH_ENV, cpuMeter, formatCpu, peakRssMb, profiled, size, writeResult } from "./lib.mjs";
+import { BENCH_ENV, cpuMeter, formatCpu, peakRssMb, profiled, rssMb, size, writeResult } from "./lib.mjs";
 import { startReceiverProcess } from "./webhook-receiver.mjs";
 
 const EVENTS = size("BENCH_EVENTS", 200_000, 2_000);
@@ -92,6 +92,7 @@ try {
   await publishBatch(Array.from({ length: ENDPOINTS * 20 }, (_, i) => event(`segment.s${i % ENDPOINTS}.entry`, "segment")), "segment");
   await until(paths, ENDPOINTS * 20, "warm-up");
   await receiver.reset();
+  results.rssBeforeMb = rssMb(workflowsPid());
   const all = Array.from({ length: EVENTS }, (_, i) => event(`segment.s${i % ENDPOINTS}.entry`, "segment"));
   const meter = cpuMeter({ workflows: workflowsPid(), receiver: receiver.pid }, { postgres: platform.prefix, selfName: "benchProcess" });
   const t0 = Date.now();
@@ -99,7 +100,7 @@ try {
   await until(paths, EVENTS, "every delivery");
   const mailroomMs = Date.now() - t0;
   results.mailroom = { seconds: mailroomMs / 1000, perSecond: Math.round(EVENTS / (mailroomMs / 1000)), cpuMsPerDelivery: meter.perItemMs(EVENTS) };
-  results.rssAfterThroughputMb = peakRssMb(workflowsPid());
+  results.rssAfterThroughputMb = rssMb(workflowsPid());
 
   // the bare loop: the same bodies, signed, POSTed with the same concurrency over keep-alive
   await receiver.reset();
@@ -184,6 +185,7 @@ try {
     besideP99Ms: pct(beside, 99),
   };
   results.isolation.ratio = +(results.isolation.besideP99Ms / Math.max(1, results.isolation.aloneP99Ms)).toFixed(2);
+  results.rssEndMb = rssMb(workflowsPid());
   results.peakRssMb = peakRssMb(workflowsPid());
 } finally {
   await nc?.close();
@@ -209,6 +211,6 @@ writeResult(
     "",
     `Isolation at ${r.isolation.rate} events/s: a healthy endpoint alone p50 ${r.isolation.aloneP50Ms} ms, p99 ${r.isolation.aloneP99Ms} ms; beside an endpoint that never answers (every call waits the 10 s timeout) p50 ${r.isolation.besideP50Ms} ms, p99 ${r.isolation.besideP99Ms} ms: ${r.isolation.ratio} of alone (target ≤ 1.2).`,
     "",
-    `Workflows RSS: ${r.rssAfterThroughputMb} MB at its peak after the ${r.events}-event run, ${r.peakRssMb} MB at its peak over the whole benchmark.`,
+    `Workflows RSS (memory flat): ${r.rssBeforeMb} MB before the ${r.events}-event run, ${r.rssAfterThroughputMb} MB after it, ${r.rssEndMb} MB after the latency and isolation runs; ${r.peakRssMb} MB at its peak.`,
   ].join("\n"),
 );
