@@ -126,7 +126,10 @@ export class WebhookDispatcher {
 
   /** A claimed delivery: called now when its endpoint has a free slot, else it waits for one. */
   private take(d: ClaimedDelivery, token: string): void {
-    if (this.hasSlot(d.endpoint_id)) return this.run(d, token);
+    if (this.hasSlot(d.endpoint_id)) {
+      this.run(d, token);
+      return;
+    }
     const list = this.waiting.get(d.endpoint_id) ?? [];
     list.push({ d, token, at: performance.now() });
     this.waiting.set(d.endpoint_id, list);
@@ -149,7 +152,10 @@ export class WebhookDispatcher {
         const next = list.shift()!;
         this.waitingCount--;
         if (list.length === 0) this.waiting.delete(endpoint);
-        if (performance.now() - next.at < this.opts.leaseMs / 2) return this.run(next.d, next.token);
+        if (performance.now() - next.at < this.opts.leaseMs / 2) {
+          this.run(next.d, next.token);
+          return;
+        }
       }
     }
   }
