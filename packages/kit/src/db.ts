@@ -48,8 +48,12 @@ export function openDatabase(databaseUrl: string, opts: { max?: number; customPl
     // seconds, requests hung for 10 s and more (packages/faults/test/postgres-restart.test.ts).
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
     // Queries fail instead of hanging when PostgreSQL is gone; callers map that to 503.
-    // With `customPlans`, every execution of a prepared statement is planned for the table as it is
-    // now (see ServiceSpec.customPlans).
+    // `customPlans`: each execution of a prepared statement is planned for the table as it is now,
+    // for a queue table that grows from empty to hundreds of thousands of rows under load.
+    // PostgreSQL's generic plan is made once, while the table is a few pages, and kept until the
+    // table is next analyzed: with autovacuum late (or off, as on the CI machine) a claim by id
+    // became a sequential scan of the whole table, 30 ms a statement at 200,000 rows. Planning
+    // costs each statement more, so only such a queue's own connections ask for it.
     connection: { statement_timeout: 30_000, ...(opts.customPlans ? { plan_cache_mode: "force_custom_plan" } : {}) },
     // json and jsonb parameters are JSON text, made by the caller (`json(v)`), so a repository
     // controls exactly what is stored; any other value is stringified as the driver would.

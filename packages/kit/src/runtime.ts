@@ -58,14 +58,6 @@ export interface ServiceSpec<E extends z.ZodRawShape> {
    * off, caches bypassed) and stays in rotation; /readyz reports it as degraded.
    */
   redis?: "required" | "optional";
-  /**
-   * Plan each statement at each execution instead of reusing PostgreSQL's generic plan, for a service
-   * whose queue tables grow from empty to hundreds of thousands of rows under load. The generic plan
-   * is made once, when the table is a few pages, and kept until the table is next analyzed: with
-   * autovacuum late (or off, as on the CI machine) a claim by id became a sequential scan of the
-   * whole table, 30 ms a statement at 200,000 rows.
-   */
-  customPlans?: boolean;
   build(deps: Deps<E>): ServiceApp | Promise<ServiceApp>;
 }
 
@@ -103,7 +95,7 @@ export async function runService<E extends z.ZodRawShape>(spec: ServiceSpec<E>):
 
   if (spec.migrationsFolder && config.databaseUrl) {
     await migrate(config.databaseUrl, spec.name, spec.migrationsFolder);
-    const sql = openDatabase(config.databaseUrl, { max: (config as { DB_POOL_MAX?: number }).DB_POOL_MAX ?? 10, customPlans: spec.customPlans });
+    const sql = openDatabase(config.databaseUrl, { max: (config as { DB_POOL_MAX?: number }).DB_POOL_MAX ?? 10 });
     deps.sql = sql;
     deps.outbox = new OutboxRelay(sql, js, log, metrics);
     checks.postgres = async () => void (await sql`select 1`);

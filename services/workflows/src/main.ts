@@ -8,7 +8,5 @@ main({
   name: "workflows",
   env: WorkflowsEnv,
   migrationsFolder: fileURLToPath(new URL("../drizzle", import.meta.url)),
-  // webhook deliveries and executions are queues: claimed and recorded by id in tables that grow
-  customPlans: true,
   build: buildApp,
 });
