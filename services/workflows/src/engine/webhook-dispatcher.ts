@@ -60,7 +60,6 @@ export class WebhookDispatcher {
    * and a statement, and capped one endpoint at a few hundred calls a second.
    */
   private readonly waiting = new Map<string, Array<{ d: ClaimedDelivery; token: string; at: number }>>();
-  private waitingCount = 0;
   /** Per endpoint, where its claims start looking (see `claimDue`). */
   private readonly floors = new Map<string, Date>();
   private lastSweep = -Infinity;
@@ -106,11 +105,13 @@ export class WebhookDispatcher {
     if (sweep) this.lastSweep = performance.now();
     for (;;) {
       // calls and as many again waiting for a slot
-      const room = 2 * this.opts.concurrency - this.inFlight - this.waitingCount;
+      const held = this.held();
+      let room = 2 * this.opts.concurrency;
+      for (const n of held.values()) room -= n;
       if (room <= 0 || signal.aborted) return;
       const token = newId();
       const floors = sweep ? new Map<string, Date>() : this.floors;
-      const claimed = await webhooksRepo.claimDue(this.sql, { limit: room, perEndpoint: 2 * this.opts.perEndpoint, busy: this.held(), floors, token, leaseMs: this.opts.leaseMs });
+      const claimed = await webhooksRepo.claimDue(this.sql, { limit: room, perEndpoint: 2 * this.opts.perEndpoint, busy: held, floors, token, leaseMs: this.opts.leaseMs });
       this.moveFloors(claimed);
       for (const d of claimed) this.take(d, token);
       if (claimed.length < room) return;
@@ -133,7 +134,6 @@ export class WebhookDispatcher {
     const list = this.waiting.get(d.endpoint_id) ?? [];
     list.push({ d, token, at: performance.now() });
     this.waiting.set(d.endpoint_id, list);
-    this.waitingCount++;
   }
 
   private hasSlot(endpoint: string): boolean {
@@ -146,11 +146,10 @@ export class WebhookDispatcher {
    * it is due again when it ends.
    */
   private startWaiting(freed: string): void {
-    for (const endpoint of [freed, ...this.waiting.keys()]) {
+    for (const endpoint of new Set([freed, ...this.waiting.keys()])) {
       const list = this.waiting.get(endpoint);
       while (list?.length && this.hasSlot(endpoint)) {
         const next = list.shift()!;
-        this.waitingCount--;
         if (list.length === 0) this.waiting.delete(endpoint);
         if (performance.now() - next.at < this.opts.leaseMs / 2) {
           this.run(next.d, next.token);
@@ -240,7 +239,6 @@ export class WebhookDispatcher {
     clearTimeout(this.refill);
     const unsent = [...this.waiting.values()].flat().map(({ d, token }) => ({ id: d.id, token }));
     this.waiting.clear();
-    this.waitingCount = 0;
     await webhooksRepo.unclaim(this.sql, unsent).catch((err) => this.log.warn({ err: String(err) }, "waiting webhook claims not handed back; due again when they run out"));
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.opts.stopGraceMs).unref());
     await Promise.race([Promise.allSettled([...this.calls]), grace]);
