@@ -3,7 +3,7 @@
 // reads it), their benchmarks run in alternated rounds so a neighbour's busy spell never falls on
 // one side only. Used by bench:compare and bench:guard.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -107,26 +107,31 @@ const median = (xs) => {
 
 /**
  * Runs each benchmark `rounds` times on each side, alternating which side goes first, and returns
- * every figure's medians, its ratio (tree / base) and the spread of the per-round ratios.
+ * every figure's medians, its ratio (tree / base) and the spread of the per-round ratios, with the
+ * runs themselves (`results`): passed back in, they are extended by `rounds` more rounds, the order
+ * carrying on where it stopped, so a guard can look again before it fails.
  */
-export async function compare({ base, tree = ROOT, benches, rounds, env = {}, log = console.log }) {
-  const results = Object.fromEntries(benches.map((b) => [b, { base: [], tree: [] }]));
-  for (let round = 0; round < rounds; round++) {
+export async function compare({ base, tree = ROOT, benches, rounds, env = {}, log = console.log, results }) {
+  const runs = results ?? Object.fromEntries(benches.map((b) => [b, { base: [], tree: [] }]));
+  const done = runs[benches[0]].base.length;
+  for (let round = done; round < done + rounds; round++) {
     for (const bench of benches) {
       const order = round % 2 === 0 ? ["base", "tree"] : ["tree", "base"];
       for (const side of order) {
+        const busy = busyNeighbours();
+        if (busy.length > 0) log(`  (busy beside the run: ${busy.join(", ")})`);
         const started = Date.now();
         const r = await runBench(side === "base" ? base : tree, bench, env[bench] ?? {}, join(".mailroom", "compare-results", side));
-        results[bench][side].push(r);
-        log(`round ${round + 1}/${rounds} ${bench} ${side}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+        runs[bench][side].push(r);
+        log(`round ${round + 1}/${done + rounds} ${bench} ${side}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
       }
     }
   }
   const rows = [];
   for (const bench of benches) {
     for (const [figure, read, higherBetter] of FIGURES[bench] ?? []) {
-      const b = results[bench].base.map(read);
-      const t = results[bench].tree.map(read);
+      const b = runs[bench].base.map(read);
+      const t = runs[bench].tree.map(read);
       if (b.some((v) => typeof v !== "number") || t.some((v) => typeof v !== "number")) continue;
       const perRound = t.map((v, i) => (b[i] === 0 ? Number.NaN : v / b[i]));
       rows.push({
@@ -140,7 +145,38 @@ export async function compare({ base, tree = ROOT, benches, rounds, env = {}, lo
       });
     }
   }
-  return rows;
+  return { rows, results: runs };
+}
+
+/**
+ * Processes other than this run's own that used more than a fifth of a core over the last half
+ * second: a figure taken beside them is not a figure, and a guard's verdict should say so.
+ */
+export function busyNeighbours() {
+  const ours = new Set([process.pid, process.ppid]);
+  const sample = () => {
+    const ticks = new Map();
+    for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const close = stat.lastIndexOf(")");
+        const fields = stat.slice(close + 2).split(" ");
+        ticks.set(Number(pid), { name: stat.slice(stat.indexOf("(") + 1, close), ticks: Number(fields[11]) + Number(fields[12]) });
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return ticks;
+  };
+  const first = sample();
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+  const busy = [];
+  for (const [pid, { name, ticks }] of sample()) {
+    const before = first.get(pid);
+    // clock ticks are 1/100 s: 10 ticks in half a second is a fifth of a core
+    if (!ours.has(pid) && before && ticks - before.ticks >= 10) busy.push(`${name} (pid ${pid}, ${(ticks - before.ticks) * 2}% of a core)`);
+  }
+  return busy;
 }
 
 const fmt = (v) => (Math.abs(v) >= 100 ? Math.round(v).toLocaleString("en") : v.toFixed(2));

@@ -26,7 +26,7 @@ const build = (await import("node:child_process")).spawnSync("npx", ["turbo", "r
 if (build.status !== 0) process.exit(1);
 const base = builtTree(sha);
 const started = Date.now();
-const rows = await compare({ base, benches, rounds });
+const { rows } = await compare({ base, benches, rounds });
 const md = [
   `## bench:compare ${rev} (${sha.slice(0, 12)}) against the working tree`,
   "",
