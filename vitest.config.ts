@@ -20,7 +20,12 @@ export default defineConfig({
     // no test's state. Unit files (threads) keep a fresh context each: their timing bounds are
     // measured without other files' heap. vitest 3.2 takes `isolate` per pool, not per project,
     // hence a pool each.
-    poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false }, threads: { maxThreads: 2, minThreads: 1, isolate: true } },
+    // Three platform workers on two cores: most of a platform file's time is spent waiting on the
+    // platform (a consumer's batch, a page's render), and with two workers the machine sat half idle
+    // (the platform phase: 476 s with two, 376 s with three, the cores 87% busy). As many kept as
+    // started: a worker retired as idle while vitest hands it a file fails the run with tinypool's
+    // "Terminating worker thread".
+    poolOptions: { forks: { maxForks: 3, minForks: 3, isolate: false }, threads: { maxThreads: 2, minThreads: 1, isolate: true } },
     // The longest files first even on a checkout that has never timed them (see the file).
     sequence: { sequencer: LongFirst },
     // A backstop, not a bound: every wait inside a test has its own limit and names what it waited
