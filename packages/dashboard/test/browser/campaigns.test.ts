@@ -4,6 +4,7 @@ import { sinkMessages } from "@mailroom/testkit";
 import { a11yViolations, } from "@mailroom/testkit/browser";
 import { uniqueAddress } from "./sent-emails.js";
 import { browserAndOwner } from "./fixture.js";
+import { selectBox, selectOption } from "./select.js";
 
 const fx = browserAndOwner({ sending: true });
 const { platform } = fx;
@@ -31,12 +32,7 @@ beforeAll(async () => {
   expect(template.status, JSON.stringify(template.body)).toBeLessThan(300);
 }, 60_000);
 /** A Mantine Select: open it by its label, pick the option. */
-async function pick(page: Page, label: string | RegExp, option: string | RegExp, search?: string) {
-  const box = page.getByRole("textbox", { name: label }).or(page.getByRole("combobox", { name: label }));
-  await box.click();
-  if (search) await box.fill(search);
-  await page.getByRole("option", { name: option }).first().click();
-}
+const pick = (page: Page, label: string | RegExp, option: string | RegExp, search?: string) => selectOption(page, selectBox(page, label), option, { search });
 
 /** "Schedule" in the send panel's segmented control, by keyboard as a person can: its radios are visually hidden. */
 async function chooseSchedule(page: Page) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
 import { a11yViolations, } from "@mailroom/testkit/browser";
 import { browserAndOwner } from "./fixture";
+import { selectOption } from "./select.js";
 
 const fx = browserAndOwner({ members: ["viewer"] });
 
@@ -29,10 +30,7 @@ const EXPECTED = {
 };
 
 /** A Mantine Select (or Autocomplete) of `scope` set to `option` from its dropdown. */
-async function choose(page: Page, scope: Locator, label: string, option: string) {
-  await scope.getByRole("combobox", { name: label, exact: true }).click();
-  await page.getByRole("option", { name: option, exact: true }).click();
-}
+const choose = (page: Page, scope: Locator, label: string, option: string) => selectOption(page, scope.getByRole("combobox", { name: label, exact: true }), option, { exact: true });
 
 const filterRow = (page: Page, name: string) => page.getByRole("group", { name, exact: true });
 const count = (page: Page) => page.getByRole("status", { name: "Matching contacts" });

@@ -4,6 +4,7 @@ import { waitFor } from "@mailroom/testkit";
 import { a11yViolations, } from "@mailroom/testkit/browser";
 import { uniqueAddress } from "./sent-emails.js";
 import { browserAndOwner } from "./fixture.js";
+import { selectBox, selectOption } from "./select.js";
 
 const fx = browserAndOwner({ sending: true, members: ["viewer"] });
 /** Opted in unless a contact says otherwise; and opted out unless it says otherwise. */
@@ -23,10 +24,7 @@ beforeAll(async () => {
   [news, digest] = created;
 }, 60_000);
 /** A Mantine Select: open it by its label, pick the option. */
-async function pick(page: Page, label: string | RegExp, option: string | RegExp) {
-  await page.getByRole("textbox", { name: label }).or(page.getByRole("combobox", { name: label })).click();
-  await page.getByRole("option", { name: option }).first().click();
-}
+const pick = (page: Page, label: string | RegExp, option: string | RegExp) => selectOption(page, selectBox(page, label), option);
 
 /** Who a topic campaign reaches, from the contacts as the API lists them: subscribed, and opted into the topic by choice or by its default. */
 async function optedInSubscribed(topic: { id: string }, defaultSubscribed: boolean): Promise<number> {
