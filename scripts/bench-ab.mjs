@@ -6,6 +6,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export const ROOT = resolve(new URL("..", import.meta.url).pathname);
 
@@ -118,7 +119,7 @@ export async function compare({ base, tree = ROOT, benches, rounds, env = {}, lo
     for (const bench of benches) {
       const order = round % 2 === 0 ? ["base", "tree"] : ["tree", "base"];
       for (const side of order) {
-        const busy = busyNeighbours();
+        const busy = await busyNeighbours();
         if (busy.length > 0) log(`  (busy beside the run: ${busy.join(", ")})`);
         const started = Date.now();
         const r = await runBench(side === "base" ? base : tree, bench, env[bench] ?? {}, join(".mailroom", "compare-results", side));
@@ -152,31 +153,27 @@ export async function compare({ base, tree = ROOT, benches, rounds, env = {}, lo
  * Processes other than this run's own that used more than a fifth of a core over the last half
  * second: a figure taken beside them is not a figure, and a guard's verdict should say so.
  */
-export function busyNeighbours() {
+export async function busyNeighbours() {
+  // bench/lib.mjs loads the built testkit, which exists only once the caller has built
+  const { cpuSeconds } = await import("../bench/lib.mjs");
   const ours = new Set([process.pid, process.ppid]);
-  const sample = () => {
-    const ticks = new Map();
-    for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-        const close = stat.lastIndexOf(")");
-        const fields = stat.slice(close + 2).split(" ");
-        ticks.set(Number(pid), { name: stat.slice(stat.indexOf("(") + 1, close), ticks: Number(fields[11]) + Number(fields[12]) });
-      } catch {
-        // gone meanwhile
-      }
-    }
-    return ticks;
-  };
+  const sample = () => new Map(readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map((pid) => [Number(pid), cpuSeconds(pid)]));
   const first = sample();
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+  await sleep(500);
   const busy = [];
-  for (const [pid, { name, ticks }] of sample()) {
-    const before = first.get(pid);
-    // clock ticks are 1/100 s: 10 ticks in half a second is a fifth of a core
-    if (!ours.has(pid) && before && ticks - before.ticks >= 10) busy.push(`${name} (pid ${pid}, ${(ticks - before.ticks) * 2}% of a core)`);
+  for (const [pid, seconds] of sample()) {
+    const used = seconds - (first.get(pid) ?? Number.NaN);
+    if (!ours.has(pid) && used >= 0.1) busy.push(`${commandOf(pid)} (pid ${pid}, ${Math.round(used * 200)}% of a core)`);
   }
   return busy;
+}
+
+function commandOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "a process now gone";
+  }
 }
 
 const fmt = (v) => (Math.abs(v) >= 100 ? Math.round(v).toLocaleString("en") : v.toFixed(2));

@@ -3,6 +3,7 @@ import type { Page } from "playwright-core";
 import { a11yViolations, } from "@mailroom/testkit/browser";
 import { uniqueAddress } from "./sent-emails.js";
 import { browserAndOwner } from "./fixture.js";
+import { pick, selectBox } from "./select.js";
 
 const fx = browserAndOwner({ sending: true });
 
@@ -12,7 +13,6 @@ beforeAll(async () => {
 }, 60_000);
 const box = (page: Page, name: string | RegExp) => page.getByRole("textbox", { name });
 /** A Mantine Select, whichever role its input has. */
-const select = (page: Page, name: string | RegExp) => page.getByRole("textbox", { name }).or(page.getByRole("combobox", { name }));
 
 /**
  * The composer's variant editor and a sent A/B campaign's results. The test platform's minute
@@ -39,8 +39,7 @@ describe("A/B tests in the Campaigns pages", () => {
     await page.getByRole("button", { name: "Remove variant C" }).click();
     await expect.poll(() => box(page, /^Variant C subject/).count()).toBe(0);
     await page.getByRole("textbox", { name: /^Sample/ }).fill("50");
-    await select(page, /^Winner by/).click();
-    await page.getByRole("option", { name: "Click rate" }).click();
+    await pick(page, /^Winner by/, "Click rate");
     await page.getByRole("textbox", { name: /^Wait/ }).fill("5");
     expect(await a11yViolations(page)).toEqual([]);
     await page.getByRole("button", { name: "Create draft" }).click();
@@ -60,7 +59,7 @@ describe("A/B tests in the Campaigns pages", () => {
     expect(await box(page, /^Variant B body/).inputValue()).toBe("<p>Version B</p>");
     expect(await page.getByRole("checkbox", { name: /^Variant A has a body of its own/ }).isChecked()).toBe(false);
     expect(await page.getByRole("textbox", { name: /^Sample/ }).inputValue()).toBe("50");
-    expect(await select(page, /^Winner by/).inputValue()).toBe("Click rate");
+    expect(await selectBox(page, /^Winner by/).inputValue()).toBe("Click rate");
 
     // sent: the table of variants fills, the wait's end is shown, then the winner (no clicks: a tie, so A)
     // by keyboard: the lazily loaded editor and preview can still move the button under a pointer

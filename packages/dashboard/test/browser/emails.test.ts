@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { a11yViolations, } from "@mailroom/testkit/browser";
 import { sendEmail, uniqueAddress } from "./sent-emails.js";
 import { browserAndOwner } from "./fixture.js";
+import { selectOption } from "./select.js";
 
 const fx = browserAndOwner({ sending: true });
 const { platform } = fx;
@@ -25,14 +26,12 @@ describe("the Emails pages", () => {
     await page.getByRole("link", { name: "For Ada" }).waitFor();
     expect(await a11yViolations(page)).toEqual([]);
 
-    await page.getByRole("combobox", { name: "Status" }).click();
-    await page.getByRole("option", { name: "Failed" }).click();
+    await selectOption(page, page.getByRole("combobox", { name: "Status" }), "Failed");
     await page.getByText("No email matches these filters.").waitFor();
     expect(new URL(page.url()).searchParams.get("status")).toBe("FAILED");
     expect(await a11yViolations(page)).toEqual([]);
 
-    await page.getByRole("combobox", { name: "Status" }).click();
-    await page.getByRole("option", { name: reached, exact: true }).click();
+    await selectOption(page, page.getByRole("combobox", { name: "Status" }), reached, { exact: true });
     await page.getByRole("link", { name: "For Grace" }).waitFor();
     await page.getByRole("searchbox", { name: "Recipient" }).fill(ada.split("@")[0]!.toUpperCase());
     await expect.poll(() => page.getByRole("link", { name: "For Grace" }).count()).toBe(0);

@@ -4,6 +4,7 @@ import type { BrowserContext, Download, Page } from "playwright-core";
 import { apiClient } from "@mailroom/testkit";
 import { a11yViolations, createDashboardUser, signedInContext, type DashboardUser } from "@mailroom/testkit/browser";
 import { browserAndOwner } from "./fixture.js";
+import { selectBox, selectOption } from "./select.js";
 import { sharedOperator } from "@mailroom/testkit/shared";
 
 const fx = browserAndOwner({ members: ["viewer"] });
@@ -85,8 +86,7 @@ describe("the contact import wizard and export", () => {
     await page.getByText(/^No subscribed column: new contacts are sent a confirmation email and subscribed once they confirm/).waitFor();
     await page.getByLabel("CSV file").setInputFiles({ name: "list.csv", mimeType: "text/csv", buffer: Buffer.from(`email,subscribed\n${asks},\n${declines},no\n`) });
     await page.getByRole("alert").filter({ hasText: "Double opt-in is on" }).waitFor();
-    await page.getByRole("textbox", { name: "Topics" }).or(page.getByRole("combobox", { name: "Topics" })).click();
-    await page.getByRole("option", { name: "Release notes" }).click();
+    await selectOption(page, selectBox(page, "Topics"), "Release notes");
     await page.keyboard.press("Escape");
     expect(await a11yViolations(page)).toEqual([]);
 

@@ -3,6 +3,7 @@ import type { BrowserContext } from "playwright-core";
 import { sinkMessages, waitFor } from "@mailroom/testkit";
 import { a11yViolations, } from "@mailroom/testkit/browser";
 import { browserAndOwner } from "./fixture.js";
+import { selectOption } from "./select.js";
 
 const fx = browserAndOwner();
 const { platform } = fx;
@@ -39,8 +40,7 @@ describe("members", () => {
     const invited = `viewer-${Date.now().toString(36)}@example.com`;
     const form = page.getByRole("form", { name: "Invite a member" });
     await form.getByRole("textbox", { name: /^Email/ }).fill(invited);
-    await form.getByLabel("Role", { exact: true }).click();
-    await page.getByRole("option", { name: "Viewer" }).click();
+    await selectOption(page, form.getByLabel("Role", { exact: true }), "Viewer");
     await form.getByRole("button", { name: "Invite" }).click();
     const pendingRow = page.getByRole("row").filter({ hasText: invited });
     await pendingRow.getByText("Invitation pending").waitFor();
@@ -78,8 +78,7 @@ describe("members", () => {
     await page.reload();
     const memberRow = page.getByRole("row").filter({ hasText: invited });
     await memberRow.getByText("Vera Viewer").waitFor();
-    await memberRow.getByLabel(`Role of ${invited}`, { exact: true }).click();
-    await page.getByRole("option", { name: "Editor" }).click();
+    await selectOption(page, memberRow.getByLabel(`Role of ${invited}`, { exact: true }), "Editor");
     await expect.poll(async () => (await createContact(guest, `now-${Date.now()}@example.com`)).status(), { timeout: 10_000 }).toBe(201);
 
     await guest.close();

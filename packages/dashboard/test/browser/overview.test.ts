@@ -3,6 +3,7 @@ import { waitFor } from "@mailroom/testkit";
 import { a11yViolations, createDashboardUser } from "@mailroom/testkit/browser";
 import { sendEmail, uniqueAddress } from "./sent-emails.js";
 import { browserAndOwner } from "./fixture.js";
+import { selectOption } from "./select.js";
 import { sharedOperator } from "@mailroom/testkit/shared";
 
 const fx = browserAndOwner({ sending: true });
@@ -47,15 +48,13 @@ describe("the Overview page", () => {
     const sent = (period: string) => page.getByText(`Sent in the ${period}`).locator("..");
     await expect.poll(() => sent("last 7 days").textContent()).toContain("5");
 
-    await page.getByRole("combobox", { name: "Campaign" }).fill("Autumn");
-    await page.getByRole("option", { name: "Autumn news" }).click();
+    await selectOption(page, page.getByRole("combobox", { name: "Campaign" }), "Autumn news", { search: "Autumn" });
     await expect.poll(() => sent("last 7 days").textContent()).toMatch(/Sent in the last 7 days\s*2/);
     expect(new URL(page.url()).searchParams.get("campaign")).toBe(campaign.id);
 
     await page.getByText("Hourly").click();
     await page.getByRole("figure", { name: "Emails per hour" }).waitFor();
-    await page.getByRole("combobox", { name: "Period" }).click();
-    await page.getByRole("option", { name: "Last 24 hours" }).click();
+    await selectOption(page, page.getByRole("combobox", { name: "Period" }), "Last 24 hours");
     await expect.poll(() => sent("last 24 hours").textContent()).toMatch(/2/);
     // a day has no daily points: only hours are offered
     expect(await page.getByRole("radio", { name: "Daily" }).isDisabled()).toBe(true);

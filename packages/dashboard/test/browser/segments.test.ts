@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
 import { a11yViolations, } from "@mailroom/testkit/browser";
 import { browserAndOwner } from "./fixture";
-import { selectOption } from "./select.js";
+import { selectBox, selectOption } from "./select.js";
 
 const fx = browserAndOwner({ members: ["viewer"] });
 
@@ -30,7 +30,7 @@ const EXPECTED = {
 };
 
 /** A Mantine Select (or Autocomplete) of `scope` set to `option` from its dropdown. */
-const choose = (page: Page, scope: Locator, label: string, option: string) => selectOption(page, scope.getByRole("combobox", { name: label, exact: true }), option, { exact: true });
+const choose = (page: Page, scope: Locator, label: string, option: string) => selectOption(page, selectBox(scope, label, true), option, { exact: true });
 
 const filterRow = (page: Page, name: string) => page.getByRole("group", { name, exact: true });
 const count = (page: Page) => page.getByRole("status", { name: "Matching contacts" });

@@ -24,6 +24,10 @@ export async function selectOption(page: Page, box: Locator, option: string | Re
   await choice.click();
 }
 
+/** The Select labelled `label` on the page set to `option` (`selectOption`). */
+export const pick = (page: Page, label: string | RegExp, option: string | RegExp, opts: { search?: string; exact?: boolean } = {}): Promise<void> =>
+  selectOption(page, selectBox(page, label), option, opts);
+
 /** The Select labelled `label` (a textbox or a combobox, as Mantine renders it) within `scope`. */
 export const selectBox = (scope: Page | Locator, label: string | RegExp, exact?: boolean): Locator =>
   scope.getByRole("textbox", { name: label, exact }).or(scope.getByRole("combobox", { name: label, exact }));

@@ -1,10 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Page } from "playwright-core";
 import { waitFor } from "@mailroom/testkit";
 import { a11yViolations, } from "@mailroom/testkit/browser";
 import { uniqueAddress } from "./sent-emails.js";
 import { browserAndOwner } from "./fixture.js";
-import { selectBox, selectOption } from "./select.js";
+import { pick, selectBox } from "./select.js";
 
 const fx = browserAndOwner({ sending: true, members: ["viewer"] });
 /** Opted in unless a contact says otherwise; and opted out unless it says otherwise. */
@@ -23,8 +22,6 @@ beforeAll(async () => {
   }
   [news, digest] = created;
 }, 60_000);
-/** A Mantine Select: open it by its label, pick the option. */
-const pick = (page: Page, label: string | RegExp, option: string | RegExp) => selectOption(page, selectBox(page, label), option);
 
 /** Who a topic campaign reaches, from the contacts as the API lists them: subscribed, and opted into the topic by choice or by its default. */
 async function optedInSubscribed(topic: { id: string }, defaultSubscribed: boolean): Promise<number> {
@@ -111,7 +108,7 @@ describe("topics on the contact page and in the composer", () => {
     expect((await fx.api.get(`/campaigns/${campaignId}`)).body).toMatchObject({ topicId: digest.id, type: "ALL", status: "DRAFT" });
     // The saved draft opens with its topic and the same count.
     await page.reload();
-    await expect.poll(() => page.getByRole("textbox", { name: /^Topic/ }).or(page.getByRole("combobox", { name: /^Topic/ })).inputValue()).toBe(digest.name);
+    await expect.poll(() => selectBox(page, /^Topic/).inputValue()).toBe(digest.name);
     await expect.poll(() => count.textContent()).toMatch(new RegExp(`^${expected} recipients`));
 
     // Sent: exactly the counted contacts receive it, and its page names the topic.
