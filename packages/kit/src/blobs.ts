@@ -47,6 +47,8 @@ export class Blobs {
     private readonly bucket: string,
     /** Bound on the whole store; undefined leaves the store's bound as it is (the CLI, tests). */
     private readonly maxBytes?: number,
+    /** Copies of each blob on a cluster (NATS_REPLICAS), as the streams have. */
+    private readonly replicas = 1,
   ) {
     // Leave room for headers and the envelope around the payload.
     this.threshold = Math.max(16 * 1024, (nc.info?.max_payload ?? 1024 * 1024) - 64 * 1024);
@@ -63,7 +65,7 @@ export class Blobs {
   /** The bucket, made with the bound, or given it when it was made without (or with another). */
   private async openStore(): Promise<ObjectStore> {
     const bound = this.maxBytes === undefined ? {} : { max_bytes: this.maxBytes };
-    const store = await new Objm(this.nc).create(this.bucket, { ttl: 60 * 60 * 1e9, ...bound });
+    const store = await new Objm(this.nc).create(this.bucket, { ttl: 60 * 60 * 1e9, replicas: this.replicas, ...bound });
     if (this.maxBytes !== undefined) {
       const jsm = await jetstreamManager(this.nc);
       const { config } = await jsm.streams.info(`OBJ_${this.bucket}`);

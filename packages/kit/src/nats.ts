@@ -171,20 +171,26 @@ export function coreStreams(names: WireNames, replicas: number): Array<Partial<S
   ];
 }
 
-/** Creates the streams if missing. Safe when N processes start at once (a lost race is success). */
+/**
+ * Creates the streams if missing, and gives an existing one the replicas asked for (NATS_REPLICAS
+ * raised when a deployment moves onto a cluster: nats-server copies the stream to the new peers).
+ * Safe when N processes start at once (a lost race is success; the update is idempotent).
+ */
 export async function ensureStreams(
   jsm: JetStreamManager,
   streams: Array<Partial<StreamConfig> & { name: string }>,
 ): Promise<void> {
   for (const cfg of streams) {
+    const existing = await jsm.streams.info(cfg.name).catch(() => null);
+    if (existing) {
+      const replicas = cfg.num_replicas ?? existing.config.num_replicas;
+      if (existing.config.num_replicas !== replicas) await jsm.streams.update(cfg.name, { ...existing.config, num_replicas: replicas });
+      continue;
+    }
     try {
-      await jsm.streams.info(cfg.name);
-    } catch {
-      try {
-        await jsm.streams.add(cfg);
-      } catch (err) {
-        if (!/already in use|exists/i.test(String((err as Error).message))) throw err;
-      }
+      await jsm.streams.add(cfg);
+    } catch (err) {
+      if (!/already in use|exists/i.test(String((err as Error).message))) throw err;
     }
   }
 }

@@ -82,7 +82,7 @@ export async function runService<E extends z.ZodRawShape>(spec: ServiceSpec<E>):
   const { js, jsm: jsmP } = jetstreamOf(nc);
   const jsm = await jsmP;
   await ensureStreams(jsm, coreStreams(names, config.NATS_REPLICAS));
-  const blobs = new Blobs(nc, names.buckets.blobs, config.BLOBS_MAX_BYTES);
+  const blobs = new Blobs(nc, names.buckets.blobs, config.BLOBS_MAX_BYTES, config.NATS_REPLICAS);
   const rpc = new RpcClient(nc, names, blobs, config.RPC_TIMEOUT_MS, { coalesce: config.RPC_COALESCE });
 
   const deps = { config, log, metrics, names, nc, js, jsm, blobs, rpc } as Deps<E>;
