@@ -45,7 +45,8 @@ export class Drain {
     const missing = TARGET_KEYS.filter((k) => !env[k]);
     if (missing.length) throw new Error(`Drain.open: the environment has no ${missing.join(", ")}`);
     const target = env as DrainTarget;
-    const nc = await connect({ servers: target.NATS_URL });
+    // a cluster's NATS_URL lists every server, as the services are given it
+    const nc = await connect({ servers: target.NATS_URL.split(",") });
     return new Drain(target, nc, await jetstreamManager(nc));
   }
 
