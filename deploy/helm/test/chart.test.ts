@@ -192,6 +192,20 @@ describe("dashboard sign-in settings", () => {
   });
 });
 
+describe("values-production.yaml on a NATS cluster, as the fault suite runs one (packages/faults, nats-cluster.test.ts)", () => {
+  it("gives every service all three servers, replicas 3 and a NATS user of its own", () => {
+    const config = kinds(production, "ConfigMap").find((m) => m.metadata.name === "prod-mailroom-config")!.data;
+    expect(config.NATS_REPLICAS).toBe("3");
+    const servers = config.NATS_URL.split(",");
+    expect(new Set(servers).size).toBe(3);
+    for (const url of servers) expect(url).toMatch(/^nats:\/\/nats-[0-2]\.nats-headless\.nats\.svc\.cluster\.local:4222$/);
+    for (const deployment of kinds(production, "Deployment")) {
+      const env = deployment.spec.template.spec.containers[0].env.map((e: { name: string }) => e.name);
+      expect(env, deployment.metadata.name).toEqual(expect.arrayContaining(["NATS_USER", "NATS_PASSWORD"]));
+    }
+  });
+});
+
 describe("the values schema rejects", () => {
   it.each([
     ["a negative replica count", ["--set", "services.contacts.replicas=-1"], "replicas"],

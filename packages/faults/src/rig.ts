@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
-import type { ServiceName } from "@mailroom/contracts";
+import { SERVICE_NAMES, type ServiceName } from "@mailroom/contracts";
 import { startMailbox, type Mailbox } from "@mailroom/devmailbox";
-import { DATABASE_URL, NATS_URL, Platform, REDIS_URL, apiClient, type ApiClient } from "@mailroom/testkit";
+import { DATABASE_URL, NATS_URL, Platform, REDIS_URL, apiClient, runPrefix, type ApiClient } from "@mailroom/testkit";
+import { startNatsCluster, type NatsCluster } from "./cluster.js";
 import { startNats, startPostgres, startRedis, type InfraServer } from "./servers.js";
 
 export type InfraName = "nats" | "postgres" | "redis";
@@ -13,12 +14,19 @@ export interface RigOptions {
   own?: InfraName[];
   env?: Record<string, string>;
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /**
+   * A private three-server JetStream cluster instead of a NATS server: streams replicated three
+   * times (NATS_REPLICAS=3), every service given all three URLs and its own NATS user.
+   */
+  natsCluster?: boolean;
 }
 
 export interface Rig {
   platform: Platform;
   mailbox: Mailbox;
   infra: Partial<Record<InfraName, InfraServer>>;
+  /** The private cluster, when `natsCluster` was asked for. */
+  cluster?: NatsCluster;
   project: { id: string; secretKey: string; publicKey: string };
   api: ApiClient;
   /** A sender address on a domain verified for the project (when the rig runs the sending service). */
@@ -46,12 +54,22 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
       infra[name] = server;
       cleanup.push(() => server.destroy());
     }
+    // the cluster's users are the prefix's, so the prefix is chosen before the platform
+    const prefix = runPrefix();
+    const cluster = opts.natsCluster ? await startNatsCluster(prefix) : undefined;
+    if (cluster) cleanup.push(() => cluster.destroy());
     const mailbox = await startMailbox({ maxMessages: 500_000 });
     cleanup.push(() => mailbox.stop());
+    const serviceEnv = { ...opts.serviceEnv };
+    if (cluster) {
+      for (const s of opts.services ?? SERVICE_NAMES) serviceEnv[s] = { ...cluster.credentials(s), ...serviceEnv[s] };
+    }
     const platform = new Platform({
+      prefix,
       ...(opts.services ? { services: opts.services } : {}),
       env: {
-        NATS_URL: infra.nats?.url ?? NATS_URL,
+        NATS_URL: cluster?.url ?? infra.nats?.url ?? NATS_URL,
+        ...(cluster ? { NATS_REPLICAS: "3" } : {}),
         DATABASE_URL: infra.postgres?.url ?? DATABASE_URL,
         REDIS_URL: infra.redis?.url ?? REDIS_URL,
         SMTP_URL: mailbox.smtpUrl,
@@ -59,7 +77,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
         LOG_LEVEL: "warn",
         ...opts.env,
       },
-      ...(opts.serviceEnv ? { serviceEnv: opts.serviceEnv } : {}),
+      serviceEnv,
     });
     // Before start: a service that fails to start still leaves its siblings running.
     cleanup.push(() => platform.destroy());
@@ -70,7 +88,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     if (!opts.services || opts.services.includes("sending")) {
       await platform.verifyDomain(project.id, domain);
     }
-    return { platform, mailbox, infra, project, api: apiClient(platform.url, project.secretKey), from: `news@${domain}`, destroy };
+    return { platform, mailbox, infra, ...(cluster ? { cluster } : {}), project, api: apiClient(platform.url, project.secretKey), from: `news@${domain}`, destroy };
   } catch (err) {
     await destroy();
     throw err;

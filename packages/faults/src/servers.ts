@@ -26,7 +26,7 @@ process.once("exit", () => {
   for (const hook of exitHooks) hook();
 });
 
-function tempDir(tag: string): string {
+export function tempDir(tag: string): string {
   return mkdtempSync(join(tmpdir(), `mailroom-faults-${tag}-`));
 }
 
@@ -43,7 +43,7 @@ async function portOpen(port: number): Promise<boolean> {
 }
 
 /** A server that runs as our child process (NATS, Redis). */
-abstract class ChildServer implements InfraServer {
+export abstract class ChildServer implements InfraServer {
   protected child: ChildProcess | undefined;
   private readonly hook = () => this.child?.kill("SIGKILL");
 
@@ -57,6 +57,16 @@ abstract class ChildServer implements InfraServer {
   abstract get url(): string;
   protected abstract command(): [string, string[]];
   protected abstract ready(): Promise<boolean>;
+
+  /** Started and not stopped since. */
+  get running(): boolean {
+    return this.child !== undefined;
+  }
+
+  /** The server's process id while it runs (for CPU and memory figures). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
 
   async start(): Promise<void> {
     const [cmd, args] = this.command();
