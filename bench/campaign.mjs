@@ -7,9 +7,14 @@
 // and half the jobs in flight each), as the chart's backlog autoscaling runs a campaign; a Node
 // process delivers on one thread, and with one replica that thread is the limit
 // (BENCH_SCALE_OUT=0 skips it).
+// Last, the one-replica campaign again on a three-server JetStream cluster with every stream
+// replicated three times and a NATS user per service, as production runs NATS (docs/operations.md):
+// what replication costs, as a ratio to the single-server campaign of the same run (BENCH_CLUSTER=0
+// skips it).
 import { readFileSync } from "node:fs";
 import nodemailer from "nodemailer";
-import { Platform, apiClient } from "@mailroom/testkit";
+import { startNatsCluster } from "@mailroom/faults";
+import { Platform, apiClient, runPrefix } from "@mailroom/testkit";
 import { BENCH_ENV, cpuMeter, formatCpu, machine, peakRssMb, profiled, seedContacts, signingOptions, threadPoolSigning, writeResult, size } from "./lib.mjs";
 import { startSinkProcess } from "./sink.mjs";
 
@@ -18,6 +23,7 @@ const POOL = Number(process.env.BENCH_SMTP_POOL ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_DELIVERY_CONCURRENCY ?? 64);
 const SERVICES = ["gateway", "contacts", "sending", "campaigns"];
 const SCALE_OUT = process.env.BENCH_SCALE_OUT !== "0";
+const CLUSTER = process.env.BENCH_CLUSTER !== "0";
 /** Each of the two replicas' share of the one replica's SMTP budget. */
 const HALF_POOL = Math.max(1, POOL / 2);
 const HALF_CONCURRENCY = Math.max(1, CONCURRENCY / 2);
@@ -33,17 +39,14 @@ const serviceEnv = profiled({
   campaigns: { LOG_LEVEL: process.env.BENCH_CAMPAIGNS_LOG ?? "warn" },
   sending: { SMTP_POOL_SIZE: String(POOL), DELIVERY_CONCURRENCY: String(CONCURRENCY) },
 });
-const platform = new Platform({
-  services: SERVICES,
-  env: { ...BENCH_ENV, SMTP_URL: sink.url, RETURN_PATH_DOMAIN: "bounces.bench.test" },
-  serviceEnv,
-});
+const platformEnv = { ...BENCH_ENV, SMTP_URL: sink.url, RETURN_PATH_DOMAIN: "bounces.bench.test" };
+const platform = new Platform({ services: SERVICES, env: platformEnv, serviceEnv });
 
 /** Every service's current and peak resident memory, in MB. */
-function rss() {
+function rss(target = platform) {
   const out = {};
   for (const name of SERVICES) {
-    for (const [i, proc] of (platform.procs.get(name) ?? []).entries()) {
+    for (const [i, proc] of (target.procs.get(name) ?? []).entries()) {
       const pid = proc.child.pid;
       out[i ? `${name} ${i + 1}` : name] = { peakMb: peakRssMb(pid), nowMb: currentRssMb(pid) };
     }
@@ -99,7 +102,7 @@ async function bare(from, dkim, prepare = async (message) => message) {
   return { seconds, emailsPerSec: Math.round(N / seconds), firstEmailMs: (await sink.stats()).first - started };
 }
 
-async function campaign(api, from) {
+async function campaign(api, from, target = platform) {
   const c = (await api.post("/campaigns", { name: "bench", subject, body, from, audienceType: "ALL" })).body.data;
   const started = Date.now();
   const sent = await api.post(`/campaigns/${c.id}/send`);
@@ -108,7 +111,7 @@ async function campaign(api, from) {
   for (;;) {
     await new Promise((r) => setTimeout(r, 250));
     const { count } = await sink.stats();
-    if (!at10k && count >= Math.min(10_000, N)) at10k = { count, rss: rss() };
+    if (!at10k && count >= Math.min(10_000, N)) at10k = { count, rss: rss(target) };
     const now = (await api.get(`/campaigns/${c.id}`)).body;
     if (now.status === "SENT") {
       const { first, last } = await sink.stats();
@@ -138,6 +141,39 @@ async function scaledOut(api, from, servicePids) {
   return { ...run, cpuMsPerEmail, arrived: count, distinctMessageIds, duplicates, rss: rss() };
 }
 
+/**
+ * The one-replica campaign on a three-server cluster (R3 streams, a NATS user per service, every
+ * service given the three URLs), a platform of its own with the same contacts, after the
+ * single-server platform has stopped.
+ */
+async function onCluster(domain, from) {
+  await sink.reset();
+  const prefix = runPrefix("bench");
+  const cluster = await startNatsCluster(prefix);
+  const clustered = new Platform({
+    prefix,
+    services: SERVICES,
+    env: { ...platformEnv, NATS_URL: cluster.url, NATS_REPLICAS: "3" },
+    serviceEnv: Object.fromEntries(SERVICES.map((s) => [s, { ...serviceEnv[s], ...cluster.credentials(s) }])),
+  });
+  try {
+    await clustered.start();
+    const project = await clustered.createProject("bench");
+    await clustered.cli(["domains", "verify", "--project", project.id, "--domain", domain, "--json"]);
+    await seedContacts(clustered, project.id, N, address);
+    const pids = Object.fromEntries(SERVICES.map((s) => [s, clustered.procs.get(s)?.[0]?.child.pid]));
+    for (const node of cluster.nodes) pids[`nats ${node.name}`] = node.pid;
+    const meter = cpuMeter({ ...pids, sink: sink.pid }, { ...METER, nats: false, postgres: prefix });
+    const run = await campaign(apiClient(clustered.url, project.secretKey), from, clustered);
+    const cpuMsPerEmail = meter.perItemMs(N);
+    const { count, distinctMessageIds, duplicates } = await sink.stats();
+    return { ...run, cpuMsPerEmail, arrived: count, distinctMessageIds, duplicates };
+  } finally {
+    await clustered.destroy();
+    await cluster.destroy();
+  }
+}
+
 await platform.start();
 try {
   const project = await platform.createProject("bench");
@@ -164,6 +200,13 @@ try {
   const { count: mailroomCount, distinctMessageIds, duplicates } = await sink.stats();
   const end = rss();
   const scaled = SCALE_OUT ? await scaledOut(api, from, servicePids) : null;
+  let clustered = null;
+  if (CLUSTER) {
+    // the single-server platform's processes would idle beside the cluster's
+    await platform.destroy();
+    clustered = await onCluster(domain, from);
+  }
+  const clusterRatio = clustered ? clustered.emailsPerSec / mailroom.emailsPerSec : null;
 
   const ratio = mailroom.emailsPerSec / baseline.emailsPerSec;
   const scaledRatio = scaled ? scaled.emailsPerSec / baseline.emailsPerSec : null;
@@ -183,9 +226,11 @@ try {
     ...(pooled ? [`| bare pool, messages signed on the thread pool by Mailroom's dkim.ts | ${pooled.emailsPerSec} | ${pooled.seconds.toFixed(1)} | ${pooled.firstEmailMs} | ${pooled.arrived} |`] : []),
     `| Mailroom campaign (send → last email) | ${mailroom.emailsPerSec} | ${mailroom.seconds.toFixed(1)} | ${mailroom.firstEmailMs} | ${mailroomCount} |`,
     ...(scaled ? [`| Mailroom campaign, two sending replicas (${HALF_POOL} connections and ${HALF_CONCURRENCY} in flight each) | ${scaled.emailsPerSec} | ${scaled.seconds.toFixed(1)} | ${scaled.firstEmailMs} | ${scaled.arrived} |`] : []),
+    ...(clustered ? [`| Mailroom campaign on a three-server NATS cluster, streams R3 | ${clustered.emailsPerSec} | ${clustered.seconds.toFixed(1)} | ${clustered.firstEmailMs} | ${clustered.arrived} |`] : []),
     "",
     `Ratio **${ratio.toFixed(2)}** against stock nodemailer (target ≥ 0.6)${pooled ? `, ${pooledRatio.toFixed(2)} against the pool that signs on the thread pool too` : ""}; ≥ 1,000 emails/s sustained targeted; first email < 2,000 ms targeted.`,
     ...(scaled ? [`Two sending replicas: ratio **${scaledRatio.toFixed(2)}** against stock nodemailer; ${scaled.distinctMessageIds} distinct Message-IDs (${scaled.duplicates} repeated); final stats ${JSON.stringify(scaled.stats)}.`] : []),
+    ...(clustered ? [`On the three-server cluster: **${clusterRatio.toFixed(2)}** of the single-server campaign's emails/s (what replicating every stream three times costs); ${clustered.distinctMessageIds} distinct Message-IDs (${clustered.duplicates} repeated); CPU ms per email ${formatCpu(clustered.cpuMsPerEmail)}.`] : []),
     `Final stats: ${JSON.stringify(mailroom.stats)}. Distinct Message-IDs in the sink: ${distinctMessageIds} (${duplicates} repeated).`,
     `CPU ms per email: ${formatCpu(cpuMsPerEmail)}; baseline: ${formatCpu(baseline.cpuMsPerEmail)}${pooled ? `; thread-pool baseline: ${formatCpu(pooled.cpuMsPerEmail)}` : ""}${scaled ? `; two sending replicas: ${formatCpu(scaled.cpuMsPerEmail)}` : ""}.`,
     "",
@@ -196,7 +241,7 @@ try {
     "",
     `Bench process (baseline): peak ${peakRssMb(process.pid)} MB; sink: peak ${peakRssMb(sink.pid)} MB. ${machine()}.`,
   ].join("\n");
-  writeResult("campaign", { recipients: N, baselineSigned: signed, baseline, threadPoolBaseline: pooled, mailroom, ratio, threadPoolRatio: pooledRatio, scaledOut: scaled, scaledOutRatio: scaledRatio, rss: end, cpuSeconds: cpuUsed, cpuMsPerEmail, sink: { distinctMessageIds, duplicates } }, md);
+  writeResult("campaign", { recipients: N, baselineSigned: signed, baseline, threadPoolBaseline: pooled, mailroom, ratio, threadPoolRatio: pooledRatio, scaledOut: scaled, scaledOutRatio: scaledRatio, cluster: clustered, clusterRatio, rss: end, cpuSeconds: cpuUsed, cpuMsPerEmail, sink: { distinctMessageIds, duplicates } }, md);
 } finally {
   await platform.destroy();
   await sink.stop();
