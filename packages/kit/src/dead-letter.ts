@@ -6,6 +6,16 @@ import type { Metrics } from "./metrics.js";
 /** Thrown by a handler for a message that can never succeed: it is given up at once, not retried. */
 export class PoisonMessage extends Error {}
 
+/** Thrown by a handler that knows when its message is worth trying again: retried after `delayMs`, not the policy's delay. */
+export class RetryLater extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+  }
+}
+
 const REASON_CHARS = 1000;
 
 /**
@@ -92,7 +102,7 @@ export class Failures {
   async failed(msg: JsMsg, err: unknown): Promise<void> {
     const attempt = msg.info.deliveryCount;
     if (err instanceof PoisonMessage || attempt >= this.policy.maxDeliver) return this.giveUp(msg, err);
-    const delay = (this.policy.retryDelayMs ?? defaultDelay)(attempt);
+    const delay = err instanceof RetryLater ? err.delayMs : (this.policy.retryDelayMs ?? defaultDelay)(attempt);
     this.deps.log.warn({ err: String(err), durable: this.policy.durable, attempt, delay }, "message failed; retrying");
     msg.nak(delay);
   }
