@@ -2,13 +2,13 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import type { SMTPServer } from "smtp-server";
-import { RelayBehaviour, createSmtpServer, type FailureStage } from "./smtp.js";
+import { RelayBehaviour, createSmtpServer, type FailureStage, type Refusal } from "./smtp.js";
 import { MessageStore, type MessagePredicate } from "./store.js";
 import type { StoredMessage } from "./types.js";
 import { createWebServer } from "./web.js";
 
 export type { EnvelopeDsn, MessageSummary, StoredMessage } from "./types.js";
-export type { FailureStage } from "./smtp.js";
+export type { FailureStage, Refusal } from "./smtp.js";
 export type { MessagePredicate } from "./store.js";
 export { MAX_MESSAGE_BYTES } from "./smtp.js";
 
@@ -40,6 +40,8 @@ export interface Mailbox {
   failNext(n: number, code: number, text: string, stage?: FailureStage): void;
   /** Failures `failNext` injected for the stage (RCPT by default) that no command has had yet. */
   failuresLeft(stage?: FailureStage): number;
+  /** The recipients refused at RCPT by an injected failure, oldest first, with when. */
+  refusals(): Refusal[];
   /** Delay before answering the end of DATA, to imitate a slow relay. 0 turns it off. */
   setDelay(ms: number): void;
   stop(): Promise<void>;
@@ -72,6 +74,7 @@ export async function startMailbox(opts: MailboxOptions = {}): Promise<Mailbox> 
     waitFor: (predicate, timeoutMs, count) => store.waitFor(predicate, timeoutMs, count),
     failNext: (n, code, text, stage = "RCPT") => behaviour.failNext(n, code, text, stage),
     failuresLeft: (stage = "RCPT") => behaviour.left(stage),
+    refusals: () => [...behaviour.refusals],
     setDelay: (ms) => {
       behaviour.delayMs = Math.max(0, ms);
     },

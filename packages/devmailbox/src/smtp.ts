@@ -13,9 +13,21 @@ interface Failure {
   text: string;
 }
 
+/** A recipient the sink refused with an injected failure, and when. */
+export interface Refusal {
+  at: Date;
+  to: string;
+  code: number;
+}
+
+/** Refusals kept at most (the oldest go first). */
+const MAX_REFUSALS = 10_000;
+
 /** What tests can change on a running sink to imitate an unreliable relay. */
 export class RelayBehaviour {
   private readonly failures = new Map<FailureStage, Failure>();
+  /** RCPT commands answered with an injected failure, oldest first: when a sender came back, and to whom. */
+  readonly refusals: Refusal[] = [];
   delayMs = 0;
 
   failNext(n: number, code: number, text: string, stage: FailureStage): void {
@@ -29,6 +41,11 @@ export class RelayBehaviour {
   /** Injected failures of the stage not yet answered. */
   left(stage: FailureStage): number {
     return this.failures.get(stage)?.remaining ?? 0;
+  }
+
+  refused(to: string, code: number): void {
+    this.refusals.push({ at: new Date(), to, code });
+    if (this.refusals.length > MAX_REFUSALS) this.refusals.shift();
   }
 
   /** Consumes one injected failure for the stage, if any is pending. */
@@ -64,7 +81,11 @@ export function createSmtpServer(store: MessageStore, behaviour: RelayBehaviour)
     socketTimeout: 60_000,
     closeTimeout: 1_000,
     logger: false,
-    onRcptTo: (_address, _session, callback) => callback(behaviour.take("RCPT") ?? undefined),
+    onRcptTo: (address, _session, callback) => {
+      const failure = behaviour.take("RCPT");
+      if (failure) behaviour.refused(address.address, failure.responseCode ?? 0);
+      callback(failure ?? undefined);
+    },
     onData: (stream, session, callback) => {
       readAll(stream)
         .then(async (raw) => {
