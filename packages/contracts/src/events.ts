@@ -124,6 +124,11 @@ export const EmailBounceData = EmailEventBase.extend({
   transientBounce: z.boolean(),
   /** Mailroom's addition: the remote MTA's diagnostic (one line, at most 500 characters), when it gave one. */
   diagnostic: z.string().optional(),
+  /**
+   * Mailroom's addition: the email was deferred (4xx) until DELIVERY_MAX_AGE ran out and was never
+   * sent (decisions.md §18). An `email.failed` follows it: that one ends the email.
+   */
+  expired: z.boolean().optional(),
 });
 export const EmailComplaintData = EmailEventBase.extend({ complainedAt: z.string() });
 /**

@@ -82,6 +82,8 @@ export class Platform {
       BLOBS_MAX_BYTES: String(256 * 1024 * 1024),
       // an A/B test's wait in seconds rather than minutes (the API's least is 5 minutes), test only
       CAMPAIGNS_AB_MINUTE_MS: "1000",
+      // a relay's 4xx retried after 1, 5, 15 and 60 seconds rather than minutes, test only
+      DELIVERY_TIME_SCALE: "60",
       ...opts.env,
     };
   }

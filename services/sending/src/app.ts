@@ -84,6 +84,8 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     deliveredOn250: !config.SMTP_DSN,
     throttle: new ProjectThrottle(deps.redis, config.NATS_PREFIX, config.SEND_RATE_PER_PROJECT, log),
     leases,
+    maxAgeMs: config.DELIVERY_MAX_AGE,
+    timeScale: config.DELIVERY_TIME_SCALE,
     log,
   };
   const engagement = new EngagementRecorder(sql, deps.outbox, deps.names, log);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseDuration } from "./domain/deferrals.js";
 import { isTopicArn } from "./domain/sns.js";
 
 const Bool = z.enum(["true", "false", "1", "0", "on", "off", ""]).transform((v) => v === "true" || v === "1" || v === "on");
@@ -38,6 +39,17 @@ export const SendingEnv = z.object({
    * by another. Tests shorten it to stall one; shorter in production means more renewal statements.
    */
   DELIVERY_LEASE_MS: Ms.min(1000).default(15_000),
+  /**
+   * How long an email the relay keeps answering 4xx is tried (decisions.md §18): `72h`, `30m`, `45s`
+   * or milliseconds. Past it the email expires: a transient bounce, then `email.failed`.
+   */
+  DELIVERY_MAX_AGE: z
+    .string()
+    .default("72h")
+    .transform((v, ctx) => parseDuration(v) ?? (ctx.addIssue({ code: "custom", message: "must be a duration such as 72h, 30m or 45s" }), z.NEVER))
+    .pipe(z.number().int().min(1000)),
+  /** Tests only: divides the 4xx retry schedule (1, 5, 15, 60 minutes, then every 2 hours). */
+  DELIVERY_TIME_SCALE: z.coerce.number().min(1).default(1),
   /** How often pending domains are looked up again in the background. */
   DOMAIN_RECHECK_INTERVAL_MS: Ms.min(1000).default(5 * 60_000),
   /** Decoded attachment bytes per message (api-spec: 10 MB by default). */

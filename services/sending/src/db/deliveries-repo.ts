@@ -13,6 +13,10 @@ export interface DeliveryRecord extends OutgoingEmail {
   campaignId: string | null;
   workflowId: string | null;
   sourceType: EmailSourceType;
+  /** Claims so far, this one included: the nth 4xx answer is met at attempt n (domain/deferrals.ts). */
+  attempts: number;
+  /** When it was queued: its DELIVERY_MAX_AGE runs from here. */
+  queuedAt: Date;
 }
 
 export type Claim =
@@ -20,7 +24,9 @@ export type Claim =
   | { kind: "claimed"; email: DeliveryRecord; key: SigningKey | null }
   | { kind: "missing" }
   | { kind: "done"; status: EmailStatus }
-  | { kind: "leased" };
+  | { kind: "leased" }
+  /** The relay deferred it (4xx) and its retry is not due yet: due in `inMs`. */
+  | { kind: "deferred"; inMs: number };
 
 /** A SENT record to write: `token` is the lease its worker claimed the email under. */
 export interface Sent {
@@ -36,6 +42,7 @@ type EmailRow = Row<typeof emails>;
 const DELIVERY = columns<EmailRow>()([
   "id", "project_id", "contact_id", "to_email", "to_name", "from_email", "from_name", "reply_to", "subject", "html", "headers",
   "marketing", "message_id", "status", "attachment_ids", "template_id", "campaign_id", "workflow_id", "source_type",
+  "attempts", "created_at",
 ]);
 type DeliveryRow = RowOf<typeof DELIVERY>;
 
@@ -59,6 +66,8 @@ const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
   campaignId: r.campaign_id,
   workflowId: r.workflow_id,
   sourceType: r.source_type,
+  attempts: r.attempts,
+  queuedAt: r.created_at,
 });
 
 /**
@@ -92,15 +101,19 @@ export const deliveriesRepo = traced("DeliveriesRepo", {
     ]));
     const rest = ids.filter((id) => !byId.has(id));
     const states = rest.length
-      ? await q<Pick<EmailRow, "id" | "status">[]>`select id, status from emails where id = any(${rest}::uuid[])`
+      ? await q<Array<Pick<EmailRow, "id" | "status"> & { deferred_ms: number | null }>>`
+          select id, status,
+            case when lease_token is null and locked_until > now() then ceil(extract(epoch from locked_until - now()) * 1000)::int end as deferred_ms
+          from emails where id = any(${rest}::uuid[])`
       : [];
-    const statusOf = new Map(states.map((r) => [r.id, r.status]));
+    const stateOf = new Map(states.map((r) => [r.id, r]));
     return ids.map((id): Claim => {
       const got = byId.get(id);
       if (got) return { kind: "claimed", ...got };
-      const status = statusOf.get(id);
-      if (!status) return { kind: "missing" };
-      return status === "QUEUED" ? { kind: "leased" } : { kind: "done", status };
+      const state = stateOf.get(id);
+      if (!state) return { kind: "missing" };
+      if (state.status !== "QUEUED") return { kind: "done", status: state.status };
+      return state.deferred_ms === null ? { kind: "leased" } : { kind: "deferred", inMs: state.deferred_ms };
     });
   },
 
@@ -119,6 +132,16 @@ export const deliveriesRepo = traced("DeliveriesRepo", {
   async release(q: Q, id: string, token: string, error?: string): Promise<void> {
     await q`
       update emails set locked_until = null, lease_token = null, last_error = coalesce(${error?.slice(0, 1000) ?? null}, last_error)
+      where id = ${id} and lease_token = ${token} and status = 'QUEUED'`;
+  },
+
+  /**
+   * The relay deferred the email (4xx): no claim takes it for `retryInMs`. The time sits where a lease's
+   * would, with no token, so the claim's own condition holds it back and no heartbeat extends it.
+   */
+  async defer(q: Q, id: string, token: string, error: string, retryInMs: number): Promise<void> {
+    await q`
+      update emails set locked_until = now() + ${retryInMs} * interval '1 millisecond', lease_token = null, last_error = ${error.slice(0, 1000)}
       where id = ${id} and lease_token = ${token} and status = 'QUEUED'`;
   },
 

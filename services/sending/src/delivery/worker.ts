@@ -1,10 +1,11 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import PQueue from "p-queue";
-import { Batcher, type ConsumerSpec, type Lease, LeaseSet, type Logger, type Sql } from "@mailroom/kit";
+import { Batcher, type ConsumerSpec, type Lease, LeaseSet, type Logger, RetryLater, type Sql } from "@mailroom/kit";
 import { deliveriesRepo, type Claim } from "../db/deliveries-repo.js";
 import { attachmentsRepo } from "../db/attachments-repo.js";
 import type { DeliveryLane } from "../domain/lanes.js";
 import { isPermanentFailure, outgoingMessage } from "../domain/compose.js";
+import { afterDeferral, deferralsWithin, isDeferral } from "../domain/deferrals.js";
 import { providerMessageId } from "../domain/feedback.js";
 import type { Ctx } from "../usecases/context.js";
 import { failEmail } from "../usecases/fail-email.js";
@@ -47,14 +48,24 @@ export interface DeliveryOptions {
   deliveredOn250: boolean;
   /** The replica's delivery leases (`deliveryLeases`). */
   leases: LeaseSet;
+  /** DELIVERY_MAX_AGE: how long an email the relay keeps deferring is tried. */
+  maxAgeMs: number;
+  /** DELIVERY_TIME_SCALE (tests only). */
+  timeScale: number;
   log: Pick<Logger, "warn">;
 }
 
-/** What became of one email of a job: done (sent, failed, gone), or to be tried again later. */
-type Outcome = "done" | "again";
+/**
+ * What became of one email of a job: done (sent, failed, gone), to be tried again soon (a lease
+ * race, a relay that could not be reached), or deferred by the relay's 4xx until its schedule says.
+ */
+type Outcome = "done" | "again" | { deferredMs: number };
 
-/** Why a job goes back to the queue: some of its emails are to be tried again after the delay. */
-class TryAgain extends Error {}
+/** Retries of a job besides its emails' deferrals: lease races, a relay that could not be reached. */
+const OTHER_RETRIES = 8;
+
+/** The job's retries when none of its emails was deferred: 1 s, 4 s, 16 s, 64 s, then every 5 minutes. */
+const soonAfter = (attempt: number) => Math.min(300_000, 1000 * 4 ** (attempt - 1));
 
 /**
  * Delivery workers of one lane (domain/lanes.ts): the durable pull consumer `sending-delivery` on
@@ -83,10 +94,10 @@ export function deliveryConsumer(ctx: Ctx, relay: Relay, opts: DeliveryOptions):
     durable: bulk ? ctx.names.consumers.sendingDelivery : ctx.names.consumers.sendingTransactional,
     // transactional jobs are mostly a single email: as many held as there are slots
     concurrency: bulk ? BULK_JOBS_IN_FLIGHT : opts.concurrency,
-    maxDeliver: 8,
+    // an email's deferrals until its maximum age, and the other retries beside them
+    maxDeliver: deferralsWithin(opts.maxAgeMs, opts.timeScale) + OTHER_RETRIES,
     ackWaitMs: opts.leases.opts.ms,
-    // 1 s, 4 s, 16 s, 64 s, then every 5 minutes: a relay's 4xx usually clears within minutes.
-    retryDelayMs: (attempt) => Math.min(300_000, 1000 * 4 ** (attempt - 1)),
+    retryDelayMs: soonAfter,
     handle: (msg) => deliverJob(lane, msg),
     async onGiveUp(msg, err) {
       for (const id of jobEmailIds(msg)) await failEmail(ctx, id, `gave up: ${String((err as Error)?.message ?? err)}`, null);
@@ -128,8 +139,15 @@ async function deliverJob(lane: Lane, msg: JsMsg): Promise<void> {
     const outcomes = await Promise.allSettled(claims.map((c) => deliverOne(lane, c, () => msg.working())));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
     if (failed) throw failed.reason;
-    const again = outcomes.filter((o) => o.status === "fulfilled" && o.value === "again").length;
-    if (again > 0) throw new TryAgain(`${again} of the job's ${ids.length} email(s) to be tried again`);
+    const left = outcomes.flatMap((o) => (o.status === "fulfilled" && o.value !== "done" ? [o.value] : []));
+    if (left.length === 0) return;
+    // The job comes back when its first email is due: at once-ish when one only has to be tried
+    // again, else when the earliest deferral ends (emails not due yet then come back as "leased").
+    const soon = left.includes("again");
+    const deferred = left.flatMap((o) => (typeof o === "object" ? [o.deferredMs] : []));
+    const why = `${left.length} of the job's ${ids.length} email(s) to be tried again`;
+    if (soon) throw new Error(why);
+    throw new RetryLater(`${why} (deferred by the relay)`, Math.min(...deferred));
   } finally {
     clearInterval(keepAlive);
   }
@@ -147,10 +165,11 @@ async function deliverOne(lane: Lane, claiming: Promise<Taken>, keepWorking: () 
   if (claimed.kind === "missing" || claimed.kind === "done") return "done";
   // another worker's lease is live: it is sending this one, or died and the lease will run out
   if (claimed.kind === "leased") return "again";
+  if (claimed.kind === "deferred") return { deferredMs: claimed.inMs };
   const { email, lease } = claimed;
   try {
     const sent = (await lane.slots.add(() => relayOne(lane, claimed, keepWorking))) as Outcome | SentRecord;
-    if (typeof sent === "string") return sent;
+    if (typeof sent === "string" || "deferredMs" in sent) return sent;
     // not recorded: the lease was lost meanwhile (its successor records the email) or an earlier try
     // of the statement committed; either way the retry finds the email done
     if (!(await lane.sent.recordOnce(sent))) return "again";
@@ -195,6 +214,16 @@ async function relayOne(lane: Lane, claimed: Extract<Taken, { kind: "claimed" }>
   } catch (err) {
     const reason = String((err as Error)?.message ?? err);
     if (isPermanentFailure(err)) return (await failEmail(ctx, email.id, reason, lease.token)) ? "done" : "again";
+    if (isDeferral(err)) {
+      const next = afterDeferral(email.attempts, email.queuedAt, new Date(), opts.maxAgeMs, opts.timeScale);
+      if ("expired" in next) {
+        const why = `expired: deferred by the relay for longer than DELIVERY_MAX_AGE; last answer: ${reason}`;
+        return (await failEmail(ctx, email.id, why, lease.token, { diagnostic: reason })) ? "done" : "again";
+      }
+      await lease.end();
+      await deliveriesRepo.defer(ctx.sql, email.id, lease.token, reason, next.retryInMs);
+      return { deferredMs: next.retryInMs };
+    }
     await lease.end();
     await deliveriesRepo.release(ctx.sql, email.id, lease.token, reason);
     return "again";
