@@ -109,7 +109,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       const sends = new SendEmails({ sql, rpc, queue, renderer, domains: verified, suppressions, returnPathDomain: bounceDomain, maxAttachmentBytes: config.SEND_MAX_ATTACHMENT_BYTES });
       registerSend(server, sends);
       registerTemplates(server, templates);
-      registerEmails(server, analytics, new Enqueue(sql, queue, renderer, verified, bounceDomain), templates);
+      registerEmails(server, analytics, new Enqueue(sql, queue, renderer, verified, bounceDomain, settings), templates);
       registerDomains(server, domains);
       registerSettings(server, settings, new Confirmations(sql, own, settings, verified, links, new ProjectNames(rpc), log));
       registerSystemEmail(server, own);

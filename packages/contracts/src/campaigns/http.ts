@@ -24,6 +24,11 @@ export const AudienceType = z.enum(AUDIENCE_TYPES);
 export type AudienceType = z.infer<typeof AudienceType>;
 
 export const CampaignStats = CampaignCounts.extend({
+  /**
+   * Mailroom's addition: recipients not mailed because of the project's frequency cap (decisions.md
+   * §18); they end the recipient's job like a failure, but are not one.
+   */
+  skipped: z.number().int(),
   /** One entry per variant of an A/B campaign, in variant order; empty otherwise. */
   variants: z.array(VariantStats),
 });

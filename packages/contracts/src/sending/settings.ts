@@ -10,11 +10,24 @@ import { Id } from "../common.js";
 export const DoubleOptIn = z.object({ enabled: z.boolean(), templateId: z.string().nullable() });
 export type DoubleOptIn = z.infer<typeof DoubleOptIn>;
 
-/** A project's sending settings. Tracking is on until turned off; double opt-in is off until turned on. */
+/**
+ * Frequency cap (decisions.md §18): a contact gets at most `max` marketing emails (campaigns,
+ * marketing workflow steps) in any `days` days; the ones over it are skipped with reason
+ * `frequency_cap` and counted in the campaign's stats. Transactional mail is never capped.
+ */
+export const FrequencyCap = z.object({ max: z.number().int().min(1).max(1000), days: z.number().int().min(1).max(365) });
+export type FrequencyCap = z.infer<typeof FrequencyCap>;
+
+/** The reason of an email skipped by the frequency cap (its `email.failed` event and its record). */
+export const FREQUENCY_CAP_REASON = "frequency_cap";
+
+/** A project's sending settings. Tracking is on until turned off; double opt-in and the frequency cap are off until turned on. */
 export const SendingSettings = z.object({
   /** Open pixel and click rewriting on every email of the project (a send's `tracking: false` still wins). */
   tracking: z.boolean(),
   doubleOptIn: DoubleOptIn,
+  /** null: no cap. */
+  frequencyCap: FrequencyCap.nullable(),
 });
 export type SendingSettings = z.infer<typeof SendingSettings>;
 
@@ -22,6 +35,8 @@ export type SendingSettings = z.infer<typeof SendingSettings>;
 export const UpdateSendingSettingsRequest = z.object({
   tracking: z.boolean().optional(),
   doubleOptIn: z.object({ enabled: z.boolean(), templateId: Id.nullable().optional() }).optional(),
+  /** null turns the cap off. */
+  frequencyCap: FrequencyCap.nullable().optional(),
 });
 export type UpdateSendingSettingsRequest = z.infer<typeof UpdateSendingSettingsRequest>;
 
@@ -41,7 +56,7 @@ export const settingsRoutes = [
     method: "PATCH",
     operation: "sending.settings.update",
     role: "owner",
-    summary: "Change the project's sending settings (open and click tracking, double opt-in)",
+    summary: "Change the project's sending settings (open and click tracking, double opt-in, frequency cap)",
     body: UpdateSendingSettingsRequest,
     response: SendingSettings,
     status: 200,

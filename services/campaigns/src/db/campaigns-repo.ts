@@ -36,6 +36,7 @@ export function toCampaign(r: CampaignRow, variants: VariantStats[] = []): Campa
       complained: r.complained,
       unsubscribed: r.unsubscribed,
       failed: r.failed,
+      skipped: r.skipped,
       variants,
     },
     variants: r.variants,

@@ -76,7 +76,9 @@ export const campaigns = pgTable(
     complained: counter("complained"),
     unsubscribed: counter("unsubscribed"),
     failed: counter("failed"),
-    /** Recipients whose job has ended (sent or failed), each counted once. */
+    /** Recipients the project's frequency cap kept from being mailed. */
+    skipped: counter("skipped"),
+    /** Recipients whose job has ended (sent, failed or skipped), each counted once. */
     ended: counter("ended"),
   },
   (t) => [

@@ -85,12 +85,13 @@ export const statsRepo = traced("StatsRepo", {
         update campaigns c set
           sent = c.sent + d.sent, delivered = c.delivered + d.delivered, opened = c.opened + d.opened,
           clicked = c.clicked + d.clicked, bounced = c.bounced + d.bounced, complained = c.complained + d.complained,
-          unsubscribed = c.unsubscribed + d.unsubscribed, failed = c.failed + d.failed, ended = c.ended + d.ended
+          unsubscribed = c.unsubscribed + d.unsubscribed, failed = c.failed + d.failed, skipped = c.skipped + d.skipped,
+          ended = c.ended + d.ended
         from unnest(${ids}::uuid[], ${projects}::uuid[], ${column("sent")}::int[], ${column("delivered")}::int[],
                     ${column("opened")}::int[], ${column("clicked")}::int[], ${column("bounced")}::int[],
                     ${column("complained")}::int[], ${column("unsubscribed")}::int[], ${column("failed")}::int[],
-                    ${column("ended")}::int[])
-          as d(id, project_id, sent, delivered, opened, clicked, bounced, complained, unsubscribed, failed, ended)
+                    ${column("skipped")}::int[], ${column("ended")}::int[])
+          as d(id, project_id, sent, delivered, opened, clicked, bounced, complained, unsubscribed, failed, skipped, ended)
         where c.id = d.id and c.project_id = d.project_id`;
       await addVariantHits(tx, fresh.map(({ hit, kind }) => ({ ...hit, kind })));
       return campaignsRepo.completeFinished(tx, ids);

@@ -1,7 +1,8 @@
+import { FREQUENCY_CAP_REASON } from "@mailroom/contracts";
 import { isId } from "@mailroom/kit";
 
 /** The counters of `stats` fed by email events, plus `ended` (the recipient's job is over). */
-export const STAT_KINDS = ["sent", "delivered", "opened", "clicked", "bounced", "complained", "unsubscribed", "failed", "ended"] as const;
+export const STAT_KINDS = ["sent", "delivered", "opened", "clicked", "bounced", "complained", "unsubscribed", "failed", "skipped", "ended"] as const;
 export type StatKind = (typeof STAT_KINDS)[number];
 
 /** What one event adds to one campaign's stats, before de-duplication by email. */
@@ -50,7 +51,8 @@ function kindsOf(event: EventLike): StatKind[] {
     case "email.sent":
       return ["sent", "ended"];
     case "email.failed":
-      return ["failed", "ended"];
+      // the frequency cap's skips are recipients left out on purpose, not failures
+      return event.data.reason === FREQUENCY_CAP_REASON ? ["skipped", "ended"] : ["failed", "ended"];
     case "email.delivery":
       return ["delivered"];
     case "email.open":

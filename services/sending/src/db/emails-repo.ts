@@ -1,5 +1,5 @@
 import type { Email, EmailSourceType, ListEmailsQuery } from "@mailroom/contracts";
-import { iso, isoOrNull, outboxGroupInsert, outboxInsert, traced, type Q, type Row } from "@mailroom/kit";
+import { idOfTime, iso, isoOrNull, outboxGroupInsert, outboxInsert, traced, type Q, type Row } from "@mailroom/kit";
 import type { OutgoingEmail } from "../domain/compose.js";
 import type { emails as emailsTable } from "./schema.js";
 
@@ -93,6 +93,21 @@ export const emailsRepo = traced("EmailsRepo", {
       j as (${outboxGroupInsert(q, jobs, q`select id from e`)})
       select id from e`;
     return new Set(inserted.map((r) => r.id));
+  },
+
+  /**
+   * Per contact of `contactIds`, the marketing emails made for it since `since` that were not
+   * skipped or failed: what the frequency cap counts. Ids are time-ordered, so the time bound is a
+   * range of the (project, contact, id) index.
+   */
+  async marketingCounts(q: Q, projectId: string, contactIds: string[], since: Date): Promise<Map<string, number>> {
+    if (contactIds.length === 0) return new Map();
+    const rows = await q<{ contact_id: string; n: number }[]>`
+      select contact_id, count(*)::int as n from emails
+      where project_id = ${projectId} and contact_id = any(${contactIds}::uuid[]) and id >= ${idOfTime(since.getTime())}::uuid
+        and marketing and status <> 'FAILED'
+      group by contact_id`;
+    return new Map(rows.map((r) => [r.contact_id, r.n]));
   },
 
   /** idempotency key → email id, for the keys of `keys` that have a record. */

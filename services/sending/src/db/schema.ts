@@ -133,6 +133,9 @@ export const projectSettings = pgTable("project_settings", {
   doubleOptIn: boolean("double_opt_in").notNull().default(false),
   /** The confirmation email's template; null: Mailroom's default. */
   doubleOptInTemplateId: uuid("double_opt_in_template_id"),
+  /** Frequency cap (decisions.md §18): at most this many marketing emails per contact in `frequency_cap_days`; null: none. */
+  frequencyCapMax: integer("frequency_cap_max"),
+  frequencyCapDays: integer("frequency_cap_days"),
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 

@@ -5,13 +5,14 @@ import {
   type EnqueueBatchRpcRequest,
   type EnqueueEmailRpcReply,
   type EnqueueEmailRpcRequest,
+  FREQUENCY_CAP_REASON,
 } from "@mailroom/contracts";
 import { newId, type Sql } from "@mailroom/kit";
 import { emailsRepo, type NewEmail } from "../db/emails-repo.js";
 import { templatesRepo } from "../db/templates-repo.js";
 import { messageIdFor } from "../domain/compose.js";
 import { parseTemplate } from "../domain/render.js";
-import type { VerifiedDomains } from "./lookups.js";
+import type { ProjectSettings, VerifiedDomains } from "./lookups.js";
 import type { EmailQueue } from "./queue-email.js";
 import type { Renderer } from "./render-email.js";
 
@@ -31,6 +32,7 @@ export class Enqueue {
     private readonly renderer: Renderer,
     private readonly domains: VerifiedDomains,
     private readonly returnPathDomain: string,
+    private readonly settings: ProjectSettings,
   ) {}
 
   /**
@@ -58,6 +60,25 @@ export class Enqueue {
         return r instanceof AppError ? { error: { code: r.code, message: r.message } } : r;
       }),
     };
+  }
+
+  /**
+   * The project's frequency cap on marketing mail (decisions.md §18): a contact that has had `max`
+   * of them in the last `days` days gets this one as a FAILED record with reason `frequency_cap`
+   * (its `email.failed` says so, and the campaign counts it as skipped). One query per batch, and
+   * none when the project has no cap.
+   */
+  private async applyFrequencyCap(projectId: string, emails: NewEmail[]): Promise<void> {
+    const cap = (await this.settings.get(projectId)).frequencyCap;
+    if (!cap) return;
+    const open = emails.filter((e) => !e.failure && e.contactId);
+    const since = new Date(Date.now() - cap.days * 86_400_000);
+    const counts = await emailsRepo.marketingCounts(this.sql, projectId, [...new Set(open.map((e) => e.contactId!))], since);
+    for (const e of open) {
+      const had = counts.get(e.contactId!) ?? 0;
+      if (had >= cap.max) e.failure = FREQUENCY_CAP_REASON;
+      else counts.set(e.contactId!, had + 1);
+    }
   }
 
   /** idempotency key → the recipient's email id, or the error that kept its email from being made. */
@@ -124,6 +145,7 @@ export class Enqueue {
         });
         results.set(r.idempotencyKey, { emailId: id });
       }
+      if (req.marketing) await this.applyFrequencyCap(req.projectId, emails);
       const inserted = await this.queue.queue(emails);
       // A concurrent call with the same key won the insert: answer with its record.
       const lost = emails.filter((e) => !inserted.has(e.id)).map((e) => e.idempotencyKey!);

@@ -46,6 +46,7 @@ export function Progress({ campaign }: { campaign: Campaign }) {
         <Count label="Sent" value={s.sent} />
         <Count label="Delivered" value={s.delivered} />
         <Count label="Failed" value={s.failed} />
+        {s.skipped > 0 && <Count label="Skipped (frequency cap)" value={s.skipped} />}
       </SimpleGrid>
       <Bar value={percent} aria-label={`Processed ${Math.round(percent)}% of the recipients`} animated={sending} striped={sending} />
       <Suspense fallback={<Loading what="the charts" />}>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addSample, MAX_SAMPLES, processedPercent } from "./progress-samples";
 
-const stats = (sent: number, delivered = 0, failed = 0) => ({ recipients: 10, sent, delivered, opened: 0, clicked: 0, bounced: 0, complained: 0, unsubscribed: 0, failed, variants: [] });
+const stats = (sent: number, delivered = 0, failed = 0, skipped = 0) => ({ recipients: 10, sent, delivered, opened: 0, clicked: 0, bounced: 0, complained: 0, unsubscribed: 0, failed, skipped, variants: [] });
 
 describe("progress samples", () => {
   it("adds a reading only when a count moved", () => {
@@ -18,8 +18,9 @@ describe("progress samples", () => {
     expect(s[s.length - 1]!.sent).toBe(MAX_SAMPLES + 5);
   });
 
-  it("counts failed emails as processed", () => {
+  it("counts failed emails and the frequency cap's skips as processed", () => {
     expect(processedPercent(stats(4, 0, 1))).toBe(50);
+    expect(processedPercent(stats(4, 0, 1, 5))).toBe(100);
     expect(processedPercent({ ...stats(0), recipients: 0 })).toBe(0);
   });
 });

@@ -19,7 +19,7 @@ export function addSample(samples: readonly Sample[], at: number, s: CampaignSta
   return next.length > MAX_SAMPLES ? next.slice(next.length - MAX_SAMPLES) : next;
 }
 
-/** Emails processed (sent or failed) out of the recipients, as a percentage 0–100. */
+/** Emails processed (sent, failed, or skipped by the frequency cap) out of the recipients, as a percentage 0–100. */
 export function processedPercent(s: CampaignStats): number {
-  return s.recipients > 0 ? Math.min(100, ((s.sent + s.failed) / s.recipients) * 100) : 0;
+  return s.recipients > 0 ? Math.min(100, ((s.sent + s.failed + s.skipped) / s.recipients) * 100) : 0;
 }

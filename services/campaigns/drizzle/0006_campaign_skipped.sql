@@ -1,0 +1,1 @@
+ALTER TABLE "campaigns" ADD COLUMN "skipped" integer DEFAULT 0 NOT NULL;
