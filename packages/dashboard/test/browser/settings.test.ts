@@ -24,4 +24,28 @@ describe("the settings page", () => {
     await expect.poll(async () => (await api.get("/settings/sending")).body.tracking).toBe(true);
     await page.context().close();
   });
+
+  it("caps marketing mail: on with a limit, the limit changed, then off, and the API says so each time", async () => {
+    const { api } = fx;
+    const page = await fx.open("/app/settings");
+    const cap = page.getByRole("switch", { name: "Frequency cap" });
+    await cap.waitFor();
+    expect(await cap.isChecked()).toBe(false);
+
+    await cap.click();
+    await expect.poll(async () => (await api.get("/settings/sending")).body.frequencyCap).toEqual({ max: 3, days: 7 });
+    const max = page.getByRole("textbox", { name: "Emails at most" });
+    await max.fill("5");
+    await page.getByRole("textbox", { name: "In days" }).fill("30");
+    await page.getByRole("button", { name: "Save cap" }).click();
+    await expect.poll(async () => (await api.get("/settings/sending")).body.frequencyCap).toEqual({ max: 5, days: 30 });
+    expect(await a11yViolations(page)).toEqual([]);
+
+    await page.reload();
+    await page.getByRole("textbox", { name: "Emails at most" }).waitFor();
+    expect(await page.getByRole("textbox", { name: "Emails at most" }).inputValue()).toBe("5");
+    await page.getByRole("switch", { name: "Frequency cap" }).click();
+    await expect.poll(async () => (await api.get("/settings/sending")).body.frequencyCap).toBeNull();
+    await page.context().close();
+  });
 });

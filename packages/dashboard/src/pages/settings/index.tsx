@@ -7,6 +7,7 @@ import { useCan } from "../../components/Can";
 import { notifyError } from "../../components/errors";
 import { QueryStatus } from "../../components/QueryStatus";
 import { PageHeader } from "../../components/PageHeader";
+import { FrequencyCapFields } from "./FrequencyCapFields";
 
 export default function SettingsPage() {
   const owner = useCan("owner");
@@ -57,6 +58,13 @@ export default function SettingsPage() {
                 save({ doubleOptIn: { enabled: settings.data!.doubleOptIn.enabled, templateId } }, "Confirmation email saved")
               }
               maw={420}
+            />
+            <FrequencyCapFields
+              cap={settings.data!.frequencyCap}
+              disabled={!owner || update.isPending}
+              onSave={(frequencyCap) =>
+                save({ frequencyCap }, frequencyCap ? `Frequency cap: ${frequencyCap.max} in ${frequencyCap.days} days` : "Frequency cap is off")
+              }
             />
             {!owner && (
               <Text size="sm" c="dimmed">
