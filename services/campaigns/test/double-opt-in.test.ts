@@ -20,7 +20,7 @@ describe("double opt-in", () => {
     from = await verifiedSender(p.id, sharedPlatform().env);
     expectError(await p.api.patch("/settings/sending", { doubleOptIn: { enabled: true, templateId: "018f0000-0000-7000-8000-00000000dead" } }), 400, "VALIDATION_ERROR");
     const set = await p.api.patch("/settings/sending", { doubleOptIn: { enabled: true } });
-    expect(set.body).toEqual({ tracking: true, doubleOptIn: { enabled: true, templateId: null } });
+    expect(set.body).toEqual({ tracking: true, doubleOptIn: { enabled: true, templateId: null }, frequencyCap: null });
   });
 
   it("confirms a public key's subscription by email before anything else is sent", async () => {

@@ -120,8 +120,8 @@ describe("open and click tracking, subscription links", () => {
     expect(off.html).toContain(`<a href="https://plain.example/">x</a>`);
     expect(off.html).not.toContain("/t/o/");
 
-    expect((await p.api.get("/settings/sending")).body).toEqual({ tracking: true, doubleOptIn: { enabled: false, templateId: null } });
-    expect((await p.api.patch("/settings/sending", { tracking: false })).body).toEqual({ tracking: false, doubleOptIn: { enabled: false, templateId: null } });
+    expect((await p.api.get("/settings/sending")).body).toEqual({ tracking: true, doubleOptIn: { enabled: false, templateId: null }, frequencyCap: null });
+    expect((await p.api.patch("/settings/sending", { tracking: false })).body).toEqual({ tracking: false, doubleOptIn: { enabled: false, templateId: null }, frequencyCap: null });
     try {
       const projectOff = await send(body);
       expect(projectOff.html).toContain(`<a href="https://plain.example/">x</a>`);
