@@ -55,15 +55,6 @@ export interface ComposeContext {
   unsubscribeUrl: string;
 }
 
-/** Header names a caller may not set in /v1/send `headers`: Mailroom writes them itself. */
-export const RESERVED_HEADERS = new Set(
-  [
-    "from", "to", "cc", "bcc", "sender", "subject", "date", "message-id", "reply-to", "return-path",
-    "mime-version", "content-type", "content-transfer-encoding", "content-disposition", "content-id",
-    "dkim-signature", "list-unsubscribe", "list-unsubscribe-post", "precedence",
-  ],
-);
-
 export const messageIdFor = (emailId: string, returnPathDomain: string) => `<${emailId}@${returnPathDomain}>`;
 
 /** The nodemailer message of one email record, unsigned: deterministic ids, DSN request, no file or URL access. */

@@ -1,6 +1,6 @@
-import { AppError, MAX_MESSAGE_BYTES, contactsRpc, type Mailbox, type SendEmailRequest, type SendEmailResult } from "@mailroom/contracts";
+import { AppError, MAX_MESSAGE_BYTES, RESERVED_HEADERS, contactsRpc, type Mailbox, type SendEmailRequest, type SendEmailResult } from "@mailroom/contracts";
 import { newId, type RpcClient, type Sql } from "@mailroom/kit";
-import { RESERVED_HEADERS, messageIdFor, type StoredAttachment } from "../domain/compose.js";
+import { messageIdFor, type StoredAttachment } from "../domain/compose.js";
 import { parseTemplate, type ParsedTemplate } from "../domain/render.js";
 import type { SuppressionChecks, VerifiedDomains } from "./lookups.js";
 import { type EmailQueue, suppressedBecause } from "./queue-email.js";
