@@ -52,7 +52,7 @@ describe("SMTP relay (decisions.md §17)", () => {
         from: { name: "Relay Test", address: `app@${domain}` },
         to,
         subject: `Report {{ not liquid }} (${kind})`,
-        text: "The report is attached.",
+        text: "The report is attached. {{ plain too }}",
         html: '<p>The report is attached. {{ stays as written }}</p><img src="cid:logo@relay.test">',
         headers: { "X-Campaign-Ref": "q4-report" },
         attachments: [
@@ -69,6 +69,7 @@ describe("SMTP relay (decisions.md §17)", () => {
       const raw = await f.raw(msg!.id);
       const parsed = await simpleParser(raw, { skipImageLinks: true });
       expect(parsed.subject).toBe(`Report {{ not liquid }} (${kind})`);
+      expect(parsed.text?.trim()).toBe("The report is attached. {{ plain too }}");
       // not a Liquid template: the braces reach the reader as written (a character reference a mail
       // client shows as "{", so Liquid never sees a tag)
       expect(parsed.html).toContain("&#123;{ stays as written }}");

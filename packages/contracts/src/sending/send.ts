@@ -63,6 +63,12 @@ export const SendEmailRequest = z
     to: z.union([Mailbox, z.array(Mailbox).min(1).max(MAX_RECIPIENTS)]),
     subject: singleLine(998).min(1).optional(),
     body: LiquidSource().optional(),
+    /**
+     * The plain-text alternative of `body` (a multipart/alternative message), a Liquid template like
+     * it without HTML escaping. Omitted: the email has the HTML part only. The SMTP relay fills it
+     * from a submitted message's text part.
+     */
+    text: LiquidSource().optional(),
     template: Id.optional(),
     from: Mailbox.optional(),
     name: DisplayName.optional().meta({ deprecated: true, description: "Use from.name" }),

@@ -17,13 +17,20 @@ const message = (over: Partial<SubmittedMessage> = {}): SubmittedMessage => ({
 describe("a submitted message as /v1/send's body", () => {
   it("sends to the envelope's recipients from the From header, with the message's subject, HTML and reply-to", () => {
     const req = sendRequestOf(message({ replyTo: "help@example.com" }), "bounce@example.com", ["a@x.test", "b@x.test"]);
-    expect(req).toEqual({ to: ["a@x.test", "b@x.test"], from: { email: "app@example.com", name: "App" }, subject: "Hello", body: "<p>Hi</p>", reply: "help@example.com" });
+    expect(req).toEqual({
+      to: ["a@x.test", "b@x.test"],
+      from: { email: "app@example.com", name: "App" },
+      subject: "Hello",
+      body: "<p>Hi</p>",
+      text: "Hi",
+      reply: "help@example.com",
+    });
     expect(SendEmailRequest.safeParse(req).success).toBe(true);
   });
 
   it("falls back to MAIL FROM without a From header, and to the text as HTML without an HTML part", () => {
     const req = sendRequestOf(message({ from: undefined, html: false, text: "a < b\nline 2" }), "env@example.com", ["a@x.test"]);
-    expect(req).toMatchObject({ from: "env@example.com", body: '<div style="white-space: pre-wrap">a &lt; b\nline 2</div>' });
+    expect(req).toMatchObject({ from: "env@example.com", body: '<div style="white-space: pre-wrap">a &lt; b\nline 2</div>', text: "a < b\nline 2" });
   });
 
   it("keeps attachments and inline images with their content id, as Base64", () => {
@@ -91,6 +98,11 @@ describe("literal content (a submitted message is not a Liquid template)", () =>
     expect(literalLiquid("Plain")).toBe("Plain");
     expect(literalLiquid("Hi {{ x }}")).toBe("{% raw %}Hi {{ x }}{% endraw %}");
     expect(literalLiquid("a {% endraw %} b")).toBe("{% raw %}a { % endraw %} b{% endraw %}");
+  });
+
+  it("keeps the text part as a raw block when it holds markup", () => {
+    const req = sendRequestOf(message({ text: "Dear {{ you }}" }), "", ["a@x.test"]);
+    expect(req).toMatchObject({ text: "{% raw %}Dear {{ you }}{% endraw %}" });
   });
 
   it("escapes text shown as HTML", () => {

@@ -38,11 +38,13 @@ const MAX_HEADER_VALUE = 998;
  * The /v1/send body that sends one submitted message to `recipients` (the envelope's RCPT TO, so Cc
  * and Bcc recipients each get their own email, as every recipient of /v1/send does). The message's
  * own headers go on as `headers`, minus those Mailroom writes itself (the /v1/send rule) and the
- * transport's; its HTML (or its text, as HTML) is the body, and every attachment is kept, inline
- * images with their content id so `cid:` references still resolve.
+ * transport's; its HTML (or its text, as HTML) is the body, its text part the `text` alternative,
+ * and every attachment is kept, inline images with their content id so `cid:` references still
+ * resolve.
  *
  * A message is taken literally: its HTML and subject are not Liquid templates (a `{{` in a newsletter
- * someone else wrote must reach the recipient as written), so the markup is escaped (`literalHtml`).
+ * someone else wrote must reach the recipient as written), so the markup is escaped (`literalHtml`,
+ * `rawBlock`).
  */
 export function sendRequestOf(msg: SubmittedMessage, envelopeFrom: string, recipients: string[]): SendEmailRequest | Unmappable {
   if (msg.attachments.length > MAX_ATTACHMENTS) {
@@ -56,6 +58,7 @@ export function sendRequestOf(msg: SubmittedMessage, envelopeFrom: string, recip
     from: msg.from?.name ? { email: fromAddress, name: msg.from.name } : fromAddress,
     subject: literalLiquid(oneLine(msg.subject ?? "") || "(no subject)"),
     body: literalHtml(html || " "),
+    ...(msg.text ? { text: rawBlock(msg.text) } : {}),
     attachments: msg.attachments.map((a, i) => {
       const cid = a.cid?.replace(/^<|>$/g, "");
       const inline = a.contentDisposition === "inline" && Boolean(cid);
@@ -73,6 +76,13 @@ export function sendRequestOf(msg: SubmittedMessage, envelopeFrom: string, recip
   if (Object.keys(headers).length) req.headers = headers;
   if (!req.attachments!.length) delete req.attachments;
   return req;
+}
+
+/** Text kept from Liquid: a `{% raw %}` block when it holds markup (no HTML entities there). */
+export function rawBlock(text: string): string {
+  if (!/\{[{%]/.test(text)) return text;
+  // an `endraw` inside would end the block early; its `{%` loses the brace that makes it a tag
+  return `{% raw %}${text.replace(/\{%(-?\s*endraw)/g, "{ %$1")}{% endraw %}`;
 }
 
 /** The message's own headers that /v1/send may carry: unfolded, one value per name (the last). */
@@ -105,12 +115,9 @@ export function literalHtml(html: string): string {
 }
 
 const RAW_WRAP = "{% raw %}{% endraw %}";
-/** A subject kept from Liquid: a `{% raw %}` block when it holds markup (no HTML entities there). */
-export function literalLiquid(text: string): string {
-  if (!/\{[{%]/.test(text)) return text;
-  // an `endraw` inside would end the block early; its `{%` loses the brace that makes it a tag
-  const inner = text.replace(/\{%(-?\s*endraw)/g, "{ %$1").slice(0, 998 - RAW_WRAP.length);
-  return `{% raw %}${inner}{% endraw %}`;
+/** A subject kept from Liquid (`rawBlock`), within a subject's 998 characters once wrapped. */
+export function literalLiquid(subject: string): string {
+  return rawBlock(subject) === subject ? subject : rawBlock(subject.slice(0, 998 - RAW_WRAP.length));
 }
 
 /** A text-only message as HTML: escaped, line breaks kept. */

@@ -14,6 +14,8 @@ export interface OutgoingEmail {
   replyTo: string | null;
   subject: string;
   html: string;
+  /** The plain-text alternative: with it the message is multipart/alternative. */
+  text?: string | null;
   headers: Record<string, string>;
   marketing: boolean;
   messageId: string;
@@ -71,6 +73,7 @@ export function composeMessage(email: OutgoingEmail, files: StoredAttachment[], 
     ...(email.replyTo ? { replyTo: email.replyTo } : {}),
     subject: email.subject,
     html: email.html,
+    ...(email.text ? { text: email.text } : {}),
     messageId: email.messageId,
     headers,
     envelope: { from: ctx.envelopeSender, to: [email.to] },

@@ -104,11 +104,11 @@ export class SendEmails {
     }
     const headerBytes = Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
     const estimate =
-      Buffer.byteLength(body!) * 1.05 + Buffer.byteLength(subject!) + headerBytes + MIME_OVERHEAD +
+      Buffer.byteLength(body!) * 1.05 + Buffer.byteLength(req.text ?? "") * 1.05 + Buffer.byteLength(subject!) + headerBytes + MIME_OVERHEAD +
       files.reduce((n, f) => n + encodedSize(f.content.byteLength), 0);
     if (estimate > MAX_MESSAGE_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `The message would exceed ${MAX_MESSAGE_BYTES} bytes`);
 
-    const parsed = parseTemplate({ subject: subject!, body: body! });
+    const parsed = parseTemplate({ subject: subject!, body: body!, ...(req.text !== undefined ? { text: req.text } : {}) });
     const recipients = (Array.isArray(req.to) ? req.to : [req.to]).map(address);
     // Two reads, asked together: each joins its own query shared by the sends of this turn.
     const [, tracking] = await Promise.all([this.d.domains.assertSender(projectId, from!.email), this.d.renderer.trackingOn(projectId, req.tracking)]);
@@ -159,6 +159,7 @@ export class SendEmails {
         replyTo: plan.replyTo,
         subject: rendered.subject,
         html: rendered.html,
+        text: rendered.text ?? null,
         headers: plan.headers,
         attachmentIds,
         templateId: plan.templateId,
