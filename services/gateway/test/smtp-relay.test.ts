@@ -119,6 +119,18 @@ describe("SMTP relay (decisions.md §17)", () => {
     }
   });
 
+  it("takes AUTH LOGIN as well as PLAIN, with any username", async () => {
+    const s = await dialogue(f.tlsPort, { tls: true });
+    try {
+      expect(await s.say("EHLO client.test")).toMatch(/AUTH PLAIN LOGIN/);
+      expect(await s.say("AUTH LOGIN")).toMatch(/^334 /);
+      expect(await s.say(Buffer.from("whoever").toString("base64"))).toMatch(/^334 /);
+      expect(await s.say(Buffer.from(p.secretKey).toString("base64"))).toMatch(/^235 /);
+    } finally {
+      s.close();
+    }
+  });
+
   it("refuses AUTH before STARTTLS on the submission port (538)", async () => {
     const s = await dialogue(f.port);
     try {
