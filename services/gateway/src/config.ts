@@ -134,8 +134,14 @@ export const GatewayEnv = z.object({
   SMTP_RELAY_INSECURE: Bool.default(false),
   /** Largest message, advertised as SIZE (decisions.md §17: 25 MB). */
   SMTP_RELAY_MAX_BYTES: z.coerce.number().int().min(1024).max(40 * 1024 * 1024).default(25 * 1024 * 1024),
-  /** Connections at once; with SMTP_RELAY_MAX_BYTES, the bound on what messages in flight hold. */
+  /** Connections at once. */
   SMTP_RELAY_MAX_CLIENTS: PerSecond.default(50),
+  /**
+   * Bytes of messages the relay holds at once (each is parsed and forwarded whole, as base64 in
+   * JSON: about three times its size on the heap); past it a message is 452, try later. At least
+   * one message of SMTP_RELAY_MAX_BYTES always fits.
+   */
+  SMTP_RELAY_BUFFER_BYTES: z.coerce.number().int().min(1024).default(50 * 1024 * 1024),
   SMTP_RELAY_SOCKET_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   /** The name in the relay's greeting; the host of PUBLIC_URL when unset. */
   SMTP_RELAY_NAME: Optional,
@@ -157,6 +163,7 @@ export function relaySettings(c: GatewayConfig) {
     tls,
     insecure: c.SMTP_RELAY_INSECURE,
     maxBytes: c.SMTP_RELAY_MAX_BYTES,
+    bufferBytes: Math.max(c.SMTP_RELAY_BUFFER_BYTES, c.SMTP_RELAY_MAX_BYTES),
     maxClients: c.SMTP_RELAY_MAX_CLIENTS,
     socketTimeoutMs: c.SMTP_RELAY_SOCKET_TIMEOUT_MS,
     name: c.SMTP_RELAY_NAME ?? new URL(c.PUBLIC_URL).hostname,

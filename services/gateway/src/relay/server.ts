@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { simpleParser, type AddressObject } from "mailparser";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from "smtp-server";
-import type { Logger } from "@mailroom/kit";
+import { ByteBudget, type Logger } from "@mailroom/kit";
 import type { Principal } from "../domain/authenticator.js";
 import { clientBucket } from "../domain/client-address.js";
 import type { SubmittedMessage } from "../domain/relay-message.js";
@@ -20,6 +20,8 @@ export interface RelayOptions {
   insecure: boolean;
   /** Advertised as SIZE; a message past it is 552. */
   maxBytes: number;
+  /** Bytes of messages held at once across connections; past it DATA is 452 (try later). */
+  bufferBytes: number;
   maxRecipients: number;
   maxClients: number;
   socketTimeoutMs: number;
@@ -44,6 +46,10 @@ const principalOf = (session: SMTPServerSession) => session.user as unknown as P
  * protocol: it refuses AUTH before STARTTLS on the submission port (538) unless `insecure`, a MAIL
  * FROM without AUTH (530), and a MAIL FROM whose SIZE is past `maxBytes` (552). This file checks the
  * rest at the step it belongs to, so a client learns of a refusal before it sends the message.
+ *
+ * Memory (decisions.md §12): a message is held whole while it is parsed and forwarded (as base64
+ * inside JSON, about three times its size on the heap), so the messages held at once share
+ * `bufferBytes`; one that finds no room is read to its end, dropped, and answered 452.
  */
 export async function startRelay(opts: RelayOptions, submissions: RelaySubmissions, log: Logger): Promise<RelayServer> {
   const common: SMTPServerOptions = {
@@ -94,17 +100,23 @@ export async function startRelay(opts: RelayOptions, submissions: RelaySubmissio
     },
   };
 
+  const budget = new ByteBudget(opts.bufferBytes);
   const receive = async (stream: SMTPServerDataStream, session: SMTPServerSession): Promise<SmtpReply> => {
-    const raw = await readBounded(stream, opts.maxBytes);
-    if (!raw) return RELAY_REPLIES.tooBig(opts.maxBytes);
-    const message = await parse(raw);
-    const envelope = {
-      from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
-      to: session.envelope.rcptTo.map((r) => r.address),
-    };
-    const r = await submissions.submit(principalOf(session), message, envelope, { ip: session.remoteAddress, sessionId: session.id });
-    if (!r.ok) return r.reply;
-    return { code: 250, text: `2.0.0 ${r.replayed ? "Already sent" : "Queued"}: ${r.emailIds.join(" ")}` };
+    const read = await readBounded(stream, opts.maxBytes, budget);
+    try {
+      if (read.tooBig) return RELAY_REPLIES.tooBig(opts.maxBytes);
+      if (read.overBudget) return RELAY_REPLIES.busy;
+      const message = await parse(read.raw);
+      const envelope = {
+        from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+        to: session.envelope.rcptTo.map((r) => r.address),
+      };
+      const r = await submissions.submit(principalOf(session), message, envelope, { ip: session.remoteAddress, sessionId: session.id });
+      if (!r.ok) return r.reply;
+      return { code: 250, text: `2.0.0 ${r.replayed ? "Already sent" : "Queued"}: ${r.emailIds.join(" ")}` };
+    } finally {
+      budget.give(read.held);
+    }
   };
 
   const fail = (err: unknown, callback: (err?: Error | null) => void) => {
@@ -141,20 +153,39 @@ export async function startRelay(opts: RelayOptions, submissions: RelaySubmissio
   return started;
 }
 
+interface Read {
+  raw: Buffer;
+  /** Bytes taken from the budget: give them back when done with the message. */
+  held: number;
+  tooBig: boolean;
+  overBudget: boolean;
+}
+
 /**
- * The message's bytes, or null when it passed `max` (smtp-server flags it; the rest is read and
- * dropped, since the client needs the whole DATA read to get the 552).
+ * The message's bytes, each chunk taken from `budget` as it arrives. Past `max` (smtp-server flags
+ * it too) or out of budget, what was kept is given back and the rest is read and dropped: the client
+ * needs the whole DATA read to get its answer.
  */
-async function readBounded(stream: SMTPServerDataStream, max: number): Promise<Buffer | null> {
+async function readBounded(stream: SMTPServerDataStream, max: number, budget: ByteBudget): Promise<Read> {
   const chunks: Buffer[] = [];
   let bytes = 0;
+  let held = 0;
+  let dropped = false;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     bytes += chunk.length;
-    if (bytes <= max) chunks.push(chunk);
-    else chunks.length = 0;
+    if (dropped) continue;
+    if (bytes <= max && budget.take(chunk.length)) {
+      chunks.push(chunk);
+      held += chunk.length;
+    } else {
+      dropped = true;
+      chunks.length = 0;
+      budget.give(held);
+      held = 0;
+    }
   }
-  if (stream.sizeExceeded || bytes > max) return null;
-  return Buffer.concat(chunks, bytes);
+  const tooBig = stream.sizeExceeded || bytes > max;
+  return { raw: dropped ? Buffer.alloc(0) : Buffer.concat(chunks, held), held, tooBig, overBudget: dropped && !tooBig };
 }
 
 async function parse(raw: Buffer): Promise<SubmittedMessage> {
