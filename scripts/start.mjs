@@ -2,7 +2,8 @@
 // `npm start`: the whole platform on one machine. Installs and builds if needed, makes sure NATS
 // (JetStream), PostgreSQL and Redis answer (bringing them up on Debian as root), runs the
 // development mailbox when SMTP_URL is unset, migrates, starts the six services as separate
-// processes, creates a demo project once and prints how to use it. Ctrl-C stops everything.
+// processes, creates a demo project once and prints how to use it (the API and the SMTP relay, with a
+// self-signed certificate made once). Ctrl-C stops everything.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -14,6 +15,9 @@ const OPS_PORTS = { gateway: 9100, contacts: 9101, sending: 9102, campaigns: 910
 const DATA_DIR = process.env.MAILROOM_DATA_DIR ?? ".mailroom";
 const PORT = Number(process.env.PORT ?? 8080);
 const DEMO_DOMAIN = "example.com";
+// The relay's development ports: 587 and 465 need root, and may be taken by a local MTA.
+const RELAY_PORT = process.env.SMTP_RELAY_PORT ?? "2587";
+const RELAY_TLS_PORT = process.env.SMTP_RELAY_TLS_PORT ?? "2465";
 
 const say = (msg) => process.stdout.write(`\x1b[1mmailroom\x1b[0m ${msg}\n`);
 function run(cmd, args, opts = {}) {
@@ -55,6 +59,24 @@ if (!env.MAILROOM_SECRET) {
   if (!existsSync(secretFile)) writeFileSync(secretFile, randomBytes(32).toString("base64url"), { mode: 0o600 });
   env.MAILROOM_SECRET = readFileSync(secretFile, "utf8").trim();
 }
+
+// The SMTP relay's certificate: self-signed for localhost, made once and kept beside the secret.
+if (!env.SMTP_RELAY_TLS_CERT || !env.SMTP_RELAY_TLS_KEY) {
+  const certFile = `${DATA_DIR}/relay-cert.pem`;
+  const keyFile = `${DATA_DIR}/relay-key.pem`;
+  if (!existsSync(certFile) || !existsSync(keyFile)) {
+    const { generate } = await import("selfsigned");
+    const pems = await generate([{ name: "commonName", value: "localhost" }], {
+      keySize: 2048,
+      days: 825,
+      extensions: [{ name: "subjectAltName", altNames: [{ type: 2, value: "localhost" }, { type: 7, ip: "127.0.0.1" }] }],
+    });
+    writeFileSync(keyFile, pems.private, { mode: 0o600 });
+    writeFileSync(certFile, pems.cert);
+  }
+  Object.assign(env, { SMTP_RELAY_TLS_CERT: certFile, SMTP_RELAY_TLS_KEY: keyFile });
+}
+Object.assign(env, { SMTP_RELAY_PORT: RELAY_PORT, SMTP_RELAY_TLS_PORT: RELAY_TLS_PORT });
 
 let mailbox;
 if (!env.SMTP_URL) {
@@ -163,7 +185,7 @@ console.log(`
   Dashboard       ${base}/app/
   API             ${base}
   API reference   ${base}/docs   (OpenAPI: ${base}/openapi.json)
-  ${mailbox ? `Dev mailbox     ${mailbox.webUrl}   (every email Mailroom sends lands here)` : `SMTP relay      ${env.SMTP_URL.replace(/\/\/[^@]*@/, "//***@")}`}
+  ${mailbox ? `Dev mailbox     ${mailbox.webUrl}   (every email Mailroom sends lands here)` : `Outgoing SMTP   ${env.SMTP_URL.replace(/\/\/[^@]*@/, "//***@")}`}
 
   Demo project    ${demo.id}
   Secret key      ${demo.secretKey}
@@ -175,6 +197,14 @@ ${demoUser ? `  Dashboard user  ${demoUser.email}\n  Password        ${demoUser.
     -H "Authorization: Bearer ${demo.secretKey}" \\
     -H "Content-Type: application/json" \\
     -d '{"to":"ada@example.com","from":"hello@${DEMO_DOMAIN}","subject":"Hello from Mailroom","body":"<p>Hi {{ name ?? \\"there\\" }}!</p>","data":{"name":"Ada"}}'
+
+  Send over SMTP (the relay; the certificate is self-signed: ${env.SMTP_RELAY_TLS_CERT}):
+
+  Host            localhost
+  Ports           ${RELAY_PORT} (STARTTLS), ${RELAY_TLS_PORT} (implicit TLS)
+  Username        anything
+  Password        ${demo.secretKey}
+  From            any address @${DEMO_DOMAIN}
 
   Press Ctrl-C to stop.
 `);

@@ -105,6 +105,23 @@ describe.each([
     expect(smtp!.spec.ports[0].targetPort).toBe("smtp");
   });
 
+  it("runs the SMTP relay only with a certificate: a LoadBalancer Service on 587 and 465, the Secret mounted", () => {
+    const service = kinds(manifests(), "Service").find((s) => s.metadata.name === `${fullName}-gateway-smtp`);
+    const gateway = deployments().find((d) => d.metadata.name === `${fullName}-gateway`)!.spec.template.spec;
+    const env = Object.fromEntries(gateway.containers[0].env.map((e: { name: string; value?: string }) => [e.name, e.value]));
+    if (fullName === "demo-mailroom") {
+      expect(service).toBeUndefined();
+      expect(env.SMTP_RELAY_TLS_CERT).toBeUndefined();
+      return;
+    }
+    expect(service!.spec.type).toBe("LoadBalancer");
+    expect(service!.spec.selector["app.kubernetes.io/component"]).toBe("gateway");
+    expect(service!.spec.ports.map((p: any) => [p.port, p.targetPort])).toEqual([[587, "submission"], [465, "submissions"]]);
+    expect(gateway.containers[0].ports.map((p: any) => p.name)).toEqual(expect.arrayContaining(["submission", "submissions"]));
+    expect(env).toMatchObject({ SMTP_RELAY_PORT: "2587", SMTP_RELAY_TLS_PORT: "2465", SMTP_RELAY_TLS_CERT: "/etc/mailroom/relay-tls/tls.crt", SMTP_RELAY_TLS_KEY: "/etc/mailroom/relay-tls/tls.key" });
+    expect(gateway.volumes.find((v: any) => v.name === "relay-tls").secret.secretName).toBe("mailroom-relay-tls");
+  });
+
   it("scales the gateway on CPU", () => {
     const hpa = kinds(manifests(), "HorizontalPodAutoscaler").find((h) => h.metadata.name === `${fullName}-gateway`);
     expect(hpa!.spec.metrics[0].resource.name).toBe("cpu");

@@ -123,9 +123,9 @@ function usesRedis(service: string): boolean {
 }
 
 describe.each([
-  ["default values", () => defaults, "demo-mailroom"],
-  ["values-production.yaml", () => production, "prod-mailroom"],
-])("NetworkPolicies, with %s", (_label, manifests, fullName) => {
+  ["default values", () => defaults, "demo-mailroom", false],
+  ["values-production.yaml", () => production, "prod-mailroom", true],
+])("NetworkPolicies, with %s", (_label, manifests, fullName, relay) => {
   const policy = (service: string) => byName(manifests(), "NetworkPolicy", `${fullName}-${service}`)!.spec;
   const hasPort = (rule: Rule, port: number | string, protocol = "TCP") => (rule.ports ?? []).some((p) => p.port === port && p.protocol === protocol);
 
@@ -137,7 +137,7 @@ describe.each([
     }
   });
 
-  it("lets in only the gateway's HTTP and sending's SMTP from anywhere, and the ops port from monitoring", () => {
+  it("lets in only the gateway's HTTP (and SMTP relay, when on) and sending's SMTP from anywhere, and the ops port from monitoring", () => {
     const open: string[] = [];
     for (const service of SERVICE_NAMES) {
       for (const rule of policy(service).ingress as Rule[]) {
@@ -151,7 +151,7 @@ describe.each([
         }
       }
     }
-    expect(open.sort()).toEqual(["gateway:http", "sending:smtp"]);
+    expect(open.sort()).toEqual([...(relay ? ["gateway:http", "gateway:submission", "gateway:submissions"] : ["gateway:http"]), "sending:smtp"]);
   });
 
   it("lets out to what each service uses: NATS and DNS always, its database, Redis, SMTP or the internet when it has them", () => {

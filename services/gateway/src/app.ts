@@ -1,6 +1,6 @@
-import { ROUTES, accountsRpc } from "@mailroom/contracts";
+import { MAX_RECIPIENTS, ROUTES, accountsRpc, routeOf, sendRoutes } from "@mailroom/contracts";
 import { Periodic, redisUnavailableWarning, type Deps, type ServiceApp } from "@mailroom/kit";
-import { oidcSettings, type GatewayEnv } from "./config.js";
+import { oidcSettings, relaySettings, type GatewayEnv } from "./config.js";
 import { Authenticator } from "./domain/authenticator.js";
 import { LookupFailures } from "./domain/lookup-failures.js";
 import { LoginThrottle } from "./infra/login-throttle.js";
@@ -11,6 +11,10 @@ import { ProjectKeys } from "./usecases/keys.js";
 import { Members } from "./usecases/members.js";
 import { Sessions } from "./usecases/sessions.js";
 import { buildHttp } from "./http.js";
+import { routeTimeoutMs } from "./handlers/forward.js";
+import { pemOf } from "./relay/certificate.js";
+import { startRelay, type RelayServer } from "./relay/server.js";
+import { RelaySubmissions } from "./usecases/relay.js";
 import { dashboardDir } from "./dashboard.js";
 
 type GatewayDeps = Deps<(typeof GatewayEnv)["shape"]>;
@@ -42,6 +46,14 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
   const idempotency = new IdempotencyKeys(deps.sql, config.IDEMPOTENCY_RETRY_AFTER_MS);
   const members = new Members(deps.sql, deps.rpc, { publicUrl: config.PUBLIC_URL, invitationTtlMs: config.INVITATION_TTL_MS });
   const publicUrl = new URL(config.PUBLIC_URL);
+  const timeouts = { defaultMs: config.RPC_TIMEOUT_MS, maxMs: config.ROUTE_TIMEOUT_MAX_MS };
+  // The relay forwards each message as /v1/send's body, through the same path (decisions.md §17).
+  const sendRoute = routeOf(sendRoutes, "sending.send");
+  const relay = relaySettings(config);
+  const submissions = relay
+    ? new RelaySubmissions({ auth, limiter, rpc: deps.rpc, idempotency, log, sendRoute, timeoutMs: routeTimeoutMs(sendRoute, timeouts) })
+    : null;
+  let relayServer: RelayServer | null = null;
   const http = buildHttp(
     {
       rpc: deps.rpc,
@@ -56,7 +68,7 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
       publicUrl: config.PUBLIC_URL,
       trustProxy: config.TRUST_PROXY,
       requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
-      timeouts: { defaultMs: config.RPC_TIMEOUT_MS, maxMs: config.ROUTE_TIMEOUT_MAX_MS },
+      timeouts,
       sessions,
       accounts: new Accounts(deps.sql, throttle, sessions),
       members,
@@ -97,8 +109,17 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
       await http.listen({ port: config.PORT, host: config.HOST });
       const addr = http.server.address();
       log.info({ port: typeof addr === "object" && addr ? addr.port : config.PORT }, "gateway listening");
+      if (relay && submissions) {
+        const tls = relay.tls ? { cert: await pemOf(relay.tls.cert), key: await pemOf(relay.tls.key) } : null;
+        relayServer = await startRelay({ ...relay, tls, maxRecipients: MAX_RECIPIENTS }, submissions, log);
+        log.info({ port: relayServer.port, tlsPort: relayServer.tlsPort, insecure: relay.insecure }, "SMTP relay listening");
+      } else {
+        log.info("SMTP relay off: set SMTP_RELAY_TLS_CERT and SMTP_RELAY_TLS_KEY (or SMTP_RELAY_INSECURE=true) to turn it on");
+      }
     },
     async stop() {
+      // first, so no new message starts while the rest shuts down (its close waits a little for those in flight)
+      await relayServer?.close();
       await purge.stop();
       await endedSessions.stop();
       revoked.unsubscribe();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GatewayEnv, oidcSettings } from "./config.js";
+import { GatewayEnv, oidcSettings, relaySettings } from "./config.js";
 
 describe("gateway configuration of accounts", () => {
   it("has OpenID Connect off unless issuer, client id and secret are all set", () => {
@@ -29,5 +29,20 @@ describe("gateway configuration of accounts", () => {
     expect(GatewayEnv.parse({}).CONTACT_IMPORT_MAX_BYTES).toBe(1024 ** 3);
     expect(GatewayEnv.parse({ CONTACT_IMPORT_MAX_BYTES: "2048" }).CONTACT_IMPORT_MAX_BYTES).toBe(2048);
     expect(GatewayEnv.safeParse({ CONTACT_IMPORT_MAX_BYTES: String(1024 ** 3 + 1) }).success).toBe(false);
+  });
+});
+
+describe("gateway configuration of the SMTP relay", () => {
+  it("is off without a certificate unless insecure, and then on the submission port alone", () => {
+    expect(relaySettings(GatewayEnv.parse({}))).toBeNull();
+    expect(relaySettings(GatewayEnv.parse({ SMTP_RELAY_TLS_CERT: "cert.pem" }))).toBeNull();
+    expect(relaySettings(GatewayEnv.parse({ SMTP_RELAY_INSECURE: "true", SMTP_RELAY_PORT: "2587" }))).toMatchObject({ port: 2587, tlsPort: null, tls: null, insecure: true });
+  });
+
+  it("listens on 587 and 465 with a certificate, with 25 MB messages, and takes off for a listener", () => {
+    const on = relaySettings(GatewayEnv.parse({ SMTP_RELAY_TLS_CERT: "c.pem", SMTP_RELAY_TLS_KEY: "k.pem", PUBLIC_URL: "https://mail.example.com" }));
+    expect(on).toMatchObject({ port: 587, tlsPort: 465, tls: { cert: "c.pem", key: "k.pem" }, insecure: false, maxBytes: 25 * 1024 * 1024, name: "mail.example.com" });
+    expect(relaySettings(GatewayEnv.parse({ SMTP_RELAY_TLS_CERT: "c", SMTP_RELAY_TLS_KEY: "k", SMTP_RELAY_PORT: "off" }))).toMatchObject({ port: null, tlsPort: 465 });
+    expect(GatewayEnv.safeParse({ SMTP_RELAY_PORT: "smtp" }).success).toBe(false);
   });
 });

@@ -25,6 +25,22 @@ export function parseTrustProxy(value: string): TrustProxy | Error {
 }
 
 const PerSecond = z.coerce.number().int().min(1);
+const Bool = z.enum(["true", "false", "1", "0", "on", "off", ""]).transform((v) => v === "true" || v === "1" || v === "on");
+/** A listener's port; `off` (or empty) turns that listener off. */
+const ListenerPort = (port: number) =>
+  z
+    .string()
+    .default(String(port))
+    .transform((v, ctx) => {
+      const t = v.trim();
+      if (t === "" || t === "off") return null;
+      const n = Number(t);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) {
+        ctx.addIssue({ code: "custom", message: "a port (0 to 65535) or off" });
+        return z.NEVER;
+      }
+      return n;
+    });
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Unset and empty are the same: compose files pass `OIDC_ISSUER=` when the operator sets nothing. */
 const Optional = z
@@ -105,12 +121,54 @@ export const GatewayEnv = z.object({
   LOGIN_FAILURE_WINDOW_MS: z.coerce.number().int().min(1000).default(15 * 60 * 1000),
   /** How long an invitation link works. */
   INVITATION_TTL_MS: z.coerce.number().int().min(1000).default(7 * DAY_MS),
+  /**
+   * SMTP relay (decisions.md §17): submission with STARTTLS and implicit TLS. On when a certificate
+   * is given (CERT and KEY: PEM text or a file's path), or on the submission port alone without TLS
+   * when SMTP_RELAY_INSECURE is set (development only: keys would cross the network in clear).
+   */
+  SMTP_RELAY_PORT: ListenerPort(587),
+  SMTP_RELAY_TLS_PORT: ListenerPort(465),
+  SMTP_RELAY_HOST: z.string().optional(),
+  SMTP_RELAY_TLS_CERT: Optional,
+  SMTP_RELAY_TLS_KEY: Optional,
+  SMTP_RELAY_INSECURE: Bool.default(false),
+  /** Largest message, advertised as SIZE (decisions.md §17: 25 MB). */
+  SMTP_RELAY_MAX_BYTES: z.coerce.number().int().min(1024).max(40 * 1024 * 1024).default(25 * 1024 * 1024),
+  /** Connections at once. */
+  SMTP_RELAY_MAX_CLIENTS: PerSecond.default(50),
+  /**
+   * Bytes of messages the relay holds at once (each is parsed and forwarded whole, as base64 in
+   * JSON: about three times its size on the heap); past it a message is 452, try later. At least
+   * one message of SMTP_RELAY_MAX_BYTES always fits.
+   */
+  SMTP_RELAY_BUFFER_BYTES: z.coerce.number().int().min(1024).default(50 * 1024 * 1024),
+  SMTP_RELAY_SOCKET_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** The name in the relay's greeting; the host of PUBLIC_URL when unset. */
+  SMTP_RELAY_NAME: Optional,
   /** OpenID Connect sign-in, on when all three are set (decisions.md §13). */
   OIDC_ISSUER: Optional.pipe(z.url().optional()),
   OIDC_CLIENT_ID: Optional,
   OIDC_CLIENT_SECRET: Optional,
 });
 export type GatewayConfig = z.infer<typeof GatewayEnv>;
+
+/** The relay's settings when it runs, else null (no certificate and not insecure). */
+export function relaySettings(c: GatewayConfig) {
+  const tls = c.SMTP_RELAY_TLS_CERT && c.SMTP_RELAY_TLS_KEY ? { cert: c.SMTP_RELAY_TLS_CERT, key: c.SMTP_RELAY_TLS_KEY } : null;
+  if (!tls && !c.SMTP_RELAY_INSECURE) return null;
+  return {
+    host: c.SMTP_RELAY_HOST ?? c.HOST,
+    port: c.SMTP_RELAY_PORT,
+    tlsPort: tls ? c.SMTP_RELAY_TLS_PORT : null,
+    tls,
+    insecure: c.SMTP_RELAY_INSECURE,
+    maxBytes: c.SMTP_RELAY_MAX_BYTES,
+    bufferBytes: Math.max(c.SMTP_RELAY_BUFFER_BYTES, c.SMTP_RELAY_MAX_BYTES),
+    maxClients: c.SMTP_RELAY_MAX_CLIENTS,
+    socketTimeoutMs: c.SMTP_RELAY_SOCKET_TIMEOUT_MS,
+    name: c.SMTP_RELAY_NAME ?? new URL(c.PUBLIC_URL).hostname,
+  };
+}
 
 /** The OpenID Connect settings when sign-in through it is on, else null. */
 export function oidcSettings(c: Pick<GatewayConfig, "OIDC_ISSUER" | "OIDC_CLIENT_ID" | "OIDC_CLIENT_SECRET">) {

@@ -160,6 +160,23 @@ describe("/v1/send", () => {
     expect(Buffer.compare(parsed.attachments[0]!.content, big)).toBe(0);
   }, 60_000);
 
+  it("sends a text alternative beside the HTML, rendered from the same data without HTML escaping", async () => {
+    const to = uniqueAddress("text");
+    const res = await p.api.post("/v1/send", {
+      to,
+      from: `text@${domain}`,
+      subject: "Both",
+      body: "<p>Hi {{ name }}</p>",
+      text: "Hi {{ name }}\nSee you.",
+      data: { name: { value: "<Ada>", persistent: false } },
+    });
+    expect(res.status).toBe(200);
+    const [msg] = await messagesTo(to);
+    const parsed = await parsedMessage(msg!.id);
+    expect(parsed.text?.trim()).toBe("Hi <Ada>\nSee you.");
+    expect(parsed.html).toContain("<p>Hi &lt;Ada&gt;</p>");
+  });
+
   it("signs with the domain's key: the signature verifies against the published record", async () => {
     const to = uniqueAddress("dkim");
     await p.api.post("/v1/send", { to, from: `signed@${domain}`, subject: "Signed", body: "<p>s</p>", headers: { "X-Campaign": "abc" } });

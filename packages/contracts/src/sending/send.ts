@@ -48,11 +48,27 @@ export const HeaderName = z
   .regex(/^[!-9;-~]+$/, { message: "header names are printable ASCII without colon, CR or LF" });
 export const HeaderValue = singleLine(998);
 
+/**
+ * Header names a caller may not set in /v1/send `headers`: Mailroom writes them itself. The SMTP
+ * relay drops these from a submitted message for the same reason (the gateway's relay-message.ts).
+ */
+export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  "from", "to", "cc", "bcc", "sender", "subject", "date", "message-id", "reply-to", "return-path",
+  "mime-version", "content-type", "content-transfer-encoding", "content-disposition", "content-id",
+  "dkim-signature", "list-unsubscribe", "list-unsubscribe-post", "precedence",
+]);
+
 export const SendEmailRequest = z
   .object({
     to: z.union([Mailbox, z.array(Mailbox).min(1).max(MAX_RECIPIENTS)]),
     subject: singleLine(998).min(1).optional(),
     body: LiquidSource().optional(),
+    /**
+     * The plain-text alternative of `body` (a multipart/alternative message), a Liquid template like
+     * it without HTML escaping. Omitted: the email has the HTML part only. The SMTP relay fills it
+     * from a submitted message's text part.
+     */
+    text: LiquidSource().optional(),
     template: Id.optional(),
     from: Mailbox.optional(),
     name: DisplayName.optional().meta({ deprecated: true, description: "Use from.name" }),

@@ -1,16 +1,14 @@
 import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { SpanKind, SpanStatusCode, context, propagation, trace } from "@opentelemetry/api";
-import { ERROR_STATUS, HttpReply, zodDetails, type ErrorDetail, type HttpRequest, type RouteDef } from "@mailroom/contracts";
-import { tracingEnabled, type Logger, type RpcClient } from "@mailroom/kit";
-import type { IdempotencyKey, IdempotencyKeys } from "../usecases/idempotency.js";
+import { HttpReply, zodDetails, type ErrorDetail, type HttpRequest, type RouteDef } from "@mailroom/contracts";
+import { tracingEnabled } from "@mailroom/kit";
+import type { IdempotencyKey } from "../usecases/idempotency.js";
+import { forwardSettled, type ForwardingDeps } from "../usecases/forwarding.js";
 import { sendError } from "./errors.js";
 import { MAX_NESTING, nestsDeeperThan, unstorableText } from "../domain/storable-text.js";
 
-export interface ForwardDeps {
-  rpc: RpcClient;
-  idempotency: IdempotencyKeys;
-  log: Logger;
+export interface ForwardDeps extends ForwardingDeps {
   /** RPC_TIMEOUT_MS and ROUTE_TIMEOUT_MAX_MS (0: no cap). */
   timeouts: { defaultMs: number; maxMs: number };
 }
@@ -139,27 +137,8 @@ function handler(route: RouteDef, deps: ForwardDeps) {
     }
 
     const request = httpRequestOf(req, req.body ?? undefined, claimId ? { idempotencyId: claimId } : {});
-    const settle = async (status: number, replay?: HttpReply) => {
-      if (claimId && key) await deps.idempotency.settle(key, claimId, status, replay);
-    };
-    let answer: Awaited<ReturnType<RpcClient["send"]>>;
-    try {
-      answer = await deps.rpc.send(route.operation, request, timeoutMs);
-    } catch (err) {
-      await settle(500).catch(() => undefined);
-      throw err;
-    }
-    if (!answer.ok) {
-      await settle(ERROR_STATUS[answer.error.error]).catch(() => undefined);
-      return sendError(reply, answer.error);
-    }
-    const parsed = HttpReply.safeParse(answer.result);
-    if (!parsed.success) {
-      deps.log.error({ operation: route.operation }, "service answered a malformed reply");
-      await settle(500).catch(() => undefined);
-      return sendError(reply, { error: "INTERNAL_ERROR", message: "An internal error occurred" });
-    }
-    await settle(parsed.data.status, parsed.data);
-    return sendHttpReply(reply, parsed.data);
+    const answer = await forwardSettled(deps, route.operation, request, timeoutMs, claimId && key ? { key, claimId } : undefined);
+    if (!answer.ok) return sendError(reply, answer.error);
+    return sendHttpReply(reply, answer.reply);
   };
 }

@@ -40,7 +40,7 @@ export interface Sent {
 type EmailRow = Row<typeof emails>;
 
 const DELIVERY = columns<EmailRow>()([
-  "id", "project_id", "contact_id", "to_email", "to_name", "from_email", "from_name", "reply_to", "subject", "html", "headers",
+  "id", "project_id", "contact_id", "to_email", "to_name", "from_email", "from_name", "reply_to", "subject", "html", "text", "headers",
   "marketing", "message_id", "status", "attachment_ids", "template_id", "campaign_id", "workflow_id", "source_type",
   "attempts", "created_at",
 ]);
@@ -57,6 +57,7 @@ const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
   replyTo: r.reply_to,
   subject: r.subject,
   html: r.html,
+  text: r.text,
   headers: r.headers,
   marketing: r.marketing,
   messageId: r.message_id,

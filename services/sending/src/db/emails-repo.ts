@@ -67,7 +67,7 @@ export const emailsRepo = traced("EmailsRepo", {
     const given = JSON.stringify(
       emails.map((e) => ({
         id: e.id, project_id: e.projectId, contact_id: e.contactId, to_email: e.to, to_name: e.toName, from_email: e.from,
-        from_name: e.fromName, reply_to: e.replyTo, subject: e.subject, html: e.html, headers: e.headers,
+        from_name: e.fromName, reply_to: e.replyTo, subject: e.subject, html: e.html, text: e.text ?? null, headers: e.headers,
         attachment_ids: e.attachmentIds, template_id: e.templateId, campaign_id: e.campaignId, topic_id: e.topicId ?? null, workflow_id: e.workflowId,
         execution_id: e.executionId, source_type: e.sourceType, marketing: e.marketing, idempotency_key: e.idempotencyKey,
         status: e.failure ? "FAILED" : "QUEUED", message_id: e.messageId, links: e.links, last_error: e.failure ?? null,
@@ -75,14 +75,14 @@ export const emailsRepo = traced("EmailsRepo", {
     );
     const inserted = await q<Pick<EmailRow, "id">[]>`
       with e as (
-        insert into emails (id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html,
+        insert into emails (id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html, text,
           headers, attachment_ids, template_id, campaign_id, topic_id, workflow_id, execution_id, source_type, marketing,
           idempotency_key, status, message_id, links, last_error)
-        select id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html,
+        select id, project_id, contact_id, to_email, to_name, from_email, from_name, reply_to, subject, html, text,
           headers, attachment_ids, template_id, campaign_id, topic_id, workflow_id, execution_id, source_type, marketing,
           idempotency_key, status, message_id, links, last_error
         from rows from (json_to_recordset(${given}::json) as (id uuid, project_id uuid, contact_id uuid, to_email text,
-          to_name text, from_email text, from_name text, reply_to text, subject text, html text, headers jsonb,
+          to_name text, from_email text, from_name text, reply_to text, subject text, html text, text text, headers jsonb,
           attachment_ids uuid[], template_id uuid, campaign_id uuid, topic_id uuid, workflow_id uuid, execution_id uuid, source_type text,
           marketing boolean, idempotency_key text, status text, message_id text, links text[], last_error text)) with ordinality as v
         -- in the order given: of two records with one idempotency key, the first is written

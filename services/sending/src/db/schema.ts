@@ -75,6 +75,8 @@ export const emails = pgTable(
     replyTo: text("reply_to"),
     subject: text("subject").notNull(),
     html: text("html").notNull(),
+    /** The plain-text alternative (/v1/send `text`); null: HTML only. */
+    text: text("text"),
     headers: jsonb("headers").$type<Record<string, string>>().notNull().default({}),
     attachmentIds: uuid("attachment_ids").array().notNull().default([]),
     templateId: uuid("template_id"),

@@ -14,6 +14,8 @@ export interface OutgoingEmail {
   replyTo: string | null;
   subject: string;
   html: string;
+  /** The plain-text alternative: with it the message is multipart/alternative. */
+  text?: string | null;
   headers: Record<string, string>;
   marketing: boolean;
   messageId: string;
@@ -55,15 +57,6 @@ export interface ComposeContext {
   unsubscribeUrl: string;
 }
 
-/** Header names a caller may not set in /v1/send `headers`: Mailroom writes them itself. */
-export const RESERVED_HEADERS = new Set(
-  [
-    "from", "to", "cc", "bcc", "sender", "subject", "date", "message-id", "reply-to", "return-path",
-    "mime-version", "content-type", "content-transfer-encoding", "content-disposition", "content-id",
-    "dkim-signature", "list-unsubscribe", "list-unsubscribe-post", "precedence",
-  ],
-);
-
 export const messageIdFor = (emailId: string, returnPathDomain: string) => `<${emailId}@${returnPathDomain}>`;
 
 /** The nodemailer message of one email record, unsigned: deterministic ids, DSN request, no file or URL access. */
@@ -80,6 +73,7 @@ export function composeMessage(email: OutgoingEmail, files: StoredAttachment[], 
     ...(email.replyTo ? { replyTo: email.replyTo } : {}),
     subject: email.subject,
     html: email.html,
+    ...(email.text ? { text: email.text } : {}),
     messageId: email.messageId,
     headers,
     envelope: { from: ctx.envelopeSender, to: [email.to] },

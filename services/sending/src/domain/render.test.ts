@@ -57,6 +57,13 @@ describe("templates", () => {
     expect(() => parseTemplate({ subject: "ok", body: "{% if %}" })).toThrowError(/could not be parsed/);
   });
 
+  it("renders a plain-text alternative unescaped with its line breaks, and caches it apart from the HTML alone", async () => {
+    const withText = parseTemplate({ subject: "Hi", body: "<p>{{ n }}</p>", text: "Hi {{ n }}\n{% raw %}{{ kept }}{% endraw %}" });
+    expect(await renderTemplate(withText, { n: "<b>" })).toEqual({ subject: "Hi", html: "<p>&lt;b&gt;</p>", text: "Hi <b>\n{{ kept }}" });
+    expect(parseTemplate({ subject: "Hi", body: "<p>{{ n }}</p>" })).not.toBe(withText);
+    expect(() => parseTemplate({ subject: "ok", body: "x", text: "{% if %}" })).toThrowError(/could not be parsed/);
+  });
+
   it("rewrites ?? in every output tag and stops at a {{ that has no }} after it", () => {
     expect(expandFallbacks('{{ a ?? 1 }}{{ b ?? "x" }} {{ c ?? 2')).toBe('{{ a | default: 1 }}{{ b | default: "x" }} {{ c ?? 2');
     expect(expandFallbacks("{{ a }} ?? {{ }}")).toBe("{{ a }} ?? {{ }}");

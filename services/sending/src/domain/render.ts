@@ -53,6 +53,8 @@ function rewriteOutsideQuotes(expr: string): string {
 export interface ParsedTemplate {
   subject: LiquidTemplate[];
   body: LiquidTemplate[];
+  /** The plain-text alternative (/v1/send `text`), when given. */
+  text?: LiquidTemplate[];
 }
 
 /**
@@ -67,9 +69,13 @@ const parsedCache = new LiquidParseCache<ParsedTemplate>(512 * 1024, 64 * 1024);
  * Parses both parts once, before any side effect: a syntax error is the caller's 400, a body over
  * 1 MB its 413 (contracts `assertSourceSize`).
  */
-export function parseTemplate(parts: { subject: string; body: string }): ParsedTemplate {
+export function parseTemplate(parts: { subject: string; body: string; text?: string }): ParsedTemplate {
   assertSourceSize(parts);
-  const key = `${parts.subject.length}:${parts.subject}${parts.body}`; // length-prefixed: no two pairs share a key
+  // length-prefixed: no two sets of parts share a key
+  const key =
+    parts.text === undefined
+      ? `${parts.subject.length}:${parts.subject}${parts.body}`
+      : `${parts.subject.length}:${parts.text.length}:${parts.subject}${parts.text}${parts.body}`;
   const cached = parsedCache.get(key);
   if (cached) return cached;
   const parsed = parseUncached(parts);
@@ -80,7 +86,7 @@ export function parseTemplate(parts: { subject: string; body: string }): ParsedT
 /** A liquidjs message names the source around the error: its first line, kept short, is enough. */
 const firstLine = (err: unknown) => (String((err as Error)?.message ?? err).split("\n")[0] ?? "").slice(0, 300);
 
-function parseUncached(parts: { subject: string; body: string }): ParsedTemplate {
+function parseUncached(parts: { subject: string; body: string; text?: string }): ParsedTemplate {
   const details: ErrorDetail[] = [];
   const parse = (engine: Liquid, source: string, path: string) => {
     const problem = liquidSourceProblem(source);
@@ -95,7 +101,9 @@ function parseUncached(parts: { subject: string; body: string }): ParsedTemplate
       return [];
     }
   };
-  const parsed = { subject: parse(subjectEngine, parts.subject, "subject"), body: parse(bodyEngine, parts.body, "body") };
+  const parsed: ParsedTemplate = { subject: parse(subjectEngine, parts.subject, "subject"), body: parse(bodyEngine, parts.body, "body") };
+  // plain text: outputs are not HTML-escaped (the subject's engine), line breaks are kept
+  if (parts.text !== undefined) parsed.text = parse(subjectEngine, parts.text, "text");
   if (details.length) throw AppError.validation("The template could not be parsed", details, TEMPLATE_INVALID_REASON);
   return parsed;
 }
@@ -103,6 +111,8 @@ function parseUncached(parts: { subject: string; body: string }): ParsedTemplate
 export interface Rendered {
   subject: string;
   html: string;
+  /** The plain-text alternative, when the template has one. */
+  text?: string;
 }
 
 /**
@@ -146,7 +156,9 @@ async function renderParts(parsed: ParsedTemplate, vars: Record<string, unknown>
   const html = (await (spent < 1
     ? bodyEngine.render(parsed.body, vars)
     : bodyEngine.render(parsed.body, vars, { renderLimit: Math.max(0, LIQUID_RENDER_LIMIT_MS - spent) }))) as string;
-  return { subject: oneLine(subject), html };
+  if (!parsed.text) return { subject: oneLine(subject), html };
+  const text = (await subjectEngine.render(parsed.text, vars, { renderLimit: Math.max(0, LIQUID_RENDER_LIMIT_MS - (performance.now() - started)) })) as string;
+  return { subject: oneLine(subject), html, text };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerError } from "smtp-server";
-import type { Logger } from "@mailroom/kit";
+import { ByteBudget, type Logger } from "@mailroom/kit";
 import { NotYetSent } from "../usecases/feedback.js";
 import type { InboundMessage } from "../usecases/inbound.js";
 
@@ -39,27 +39,6 @@ const MAX_RECIPIENTS = 50;
 const CUTOFF_FACTOR = 2;
 
 const smtpError = (code: number, text: string): SMTPServerError => Object.assign(new Error(text), { responseCode: code });
-
-/** The bytes kept for messages across all connections: memory is bounded by this, not by clients × size. */
-export class ByteBudget {
-  private used = 0;
-
-  constructor(readonly limit: number) {}
-
-  get full(): boolean {
-    return this.used >= this.limit;
-  }
-
-  take(n: number): boolean {
-    if (this.used + n > this.limit) return false;
-    this.used += n;
-    return true;
-  }
-
-  give(n: number): void {
-    this.used -= n;
-  }
-}
 
 interface Read {
   /** The first `keepBytes` of the message (or less, when the budget ran out). */

@@ -7,6 +7,8 @@ import type { ProjectSettings } from "./lookups.js";
 export interface RenderedEmail {
   subject: string;
   html: string;
+  /** The plain-text alternative (untracked: links in text stay as written). */
+  text?: string;
   links: string[];
 }
 
@@ -41,7 +43,7 @@ export class Renderer {
         pixel: links.url("o", a.emailId, a.projectId),
         isOwn: (url) => links.isOwn(url),
       });
-      return { subject: rendered.subject, ...tracked };
+      return { subject: rendered.subject, ...tracked, ...(rendered.text !== undefined ? { text: rendered.text } : {}) };
     } finally {
       if (performance.now() - started >= YIELD_AFTER_MS) await nextTurn();
     }

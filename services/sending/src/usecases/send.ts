@@ -1,6 +1,6 @@
-import { AppError, MAX_MESSAGE_BYTES, contactsRpc, type Mailbox, type SendEmailRequest, type SendEmailResult } from "@mailroom/contracts";
+import { AppError, MAX_MESSAGE_BYTES, RESERVED_HEADERS, contactsRpc, type Mailbox, type SendEmailRequest, type SendEmailResult } from "@mailroom/contracts";
 import { newId, type RpcClient, type Sql } from "@mailroom/kit";
-import { RESERVED_HEADERS, messageIdFor, type StoredAttachment } from "../domain/compose.js";
+import { messageIdFor, type StoredAttachment } from "../domain/compose.js";
 import { parseTemplate, type ParsedTemplate } from "../domain/render.js";
 import type { SuppressionChecks, VerifiedDomains } from "./lookups.js";
 import { type EmailQueue, suppressedBecause } from "./queue-email.js";
@@ -104,11 +104,11 @@ export class SendEmails {
     }
     const headerBytes = Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
     const estimate =
-      Buffer.byteLength(body!) * 1.05 + Buffer.byteLength(subject!) + headerBytes + MIME_OVERHEAD +
+      Buffer.byteLength(body!) * 1.05 + Buffer.byteLength(req.text ?? "") * 1.05 + Buffer.byteLength(subject!) + headerBytes + MIME_OVERHEAD +
       files.reduce((n, f) => n + encodedSize(f.content.byteLength), 0);
     if (estimate > MAX_MESSAGE_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `The message would exceed ${MAX_MESSAGE_BYTES} bytes`);
 
-    const parsed = parseTemplate({ subject: subject!, body: body! });
+    const parsed = parseTemplate({ subject: subject!, body: body!, ...(req.text !== undefined ? { text: req.text } : {}) });
     const recipients = (Array.isArray(req.to) ? req.to : [req.to]).map(address);
     // Two reads, asked together: each joins its own query shared by the sends of this turn.
     const [, tracking] = await Promise.all([this.d.domains.assertSender(projectId, from!.email), this.d.renderer.trackingOn(projectId, req.tracking)]);
@@ -159,6 +159,7 @@ export class SendEmails {
         replyTo: plan.replyTo,
         subject: rendered.subject,
         html: rendered.html,
+        text: rendered.text ?? null,
         headers: plan.headers,
         attachmentIds,
         templateId: plan.templateId,
