@@ -132,7 +132,7 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
       // fastify refuses a body past the limit on its Content-Length, before reading it, and stops
       // reading a chunked one as soon as it passes the limit: 413 either way.
       bodyLimit: bodyLimitOf(route),
-      onRequest: route.auth === "none" ? keyless : keyGate(route, deps),
+      onRequest: route.auth === "none" ? (route.clientLimitPerMinute ? keylessGate(deps, route) : keyless) : keyGate(route, deps),
       handler: route.streamed ? streamedHandler(route, deps) : forwardHandler(route, deps),
       ...(route.cors ? { onSend: cors } : {}),
     });
