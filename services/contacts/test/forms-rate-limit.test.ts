@@ -13,7 +13,7 @@ import { expectError } from "./helpers.js";
  */
 const platform = new Platform({
   services: ["gateway", "contacts", "verify", "sending"],
-  env: { DNS_SERVER: sharedPlatform().dnsAddress, FORM_SUBMISSIONS_PER_MINUTE: String(FORM_SUBMISSIONS_PER_MINUTE) },
+  env: { DNS_SERVER: sharedPlatform().dnsAddress, SMTP_URL: sharedPlatform().smtpUrl, FORM_SUBMISSIONS_PER_MINUTE: String(FORM_SUBMISSIONS_PER_MINUTE) },
 });
 const domain = `limit-${randomUUID().slice(0, 8)}.example`;
 let drain: Drain;

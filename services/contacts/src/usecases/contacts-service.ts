@@ -286,8 +286,10 @@ export class ContactsService {
    * it (never resubscribes; double opt-in applies), recording `form.submitted` with `eventData` (the
    * form and its fields) rather than the contact data.
    */
-  submitForm(projectId: string, input: Omit<UpsertInput, "caller"> & { eventData: Record<string, JsonValue> }): Promise<TrackResult> {
-    return this.record(projectId, { ...input, caller: "public", event: "form.submitted" });
+  async submitForm(projectId: string, input: Omit<UpsertInput, "caller"> & { eventData: Record<string, JsonValue> }): Promise<TrackResult> {
+    // unlike /v1/track, a form names topics: the contact write needs the project's catalog for them
+    const withTopics = await this.withCatalog(projectId, input);
+    return this.record(projectId, { ...withTopics, caller: "public", event: "form.submitted" });
   }
 
   private async record(projectId: string, input: UpsertInput & { event: string; eventData?: Record<string, JsonValue> }, idempotencyId?: string): Promise<TrackResult> {
