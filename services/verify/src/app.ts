@@ -30,7 +30,7 @@ export function buildApp(deps: Deps<(typeof VerifyEnv)["shape"]>): ServiceApp {
     register(server) {
       server.route(verifyRoutes[0]!, verifyHandler(verifier));
       // the same checks for another service (a signup form's address, decisions.md §17)
-      server.rpc(verifyRpc.address, ({ email }) => verifier.verify(email));
+      server.rpc(verifyRpc.address, ({ email }) => verifier.check(email));
     },
   };
 }

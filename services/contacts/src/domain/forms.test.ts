@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FORM_HIDDEN, FormFields, type FormField } from "@mailroom/contracts";
-import { checkHuman, formTopics, readFields, renderToken, signRenderTime, submittedBody } from "./forms.js";
+import { addressProblem, checkHuman, formTopics, readFields, renderToken, signRenderTime, submittedBody } from "./forms.js";
 import { renderFormPage } from "./form-page.js";
 
 const secret = "a-test-secret-of-enough-length";
@@ -113,5 +113,18 @@ describe("the topics a submission opts into", () => {
   it("all of the form's, except those the contact said no to", () => {
     expect(formTopics(["a", "b", "c"], undefined)).toEqual({ a: true, b: true, c: true });
     expect(formTopics(["a", "b", "c"], { a: false, b: true })).toEqual({ b: true, c: true });
+  });
+});
+
+describe("the address check", () => {
+  const fine = { isDisposable: false, isTypo: false, certainlyNoMail: false, suggestedEmail: null };
+  it("refuses what does not parse, disposable domains, typos and domains that take no mail", () => {
+    expect(addressProblem(null)).toBe("is not an email address");
+    expect(addressProblem({ ...fine, isDisposable: true })).toBe("is a disposable address");
+    expect(addressProblem({ ...fine, isTypo: true, suggestedEmail: "ada@gmail.com" })).toBe("looks like a typo of ada@gmail.com");
+    expect(addressProblem({ ...fine, certainlyNoMail: true })).toBe("has no mail server");
+  });
+  it("does not hold a failed DNS lookup against the person", () => {
+    expect(addressProblem(fine)).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { FORM_HIDDEN, type ErrorDetail, type FormField } from "@mailroom/contracts";
+import { FORM_HIDDEN, type ErrorDetail, type FormField, type VerifyAddressResult } from "@mailroom/contracts";
 
 /**
  * The rules of a signup form's submission (decisions.md §17), pure so they are unit-tested without
@@ -128,4 +128,18 @@ export function formTopics(topicIds: readonly string[], current: Readonly<Record
   const out: Record<string, boolean> = {};
   for (const id of topicIds) if (current?.[id] !== false) out[id] = true;
   return out;
+}
+
+/**
+ * Why the verify service's verdict refuses an address (null: accepted). Refused: one that does not
+ * parse (null verdict), a disposable domain, a likely typo (the person can correct it), and a domain
+ * DNS says for certain takes no mail. A lookup that failed or timed out is not held against the
+ * person: the address is accepted, and a bounce will tell.
+ */
+export function addressProblem(verdict: Pick<VerifyAddressResult, "isDisposable" | "isTypo" | "certainlyNoMail" | "suggestedEmail"> | null): string | null {
+  if (!verdict) return "is not an email address";
+  if (verdict.isDisposable) return "is a disposable address";
+  if (verdict.isTypo) return verdict.suggestedEmail ? `looks like a typo of ${verdict.suggestedEmail}` : "looks like a typo";
+  if (verdict.certainlyNoMail) return "has no mail server";
+  return null;
 }

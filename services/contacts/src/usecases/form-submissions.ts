@@ -4,7 +4,7 @@ import { contactsRepo } from "../db/contacts-repo.js";
 import { formsRepo, type FormRow } from "../db/forms-repo.js";
 import { topicsRepo } from "../db/topics-repo.js";
 import { renderDonePage, renderFormPage, FORM_PAGE_HEADERS } from "../domain/form-page.js";
-import { checkHuman, formTopics, readFields, renderToken, submittedBody } from "../domain/forms.js";
+import { addressProblem, checkHuman, formTopics, readFields, renderToken, submittedBody } from "../domain/forms.js";
 import type { ContactsService } from "./contacts-service.js";
 
 const notFound = () => AppError.notFound("Form");
@@ -90,14 +90,15 @@ export class FormSubmissions {
     if (!read.ok) throw AppError.validation("The form's fields are not valid", read.details);
     const { email, data, fields } = read.values;
 
-    // syntax, MX and disposable domains, by the verify service: a typo'd or throwaway address is refused
+    // the verify service's syntax, MX and disposable checks (domain/forms.ts `addressProblem` says which count)
     const verdict = await this.rpc.call(verifyRpc.address, { email }).catch((err: unknown) => {
       if (err instanceof AppError && err.code === "VALIDATION_ERROR") return null;
       throw err;
     });
-    if (!verdict || !verdict.valid || verdict.isDisposable || !verdict.hasMxRecords) {
-      const why = !verdict ? "is not an email address" : verdict.isDisposable ? "is a disposable address" : !verdict.hasMxRecords ? "has no mail server" : "is not deliverable";
-      throw AppError.validation(`The address ${why}`, [{ path: "email", message: why }], "address_refused");
+    const problem = addressProblem(verdict);
+    if (problem) {
+      this.log.info({ formId: form.id, projectId: form.project_id, domain: email.split("@").pop(), problem }, "form submission refused for its address");
+      throw AppError.validation(`The address ${problem}`, [{ path: "email", message: problem }], "address_refused");
     }
 
     const existing = await contactsRepo.byEmail(this.sql, form.project_id, email);
