@@ -46,7 +46,7 @@ describe("the Forms page", () => {
     // the snippet frames the hosted page
     await page.getByRole("button", { name: "Embed Newsletter" }).click();
     const embed = page.getByRole("dialog", { name: "Embed the form" });
-    await expect.poll(() => embed.getByLabel("HTML snippet").textContent()).toContain(`<iframe src="${platform.url}/f/${created.id}"`);
+    await expect.poll(() => embed.getByRole("textbox", { name: "HTML snippet" }).inputValue()).toContain(`<iframe src="${platform.url}/f/${created.id}"`);
     expect(await a11yViolations(page)).toEqual([]);
     await embed.getByRole("button", { name: "Close" }).click();
 
@@ -71,7 +71,7 @@ describe("the Forms page", () => {
 
     await page.getByRole("button", { name: "Edit Newsletter" }).click();
     const edit = page.getByRole("dialog", { name: "Edit form" });
-    await edit.getByRole("radio", { name: "Go to a page" }).check({ force: true });
+    await edit.getByRole("radio", { name: "Go to a page" }).check();
     await edit.getByRole("textbox", { name: /^Redirect URL/ }).fill("not a url");
     await edit.getByRole("button", { name: "Save" }).click();
     await edit.getByText("must be an absolute http or https URL").waitFor();

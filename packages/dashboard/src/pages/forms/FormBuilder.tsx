@@ -1,4 +1,4 @@
-import { ActionIcon, Button, Checkbox, Fieldset, Group, Modal, MultiSelect, SegmentedControl, Select, Stack, TextInput, Textarea } from "@mantine/core";
+import { ActionIcon, Button, Checkbox, Fieldset, Group, Modal, MultiSelect, Radio, Select, Stack, TextInput, Textarea } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import type { Form } from "@mailroom/contracts";
 import { FORM_FIELD_TYPES } from "@mailroom/contracts";
@@ -71,20 +71,17 @@ export function FormBuilder({ form: current, opened, onClose }: { form: Form | n
           <MultiSelect
             label="Topics"
             description="A submission opts the contact into these topics (never back into one they left)"
+            placeholder={values.topicIds.length === 0 ? "None" : undefined}
             data={(topics.data ?? []).map((t) => ({ value: t.id, label: t.name }))}
             clearable
             {...form.getInputProps("topicIds")}
           />
-          <Stack gap={4}>
-            <SegmentedControl
-              aria-label="After submitting"
-              data={[
-                { value: "message", label: "Show a message" },
-                { value: "redirect", label: "Go to a page" },
-              ]}
-              {...form.getInputProps("after")}
-            />
-          </Stack>
+          <Radio.Group label="After submitting" {...form.getInputProps("after")}>
+            <Group mt={4}>
+              <Radio value="message" label="Show a message" />
+              <Radio value="redirect" label="Go to a page" />
+            </Group>
+          </Radio.Group>
           {values.after === "redirect" ? (
             <TextInput label="Redirect URL" placeholder="https://example.com/thanks" required {...form.getInputProps("redirectUrl")} />
           ) : (

@@ -1,4 +1,4 @@
-import { Anchor, Button, Code, CopyButton, Modal, Stack, Text } from "@mantine/core";
+import { Anchor, Button, CopyButton, Modal, Stack, Text, Textarea } from "@mantine/core";
 import type { Form } from "@mailroom/contracts";
 import { hostedUrl, snippet } from "./form-builder";
 
@@ -11,9 +11,7 @@ export function SnippetModal({ form, onClose }: { form: Form | null; onClose: ()
       {form && (
         <Stack>
           <Text size="sm">Paste this where the form should appear. It works without JavaScript; submissions are checked for bots and limited per visitor.</Text>
-          <Code block aria-label="HTML snippet">
-            {html}
-          </Code>
+          <Textarea label="HTML snippet" value={html} readOnly autosize minRows={3} styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }} onFocus={(e) => e.currentTarget.select()} />
           <CopyButton value={html}>{({ copied, copy }) => <Button onClick={copy}>{copied ? "Copied" : "Copy HTML"}</Button>}</CopyButton>
           <Text size="sm">
             Or link to its page:{" "}
