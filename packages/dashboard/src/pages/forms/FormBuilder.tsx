@@ -5,7 +5,7 @@ import { FORM_FIELD_TYPES } from "@mailroom/contracts";
 import { useCreateFormMutation, useUpdateFormMutation } from "../../api/forms";
 import { useTopics } from "../../api/topics";
 import { showFormError } from "../../components/errors";
-import { NEW_FIELD, builderValues, formRequest, type BuilderValues } from "./form-builder";
+import { builderValues, newField, formRequest, type BuilderValues } from "./form-builder";
 
 const TYPE_LABELS: Record<(typeof FORM_FIELD_TYPES)[number], string> = { email: "Email", text: "Text", checkbox: "Checkbox", select: "Select" };
 
@@ -36,7 +36,7 @@ export function FormBuilder({ form: current, opened, onClose }: { form: Form | n
         <Stack>
           <TextInput label="Name" description="The page's title" required data-autofocus {...form.getInputProps("name")} />
           {values.fields.map((field, i) => (
-            <Fieldset key={i} legend={`Field ${i + 1}`}>
+            <Fieldset key={field.uid} legend={`Field ${i + 1}`}>
               <Stack gap="xs">
                 <Group grow align="flex-start">
                   <TextInput label="Label" required {...form.getInputProps(`fields.${i}.label`)} />
@@ -64,7 +64,7 @@ export function FormBuilder({ form: current, opened, onClose }: { form: Form | n
             </Fieldset>
           ))}
           <Group>
-            <Button variant="default" onClick={() => form.insertListItem("fields", { ...NEW_FIELD })} disabled={values.fields.length >= 20}>
+            <Button variant="default" onClick={() => form.insertListItem("fields", newField())} disabled={values.fields.length >= 20}>
               Add field
             </Button>
           </Group>

@@ -6,6 +6,8 @@ import type { CreateFormRequest, Form, FormFieldType } from "@mailroom/contracts
  * the round trip is unit-tested.
  */
 export interface BuilderField {
+  /** The row's React key: fields are added and removed, so their index does not name them. */
+  uid: string;
   key: string;
   label: string;
   type: FormFieldType;
@@ -23,15 +25,18 @@ export interface BuilderValues {
   redirectUrl: string;
 }
 
-export const EMAIL_FIELD: BuilderField = { key: "email", label: "Email", type: "email", required: true, options: "" };
-export const NEW_FIELD: BuilderField = { key: "", label: "", type: "text", required: false, options: "" };
+let rows = 0;
+const uid = () => `field-${++rows}`;
+
+export const emailField = (): BuilderField => ({ uid: uid(), key: "email", label: "Email", type: "email", required: true, options: "" });
+export const newField = (): BuilderField => ({ uid: uid(), key: "", label: "", type: "text", required: false, options: "" });
 const DEFAULT_MESSAGE = "Thanks for signing up!";
 
 export function builderValues(form: Form | null): BuilderValues {
-  if (!form) return { name: "", fields: [EMAIL_FIELD], topicIds: [], after: "message", successMessage: DEFAULT_MESSAGE, redirectUrl: "" };
+  if (!form) return { name: "", fields: [emailField()], topicIds: [], after: "message", successMessage: DEFAULT_MESSAGE, redirectUrl: "" };
   return {
     name: form.name,
-    fields: form.fields.map((f) => ({ key: f.key, label: f.label, type: f.type, required: f.required, options: (f.options ?? []).join("\n") })),
+    fields: form.fields.map((f) => ({ uid: uid(), key: f.key, label: f.label, type: f.type, required: f.required, options: (f.options ?? []).join("\n") })),
     topicIds: form.topicIds,
     after: form.redirectUrl ? "redirect" : "message",
     successMessage: form.successMessage,
