@@ -119,7 +119,7 @@ describe("route table", () => {
 
   it("lets a public key in only on /v1/track, browsers there and on a form's post, and no key only on public links and forms", () => {
     expect(ROUTES.filter((r) => r.auth === "any").map(key)).toEqual(["POST /v1/track"]);
-    expect(ROUTES.filter((r) => r.cors).map(key)).toEqual(["POST /v1/track", "POST /f/:id"]);
+    expect(ROUTES.filter((r) => r.cors).map(key)).toEqual(["POST /v1/track", "GET /f/:id", "POST /f/:id"]);
     const open = ROUTES.filter((r) => r.auth === "none").map((r) => r.path);
     for (const path of open) expect(path).toMatch(/^\/(t\/[oc]|u|s|m|c)\/:token$|^\/webhooks\/ses$|^\/f\/:id$/);
     expect(open).toHaveLength(13);

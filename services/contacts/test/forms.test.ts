@@ -156,8 +156,21 @@ describe("the hosted page and its submissions", () => {
     expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
     expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("content-type");
 
+    // a site's own script reads the form and its hidden values cross-origin, and posts them back
+    const origin = { origin: "https://shop.example.org" };
+    const render = await anon().get(`/f/${form.id}?format=json`, origin);
+    expect(render.status).toBe(200);
+    expect(render.headers.get("access-control-allow-origin")).toBe("*");
+    expect(render.body).toMatchObject({ id: form.id, name: "Newsletter", fields: FIELDS, hidden: { [FORM_HIDDEN.honeypot]: "" } });
+    const hidden = render.body.hidden as Record<string, string>;
+    expect(hidden[FORM_HIDDEN.signature]).toBe(signRenderTime(secret, form.id, Number(hidden[FORM_HIDDEN.renderedAt])));
+    // sent at once, as a bot would, it is answered as a person is and writes nothing
+    const hasty = email("hasty");
+    const bot = await anon().post(`/f/${form.id}`, { email: hasty, ...hidden }, origin);
+    expect(bot.body).toEqual({ success: true, message: "Welcome aboard!", redirectUrl: "https://example.org/thanks" });
+
     const address = email("json");
-    const res = await anon().post(`/f/${form.id}`, { email: address, ...rendered(form.id) }, { origin: "https://shop.example.org" });
+    const res = await anon().post(`/f/${form.id}`, { email: address, ...rendered(form.id) }, origin);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.body).toEqual({ success: true, message: "Welcome aboard!", redirectUrl: "https://example.org/thanks" });
@@ -165,6 +178,8 @@ describe("the hosted page and its submissions", () => {
     expect(redirected.status).toBe(303);
     expect(redirected.headers.get("location")).toBe("https://example.org/thanks");
     expect((await p.api.get(`/forms/${form.id}`)).body.submissions).toBe(2);
+    await settled();
+    expect(await contactByEmail(p, hasty)).toBeUndefined();
   });
 
   it("never resubscribes a contact that left, nor a topic it left", async () => {

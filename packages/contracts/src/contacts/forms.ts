@@ -128,6 +128,20 @@ export const MAX_FORMS = 100;
 export const FormSubmitResponse = z.object({ success: z.literal(true), message: z.string(), redirectUrl: z.string().nullable() });
 export type FormSubmitResponse = z.infer<typeof FormSubmitResponse>;
 
+/**
+ * `GET /f/{id}?format=json`: what a site's own script needs to show the form and post it (CORS):
+ * the fields, and the hidden values to send back with them (the signed render time and the empty
+ * honeypot), exactly as the hosted page carries them.
+ */
+export const FormPageQuery = z.object({ format: z.enum(["html", "json"]).default("html") });
+export const FormRender = z.object({
+  id: z.string(),
+  name: z.string(),
+  fields: z.array(FormField),
+  hidden: z.record(z.string(), z.string()),
+});
+export type FormRender = z.infer<typeof FormRender>;
+
 /** Data of `form.submitted`: the form and what was submitted, by field key (the address included). */
 export const FormSubmittedData = z.object({ formId: z.string(), formName: z.string(), fields: z.record(z.string(), z.union([z.string(), z.boolean()])) });
 export type FormSubmittedData = z.infer<typeof FormSubmittedData>;
@@ -182,10 +196,14 @@ export const formPublicRoutes = [
     operation: "contacts.forms.page",
     auth: "none",
     tag: "Forms",
-    summary: "The form's hosted page (no script; a signed render time and a honeypot in hidden fields)",
+    summary:
+      "The form's hosted page (no script; a signed render time and a honeypot in hidden fields). " +
+      "With ?format=json (CORS): FormRender, the fields and the hidden values for a site's own script to post back.",
     params: IdParams,
+    query: FormPageQuery,
     status: 200,
-    rawResponse: { contentType: "text/html; charset=utf-8", description: "the form, posting to the same URL" },
+    cors: true,
+    rawResponse: { contentType: "text/html; charset=utf-8", description: "the form, posting to the same URL (with ?format=json: FormRender as JSON)" },
   }),
   defineRoute({
     method: "POST",

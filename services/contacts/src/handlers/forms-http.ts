@@ -14,6 +14,6 @@ export function registerFormRoutes(server: RpcServer, forms: FormsService, submi
       await forms.remove(projectId, params.id);
       return { status: 204 };
     })
-    .route(routeOf(formPublicRoutes, "contacts.forms.page"), ({ params }) => submissions.page(params.id))
+    .route(routeOf(formPublicRoutes, "contacts.forms.page"), ({ params, query }) => submissions.page(params.id, query.format))
     .route(routeOf(formPublicRoutes, "contacts.forms.submit"), ({ params, body, meta }) => submissions.submit(params.id, body, meta.contentType));
 }

@@ -1,4 +1,4 @@
-import { AppError, FORM_MAX_AGE_MS, FORM_MIN_FILL_MS, verifyRpc, type FormSubmitResponse, type HttpReply } from "@mailroom/contracts";
+import { AppError, FORM_HIDDEN, FORM_MAX_AGE_MS, FORM_MIN_FILL_MS, verifyRpc, type FormRender, type FormSubmitResponse, type HttpReply } from "@mailroom/contracts";
 import { isId, type Logger, type RpcClient, type Sql } from "@mailroom/kit";
 import { contactsRepo } from "../db/contacts-repo.js";
 import { formsRepo, type FormRow } from "../db/forms-repo.js";
@@ -51,9 +51,15 @@ export class FormSubmissions {
     return `${this.opts.publicUrl.replace(/\/+$/, "")}/f/${id}`;
   }
 
-  async page(id: string): Promise<HttpReply> {
+  /** The hosted page, or (`json`) its fields and hidden values for a site's own script. */
+  async page(id: string, format: "html" | "json" = "html"): Promise<HttpReply> {
     const form = await this.form(id);
     const token = renderToken(this.opts.secret, form.id, this.clock());
+    if (format === "json") {
+      const hidden = { [FORM_HIDDEN.renderedAt]: token.renderedAt, [FORM_HIDDEN.signature]: token.signature, [FORM_HIDDEN.honeypot]: "" };
+      const body: FormRender = { id: form.id, name: form.name, fields: form.fields, hidden };
+      return { status: 200, headers: { "cache-control": "no-store" }, body };
+    }
     return html(renderFormPage({ name: form.name, fields: form.fields, action: this.url(form.id), ...token }));
   }
 
