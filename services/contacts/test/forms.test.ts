@@ -121,6 +121,7 @@ describe("the hosted page and its submissions", () => {
     expect(page.headers.get("content-type")).toContain("text/html");
     const csp = page.headers.get("content-security-policy")!;
     expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain(`form-action ${new URL(sharedPlatform().url).origin};`);
     expect(page.body).not.toContain("<script");
     const html = page.body as string;
     expect(html).toContain(`action="${sharedPlatform().url}/f/${form.id}"`);

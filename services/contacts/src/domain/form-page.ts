@@ -10,16 +10,23 @@ const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /**
- * The page may be framed by any site (the dashboard's snippet embeds it): a form is made to be
- * embedded, and a framed form can do nothing a visitor could not do on the page itself.
+ * Headers of the form's pages. Nothing loads but the inline style; the form may post only to its
+ * own URL's origin and, since browsers hold a form post's redirect to `form-action` too, the origin
+ * of the form's `redirectUrl`. The page may be framed by any site (the dashboard's snippet embeds
+ * it): a form is made to be embedded, and a framed form can do nothing a visitor could not do on the
+ * page itself.
  */
-export const FORM_PAGE_HEADERS = {
-  "cache-control": "no-store",
-  "x-robots-tag": "noindex, nofollow",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; base-uri 'none'; frame-ancestors *",
-  "referrer-policy": "no-referrer",
-  "x-content-type-options": "nosniff",
-};
+export function formPageHeaders(action: string, redirectUrl: string | null): Record<string, string> {
+  const targets = new Set([new URL(action).origin]);
+  if (redirectUrl) targets.add(new URL(redirectUrl).origin);
+  return {
+    "cache-control": "no-store",
+    "x-robots-tag": "noindex, nofollow",
+    "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; form-action ${[...targets].join(" ")}; base-uri 'none'; frame-ancestors *`,
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+  };
+}
 
 const STYLE = `
   :root { color-scheme: light dark; }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FORM_HIDDEN, FormFields, type FormField } from "@mailroom/contracts";
 import { addressProblem, checkHuman, formTopics, readFields, renderToken, signRenderTime, submittedBody } from "./forms.js";
-import { renderFormPage } from "./form-page.js";
+import { formPageHeaders, renderFormPage } from "./form-page.js";
 
 const secret = "a-test-secret-of-enough-length";
 const formId = "0190a8f0-0000-7000-8000-000000000001";
@@ -126,5 +126,13 @@ describe("the address check", () => {
   });
   it("does not hold a failed DNS lookup against the person", () => {
     expect(addressProblem(fine)).toBeNull();
+  });
+});
+
+describe("the page's CSP", () => {
+  it("loads nothing, and lets the form post only to its own origin and its redirect's", () => {
+    const csp = formPageHeaders("https://m.example/f/1", "https://shop.example/thanks?x=1")["content-security-policy"];
+    expect(csp).toBe("default-src 'none'; style-src 'unsafe-inline'; form-action https://m.example https://shop.example; base-uri 'none'; frame-ancestors *");
+    expect(formPageHeaders("https://m.example/f/1", null)["content-security-policy"]).toContain("form-action https://m.example;");
   });
 });

@@ -3,16 +3,12 @@ import { isId, type Logger, type RpcClient, type Sql } from "@mailroom/kit";
 import { contactsRepo } from "../db/contacts-repo.js";
 import { formsRepo, type FormRow } from "../db/forms-repo.js";
 import { topicsRepo } from "../db/topics-repo.js";
-import { renderDonePage, renderFormPage, FORM_PAGE_HEADERS } from "../domain/form-page.js";
+import { formPageHeaders, renderDonePage, renderFormPage } from "../domain/form-page.js";
 import { addressProblem, checkHuman, formTopics, readFields, renderToken, submittedBody } from "../domain/forms.js";
 import type { ContactsService } from "./contacts-service.js";
 
 const notFound = () => AppError.notFound("Form");
-const html = (body: string, status = 200): HttpReply => ({
-  status,
-  headers: FORM_PAGE_HEADERS,
-  raw: { contentType: "text/html; charset=utf-8", base64: Buffer.from(body).toString("base64") },
-});
+
 
 export interface FormSubmissionsOptions {
   secret: string;
@@ -51,6 +47,14 @@ export class FormSubmissions {
     return `${this.opts.publicUrl.replace(/\/+$/, "")}/f/${id}`;
   }
 
+  private html(form: FormRow, body: string): HttpReply {
+    return {
+      status: 200,
+      headers: formPageHeaders(this.url(form.id), form.redirect_url),
+      raw: { contentType: "text/html; charset=utf-8", base64: Buffer.from(body).toString("base64") },
+    };
+  }
+
   /** The hosted page, or (`json`) its fields and hidden values for a site's own script. */
   async page(id: string, format: "html" | "json" = "html"): Promise<HttpReply> {
     const form = await this.form(id);
@@ -60,7 +64,7 @@ export class FormSubmissions {
       const body: FormRender = { id: form.id, name: form.name, fields: form.fields, hidden };
       return { status: 200, headers: { "cache-control": "no-store" }, body };
     }
-    return html(renderFormPage({ name: form.name, fields: form.fields, action: this.url(form.id), ...token }));
+    return this.html(form, renderFormPage({ name: form.name, fields: form.fields, action: this.url(form.id), ...token }));
   }
 
   /**
@@ -80,7 +84,7 @@ export class FormSubmissions {
         return { status: 200, body: ok };
       }
       if (form.redirect_url) return { status: 303, headers: { location: form.redirect_url, "cache-control": "no-store" } };
-      return html(renderDonePage(form.name, form.success_message));
+      return this.html(form, renderDonePage(form.name, form.success_message));
     };
 
     const human = checkHuman(submitted, { secret: this.opts.secret, formId: form.id, now: this.clock(), minFillMs: this.minFillMs, maxAgeMs: FORM_MAX_AGE_MS });
