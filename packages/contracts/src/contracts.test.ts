@@ -45,6 +45,7 @@ describe("route table", () => {
       "GET /t/o/:token", "GET /t/c/:token", "GET /u/:token", "POST /u/:token", "GET /s/:token", "POST /s/:token",
       "GET /m/:token", "POST /m/:token", "GET /c/:token", "POST /c/:token", "POST /webhooks/ses",
       "GET /topics", "POST /topics", "GET /topics/:id", "PATCH /topics/:id", "DELETE /topics/:id",
+      "GET /forms", "POST /forms", "GET /forms/:id", "PATCH /forms/:id", "DELETE /forms/:id", "GET /f/:id", "POST /f/:id",
       "GET /campaigns", "POST /campaigns", "GET /campaigns/:id", "PATCH /campaigns/:id", "DELETE /campaigns/:id",
       "POST /campaigns/:id/send", "POST /campaigns/:id/cancel", "POST /campaigns/:id/test", "GET /campaigns/:id/links",
       "GET /workflows", "POST /workflows", "GET /workflows/:id", "PATCH /workflows/:id", "DELETE /workflows/:id",
@@ -72,11 +73,12 @@ describe("route table", () => {
     expect(accountRoutes.every((r) => r.service === "gateway")).toBe(true);
   });
 
-  it("asks sessions for the least role that fits: owner for domains, settings, members, keys and webhooks", () => {
+  it("asks sessions for the least role that fits: owner for domains, settings, forms, members, keys and webhooks", () => {
     const owner = [...ROUTES, ...accountRoutes].filter((r) => requiredRole(r) === "owner").map(key).sort();
     expect(owner).toEqual(
       [
         "POST /domains", "DELETE /domains/:id", "POST /domains/:id/verify", "PATCH /settings/sending",
+        "POST /forms", "PATCH /forms/:id", "DELETE /forms/:id",
         "POST /projects/:id/members", "PATCH /projects/:id/members/:userId", "DELETE /projects/:id/members/:userId",
         "GET /projects/:id/keys", "POST /projects/:id/keys", "DELETE /projects/:id/keys/:keyId",
         "POST /webhooks", "GET /webhooks", "GET /webhooks/:id", "PATCH /webhooks/:id", "DELETE /webhooks/:id",
@@ -115,12 +117,14 @@ describe("route table", () => {
     );
   });
 
-  it("lets a public key and browsers in only on /v1/track, and no key only on public links", () => {
+  it("lets a public key in only on /v1/track, browsers there and on a form's post, and no key only on public links and forms", () => {
     expect(ROUTES.filter((r) => r.auth === "any").map(key)).toEqual(["POST /v1/track"]);
-    expect(ROUTES.filter((r) => r.cors).map(key)).toEqual(["POST /v1/track"]);
+    expect(ROUTES.filter((r) => r.cors).map(key)).toEqual(["POST /v1/track", "GET /f/:id", "POST /f/:id"]);
     const open = ROUTES.filter((r) => r.auth === "none").map((r) => r.path);
-    for (const path of open) expect(path).toMatch(/^\/(t\/[oc]|u|s|m|c)\/:token$|^\/webhooks\/ses$/);
-    expect(open).toHaveLength(11);
+    for (const path of open) expect(path).toMatch(/^\/(t\/[oc]|u|s|m|c)\/:token$|^\/webhooks\/ses$|^\/f\/:id$/);
+    expect(open).toHaveLength(13);
+    // the one route limited per client address on its own: a form's submissions (decisions §17)
+    expect(ROUTES.filter((r) => r.clientLimitPerMinute).map((r) => [key(r), r.clientLimitPerMinute])).toEqual([["POST /f/:id", 10]]);
   });
 
   it("bounds every body: 64 KB without a key, 2 MB with one, the base64 message limit on /v1/send only, 1 GB for an import", () => {
@@ -372,6 +376,14 @@ describe("topics and double opt-in", () => {
       expect(eventFamily(name)).toBe("contact");
     }
     expect(isReservedEventName("contact.topic.changed")).toBe(false);
+  });
+
+  it("reserves form.submitted (only a form's submission emits it) and files it as a contact's tracked event", async () => {
+    const { isReservedEventName, eventFamily, SYSTEM_EVENT_NAMES, SYSTEM_EVENT_DATA } = await import("./index.js");
+    expect(isReservedEventName("form.submitted")).toBe(true);
+    expect(eventFamily("form.submitted")).toBe("custom");
+    expect(SYSTEM_EVENT_NAMES).toContain("form.submitted");
+    expect(SYSTEM_EVENT_DATA["form.submitted"].safeParse({ formId: "f", formName: "N", fields: { email: "a@b.c", news: true } }).success).toBe(true);
   });
 
   it("accepts topic.<id> in audiences with equals/notEquals and a boolean, never in workflow conditions", async () => {

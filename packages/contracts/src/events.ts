@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { EVENT_FAMILIES } from "./subjects.js";
+import { FormSubmittedData } from "./contacts/forms.js";
 
 /**
  * The envelope of every event on the EVENTS stream (`<prefix>.events.<family>.<projectId>`).
@@ -73,6 +74,10 @@ export const SYSTEM_EVENT_NAMES = [
   "contact.unsubscribed",
   "contact.topic.subscribed",
   "contact.topic.unsubscribed",
+  // a signup form's submission (decisions.md §17): recorded on the contact like a tracked event
+  // (family `custom`, so segments' `event.form.submitted` and workflow triggers see it), but only
+  // the contacts service emits it: /v1/track refuses the name
+  "form.submitted",
 ] as const;
 
 /** A contact's topic choice changed (decisions.md §14): workflows may trigger on these. */
@@ -86,6 +91,7 @@ export function isReservedEventName(name: string): boolean {
     name === "contact.subscribed" ||
     name === "contact.unsubscribed" ||
     (TOPIC_EVENT_NAMES as readonly string[]).includes(name) ||
+    name === "form.submitted" ||
     /^segment\..+\.(entry|exit)$/.test(name)
   );
 }
@@ -189,4 +195,5 @@ export const SYSTEM_EVENT_DATA = {
   "contact.unsubscribed": SubscriptionEventData,
   "contact.topic.subscribed": TopicEventData,
   "contact.topic.unsubscribed": TopicEventData,
+  "form.submitted": FormSubmittedData,
 } as const;

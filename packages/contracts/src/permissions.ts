@@ -13,6 +13,7 @@
 import { accountsRpc } from "./accounts/rpc.js";
 import { contactsRpc } from "./contacts/rpc.js";
 import { sendingRpc } from "./sending/rpc.js";
+import { verifyRpc } from "./verify/rpc.js";
 import { SERVICE_NAMES, type ServiceName } from "./services.js";
 import { wireNames } from "./subjects.js";
 
@@ -20,7 +21,7 @@ const ops = (...defs: Array<{ operation: string }>) => defs.map((d) => d.operati
 
 /** Internal operations each service calls; the gateway may call every operation. */
 export const RPC_CALLS: Record<Exclude<ServiceName, "gateway">, readonly string[]> = {
-  contacts: ops(sendingRpc.confirmationEmail, sendingRpc.doubleOptIn),
+  contacts: ops(sendingRpc.confirmationEmail, sendingRpc.doubleOptIn, verifyRpc.address),
   sending: ops(
     contactsRpc.get,
     contactsRpc.setSubscription,

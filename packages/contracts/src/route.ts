@@ -42,8 +42,13 @@ export interface RouteDef {
   timeoutMs?: number;
   /** Accepts `Idempotency-Key` (decisions.md §3). */
   idempotent?: boolean;
-  /** Browser CORS (`*`, no credentials). Only /v1/track. */
+  /** Browser CORS (`*`, no credentials): /v1/track and a form's POST /f/{id}. */
   cors?: boolean;
+  /**
+   * A bucket per client address for this route alone (beside the keyless one every route without a
+   * key has), checked before the body is read: the form submissions' 10 a minute (decisions.md §17).
+   */
+  clientLimitPerMinute?: number;
   /** Answer is not JSON (pixel, redirect, HTML page); documented as such. */
   rawResponse?: { contentType: string; description: string };
   /** Body is a form or raw text rather than JSON (SNS, one-click unsubscribe). */

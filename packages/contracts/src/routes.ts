@@ -1,5 +1,5 @@
 import type { RouteDef, RpcDef } from "./route.js";
-import { verifyRoutes } from "./verify/index.js";
+import { verifyRoutes, verifyRpc } from "./verify/index.js";
 import { contactsRoutes, contactsRpc } from "./contacts/index.js";
 import { emailRoutes, feedbackRoutes, linkRoutes, sendRoutes, sendingRpc, settingsRoutes, statsRoutes, templateRoutes } from "./sending/index.js";
 import { campaignRoutes } from "./campaigns/index.js";
@@ -24,4 +24,4 @@ export const ROUTES: readonly RouteDef[] = [
 
 /** Every internal RPC. HTTP operations and RPC operations share one subject space, so their
  * operation names must never collide (the contracts test holds that). */
-export const RPCS: readonly RpcDef[] = [...Object.values(contactsRpc), ...Object.values(sendingRpc)];
+export const RPCS: readonly RpcDef[] = [...Object.values(contactsRpc), ...Object.values(sendingRpc), ...Object.values(verifyRpc)];

@@ -27,6 +27,7 @@ export const AREAS: readonly Area[] = [
   area("contacts", "Contacts", () => import("./pages/contacts/index"), prefetchContacts),
   area("segments", "Segments", () => import("./pages/segments/index")),
   area("topics", "Topics", () => import("./pages/topics/index")),
+  area("forms", "Forms", () => import("./pages/forms/index")),
   area("campaigns", "Campaigns", () => import("./pages/campaigns/index")),
   area("workflows", "Workflows", () => import("./pages/workflows/index")),
   area("templates", "Templates", () => import("./pages/templates/index")),

@@ -75,6 +75,7 @@ export class Platform {
       IP_RATE_LIMIT_BURST: "200000",
       AUTH_FAILURES_PER_SECOND: "100000",
       AUTH_FAILURES_BURST: "200000",
+      FORM_SUBMISSIONS_PER_MINUTE: "100000",
       // every platform's sending service would otherwise bind 2525; tests that deliver to it set a port
       INBOUND_SMTP_PORT: "0",
       // JetStream reserves a bucket's bound from the server's storage: platforms running side by side

@@ -9,6 +9,9 @@ import { registerRpcs } from "./handlers/rpc.js";
 import { segmentChangesConsumer } from "./handlers/segment-changes.js";
 import { registerSegmentRoutes } from "./handlers/segments-http.js";
 import { registerTopicRoutes } from "./handlers/topics-http.js";
+import { registerFormRoutes } from "./handlers/forms-http.js";
+import { FormSubmissions } from "./usecases/form-submissions.js";
+import { FormsService } from "./usecases/forms-service.js";
 import { ContactsService } from "./usecases/contacts-service.js";
 import { DataKeyRegistry } from "./usecases/data-key-registry.js";
 import { ConfirmationMailer } from "./usecases/confirmation-mailer.js";
@@ -32,13 +35,16 @@ const CONFIRMATIONS_EVERY_MS = 2000;
 /** Builds the contacts service from its deps; nothing listens until the runtime registers it. */
 export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp {
   const writer = new Writer(deps.sql, deps.outbox, deps.names);
-  const cursors = new CursorCodec(resolveSecret());
+  const secret = resolveSecret();
+  const cursors = new CursorCodec(secret);
   const topics = new TopicsService(deps.sql);
   const confirmations = new ConfirmationMailer(deps.sql, deps.rpc, deps.log, CONFIRMATIONS_EVERY_MS, deps.config.CONFIRMATION_RETRY_MS);
   const optIn = new DoubleOptInGate(deps.rpc, confirmations);
   const dataKeys = new DataKeyRegistry(deps.sql);
   const service = new ContactsService(writer, topics, optIn, dataKeys);
   const queries = new ContactQueries(deps.sql, cursors);
+  const forms = new FormsService(deps.sql);
+  const submissions = new FormSubmissions(deps.sql, service, deps.rpc, deps.log, { secret, publicUrl: deps.config.PUBLIC_URL });
   const segments = new SegmentsService(deps.sql);
   const segmentQueries = new SegmentQueries(deps.sql, cursors);
   const tracker = new MembershipTracker(deps.sql, writer, deps.log);
@@ -55,6 +61,7 @@ export function buildApp(deps: Deps<(typeof ContactsEnv)["shape"]>): ServiceApp 
       registerContactRoutes(server, service, queries);
       registerSegmentRoutes(server, segments, segmentQueries);
       registerTopicRoutes(server, topics);
+      registerFormRoutes(server, forms, submissions);
       const exporter = new Exporter(deps.sql, segmentQueries);
       const importsService = new ImportsService(deps.sql, deps.blobs, imports, topics, optIn, dataKeys, deps.config.IMPORT_MAX_PENDING);
       registerImportRoutes(server, importsService, exporter);

@@ -2,6 +2,8 @@ import { z } from "zod";
 
 /** Contacts-only settings (the shared ones come from @mailroom/kit's BaseEnv). */
 export const ContactsEnv = z.object({
+  /** Base of the signup forms' hosted pages (`<PUBLIC_URL>/f/{id}`), which post to themselves. */
+  PUBLIC_URL: z.url().default("http://localhost:8080"),
   /**
    * How often the segment scheduler looks for contacts whose relative-time filters (`within`,
    * `triggeredWithin`, `olderThan`, …) flip; it bounds how late such an entry or exit is emitted.

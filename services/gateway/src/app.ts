@@ -28,6 +28,11 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
   const limiter = bucket(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
   const keyless = bucket(config.IP_RATE_LIMIT_PER_SECOND, config.IP_RATE_LIMIT_BURST);
   const failures = bucket(config.AUTH_FAILURES_PER_SECOND, config.AUTH_FAILURES_BURST);
+  // the form submissions' own per-address limit (the only route with one): the whole minute's worth
+  // at once, then refilled evenly, so the 11th post within a minute is refused
+  const perMinute = config.FORM_SUBMISSIONS_PER_MINUTE;
+  const submissions = bucket(perMinute / 60, perMinute);
+  const clientLimiter = () => submissions;
   // as `mailroom keys revoke` does: every replica (this one included) evicts the key at once
   const keys = new ProjectKeys(deps.sql, deps.metrics, (hash) => {
     auth.evict(hash);
@@ -62,6 +67,7 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
       auth,
       limiter,
       keyless,
+      clientLimiter,
       idempotency,
       log,
       metrics: deps.metrics,

@@ -1,6 +1,6 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
-import { UPLOAD_MAX_BYTES } from "@mailroom/contracts";
+import { FORM_SUBMISSIONS_PER_MINUTE, UPLOAD_MAX_BYTES } from "@mailroom/contracts";
 
 /** The names fastify's trustProxy (@fastify/proxy-addr) accepts beside addresses and CIDRs. */
 const PROXY_RANGES = new Set(["loopback", "linklocal", "uniquelocal"]);
@@ -64,6 +64,11 @@ export const GatewayEnv = z.object({
    */
   IP_RATE_LIMIT_PER_SECOND: PerSecond.default(50),
   IP_RATE_LIMIT_BURST: PerSecond.default(500),
+  /**
+   * Signup form submissions (POST /f/{id}) per client address a minute, across every form
+   * (decisions.md §17: 10). Only test platforms, whose clients all share 127.0.0.1, raise it.
+   */
+  FORM_SUBMISSIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(FORM_SUBMISSIONS_PER_MINUTE),
   /**
    * Key lookups that find no key, per client address. Past it the address gets 429 instead of a
    * database query for every new random key; a valid (cached) key keeps working.

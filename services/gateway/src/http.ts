@@ -16,7 +16,7 @@ import { registerDashboard } from "./dashboard.js";
 
 const CORS_HEADERS = {
   "access-control-allow-origin": "*",
-  "access-control-allow-methods": "POST, OPTIONS",
+  "access-control-allow-methods": "GET, POST, OPTIONS",
   "access-control-allow-headers": "Authorization, Content-Type, Idempotency-Key",
   "access-control-expose-headers": "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed",
   "access-control-max-age": "86400",
@@ -109,6 +109,8 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
   };
 
   const keyless = keylessGate(deps);
+  // a form's page and its post share a path: one preflight answer for both
+  const preflights = new Set<string>();
   for (const route of routes) {
     if (route.upload) {
       const upload = route.upload;
@@ -132,11 +134,14 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
       // fastify refuses a body past the limit on its Content-Length, before reading it, and stops
       // reading a chunked one as soon as it passes the limit: 413 either way.
       bodyLimit: bodyLimitOf(route),
-      onRequest: route.auth === "none" ? keyless : keyGate(route, deps),
+      onRequest: route.auth === "none" ? (route.clientLimitPerMinute ? keylessGate(deps, route) : keyless) : keyGate(route, deps),
       handler: route.streamed ? streamedHandler(route, deps) : forwardHandler(route, deps),
       ...(route.cors ? { onSend: cors } : {}),
     });
-    if (route.cors) app.options(route.path, { onRequest: keyless }, async (_req, reply) => reply.code(204).headers(CORS_HEADERS).send());
+    if (route.cors && !preflights.has(route.path)) {
+      preflights.add(route.path);
+      app.options(route.path, { onRequest: keyless }, async (_req, reply) => reply.code(204).headers(CORS_HEADERS).send());
+    }
   }
 
   registerAccounts(app, deps, keyless);

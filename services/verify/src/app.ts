@@ -1,4 +1,4 @@
-import { verifyRoutes } from "@mailroom/contracts";
+import { verifyRoutes, verifyRpc } from "@mailroom/contracts";
 import { redisUnavailableWarning, type Deps, type ServiceApp } from "@mailroom/kit";
 import { z } from "zod";
 import { verifierDeps } from "./deps.js";
@@ -29,6 +29,8 @@ export function buildApp(deps: Deps<(typeof VerifyEnv)["shape"]>): ServiceApp {
   return {
     register(server) {
       server.route(verifyRoutes[0]!, verifyHandler(verifier));
+      // the same checks for another service (a signup form's address, decisions.md §17)
+      server.rpc(verifyRpc.address, ({ email }) => verifier.check(email));
     },
   };
 }

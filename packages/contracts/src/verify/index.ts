@@ -1,1 +1,2 @@
 export * from "./http.js";
+export * from "./rpc.js";

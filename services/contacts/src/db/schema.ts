@@ -1,4 +1,4 @@
-import type { ContactData, FilterExpression, JsonValue } from "@mailroom/contracts";
+import type { ContactData, FilterExpression, FormField, JsonValue } from "@mailroom/contracts";
 import { sql } from "drizzle-orm";
 import { pgTable, uuid, text, boolean, jsonb, timestamp, integer, bigint, index, uniqueIndex, primaryKey } from "drizzle-orm/pg-core";
 export { outbox } from "@mailroom/kit";
@@ -157,6 +157,27 @@ export const topics = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index("topics_project_idx").on(t.projectId, t.id)],
+);
+
+/**
+ * Signup forms (decisions.md §17): the definition the hosted page renders and a submission is
+ * checked against, and how many submissions were accepted (one `+ 1` per accepted submission).
+ */
+export const forms = pgTable(
+  "forms",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull(),
+    name: text("name").notNull(),
+    fields: jsonb("fields").$type<FormField[]>().notNull(),
+    topicIds: jsonb("topic_ids").$type<string[]>().notNull().default([]),
+    redirectUrl: text("redirect_url"),
+    successMessage: text("success_message").notNull(),
+    submissions: bigint("submissions", { mode: "number" }).notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("forms_project_idx").on(t.projectId, t.id)],
 );
 
 /**

@@ -1,4 +1,4 @@
-import { AppError, isReservedEventName, type ContactDataInput, type TrackResult } from "@mailroom/contracts";
+import { AppError, isReservedEventName, type ContactDataInput, type JsonValue, type TrackResult } from "@mailroom/contracts";
 import { Batcher, isId, newId } from "@mailroom/kit";
 import { contactsRepo, createOrReadManyStatement, readCreatedOrRead, type ContactRow } from "../db/contacts-repo.js";
 import { type EventRow, eventsRepo } from "../db/events-repo.js";
@@ -191,16 +191,16 @@ export class ContactsService {
     input: UpsertInput,
     entry: EntryPoint,
     now: Date,
-    tracked?: { id: string; name: string },
+    tracked?: { id: string; name: string; data?: Record<string, JsonValue> },
   ): Promise<{ created?: WriteResult; existing?: WriteResult } | null> {
     const fresh = freshContact(projectId, input, entry, now);
     const { value } = await this.writer.single(
       (out) => {
         out.change(fresh.row, "created", fresh.changed, now);
-        if (tracked) emitTracked(out, fresh.row, tracked.name, fresh.outcome, now, tracked.id);
+        if (tracked) emitTracked(out, fresh.row, tracked.name, fresh.outcome, now, tracked.id, tracked.data);
       },
       async (sql, outbox) => {
-        const event = tracked ? eventRecord(tracked.id, fresh.row, tracked.name, fresh.outcome, now) : null;
+        const event = tracked ? eventRecord(tracked.id, fresh.row, tracked.name, fresh.outcome, now, tracked.data) : null;
         const read = await contactsRepo.createOrRead(sql, fresh.row, event, outbox);
         return { wrote: read?.created === true, value: read };
       },
@@ -278,6 +278,21 @@ export class ContactsService {
       const message = `"${input.event}" is a reserved system event name and cannot be tracked`;
       throw AppError.validation(message, [{ path: "event", message: "reserved event name" }], "reserved_event");
     }
+    return this.record(projectId, input, idempotencyId);
+  }
+
+  /**
+   * A signup form's submission (decisions.md §17): written as a public key's /v1/track would write
+   * it (never resubscribes; double opt-in applies), recording `form.submitted` with `eventData` (the
+   * form and its fields) rather than the contact data.
+   */
+  async submitForm(projectId: string, input: Omit<UpsertInput, "caller"> & { eventData: Record<string, JsonValue> }): Promise<TrackResult> {
+    // unlike /v1/track, a form names topics: the contact write needs the project's catalog for them
+    const withTopics = await this.withCatalog(projectId, input);
+    return this.record(projectId, { ...withTopics, caller: "public", event: "form.submitted" });
+  }
+
+  private async record(projectId: string, input: UpsertInput & { event: string; eventData?: Record<string, JsonValue> }, idempotencyId?: string): Promise<TrackResult> {
     const registering = this.admitKeys(projectId, input.data, "track");
     if (registering) await registering; // hot path: no await when the keys are known
     const confirmFirst = input.caller === "public" && input.subscribed !== false && (await this.optIn.enabled(projectId));
@@ -302,7 +317,7 @@ export class ContactsService {
 
   private async trackWrite(
     projectId: string,
-    input: UpsertInput & { event: string },
+    input: UpsertInput & { event: string; eventData?: Record<string, JsonValue> },
     id: string,
     seen: (row: ContactRow, created: boolean) => void,
   ): Promise<TrackResult> {
@@ -311,15 +326,15 @@ export class ContactsService {
       seen(contact, created);
       return { contact: contact.id, event: id, timestamp: now.toISOString() };
     };
-    const first = await this.createOrInspect(projectId, input, "track", now, { id, name: input.event });
+    const first = await this.createOrInspect(projectId, input, "track", now, { id, name: input.event, data: input.eventData });
     if (first?.created) return answer(first.created.row, true);
     const current = first?.existing;
     if (current && current.changed.length === 0) {
       // a contact the call leaves as it is: the event alone, guarded by the contact still existing
       const recorded = await this.writer.single(
-        (out) => emitTracked(out, current.row, input.event, current.outcome, now, id),
+        (out) => emitTracked(out, current.row, input.event, current.outcome, now, id, input.eventData),
         async (sql, outbox) => {
-          const wrote = await eventsRepo.insertIfContact(sql, eventRecord(id, current.row, input.event, current.outcome, now), outbox);
+          const wrote = await eventsRepo.insertIfContact(sql, eventRecord(id, current.row, input.event, current.outcome, now, input.eventData), outbox);
           return { wrote, value: wrote };
         },
       );
@@ -327,24 +342,27 @@ export class ContactsService {
     }
     return this.writer.run(async (tx, out) => {
       const { row, outcome, isNew } = await upsertContact(tx, out, projectId, input, "track", now);
-      await eventsRepo.insert(tx, eventRecord(id, row, input.event, outcome, now));
-      emitTracked(out, row, input.event, outcome, now, id);
+      await eventsRepo.insert(tx, eventRecord(id, row, input.event, outcome, now, input.eventData));
+      emitTracked(out, row, input.event, outcome, now, id, input.eventData);
       return answer(row, isNew);
     });
   }
 }
 
-/** The stored record keeps only what the call stored; one-shot values travel on the event alone. */
-const eventRecord = (id: string, contact: ContactRow, name: string, outcome: DataOutcome, now: Date): EventRow => ({
+/**
+ * The stored record keeps only what the call stored; one-shot values travel on the event alone. An
+ * event with data of its own (`form.submitted`) keeps that instead.
+ */
+const eventRecord = (id: string, contact: ContactRow, name: string, outcome: DataOutcome, now: Date, own?: Record<string, JsonValue>): EventRow => ({
   id,
   project_id: contact.project_id,
   contact_id: contact.id,
   name,
-  data: outcome.given,
+  data: own ?? outcome.given,
   created_at: now,
 });
 
-function emitTracked(out: Outgoing, contact: ContactRow, name: string, outcome: DataOutcome, now: Date, id: string): void {
-  out.custom(contact, name, { ...outcome.given, ...outcome.oneShot }, now, id);
+function emitTracked(out: Outgoing, contact: ContactRow, name: string, outcome: DataOutcome, now: Date, id: string, own?: Record<string, JsonValue>): void {
+  out.custom(contact, name, own ?? { ...outcome.given, ...outcome.oneShot }, now, id);
   out.change(contact, "event", [`event.${name}`], now, name);
 }

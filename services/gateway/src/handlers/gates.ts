@@ -20,6 +20,11 @@ export interface GateDeps extends SessionGateDeps {
   limiter: RateLimiter;
   /** Per client address, on the routes without a key. */
   keyless: RateLimiter;
+  /**
+   * Per client address for a route that sets `clientLimitPerMinute` (the form submissions, whose
+   * figure the gateway's FORM_SUBMISSIONS_PER_MINUTE may change).
+   */
+  clientLimiter: (route: RouteDef) => RateLimiter;
 }
 
 /**
@@ -50,14 +55,22 @@ export function keyGate(route: RouteDef, deps: GateDeps): onRequestHookHandler {
   };
 }
 
-/** Routes without a key (links, pixels, the SES webhook, the API reference): a bucket per client address. */
-export function keylessGate(deps: GateDeps): onRequestHookHandler {
+/**
+ * Routes without a key (links, pixels, the SES webhook, the API reference): a bucket per client
+ * address; a route with `clientLimitPerMinute` (a form's submissions) also has a bucket of its own
+ * per client address, taken after the shared one, before the body is read.
+ */
+export function keylessGate(deps: GateDeps, route?: RouteDef): onRequestHookHandler {
+  const own = route?.clientLimitPerMinute ? deps.clientLimiter(route) : null;
+  const ownKey = route ? `route:${route.operation}:` : "";
   return (req, reply, done) => {
+    const client = clientBucket(req.ip);
     deps.keyless
-      .take(`ip:${clientBucket(req.ip)}`)
-      .then((decision) => {
-        if (decision.allowed) return done();
-        refuse(req, reply, { error: "RATE_LIMITED", message: "Too many requests from this address" }, decision.resetSeconds);
+      .take(`ip:${client}`)
+      .then(async (decision) => {
+        const limited = decision.allowed && own ? await own.take(`${ownKey}${client}`) : decision;
+        if (limited.allowed) return done();
+        refuse(req, reply, { error: "RATE_LIMITED", message: "Too many requests from this address" }, limited.resetSeconds);
       })
       .catch(done);
   };

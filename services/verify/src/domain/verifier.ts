@@ -1,4 +1,4 @@
-import type { VerifyResult } from "@mailroom/contracts";
+import type { VerifyAddressResult, VerifyResult } from "@mailroom/contracts";
 import { parseAddress, type ParsedAddress } from "./address.js";
 import { lookupDomain, type DnsLookup, type DomainCache, type DomainDns } from "./dns.js";
 import type { Lists } from "./lists.js";
@@ -13,6 +13,8 @@ export interface VerifierDeps {
 
 export interface Verifier {
   verify(email: string): Promise<VerifyResult>;
+  /** `verify` and whether DNS said for certain that the domain takes no mail (not a timeout). */
+  check(email: string): Promise<VerifyAddressResult>;
 }
 
 /**
@@ -31,8 +33,12 @@ export function createVerifier(deps: VerifierDeps): Verifier {
     return pending;
   };
 
-  return {
+  const verifier: Verifier = {
     async verify(email) {
+      const { certainlyNoMail: _, ...result } = await verifier.check(email);
+      return result;
+    },
+    async check(email) {
       const address = parseAddress(email);
       const dns = await lookup(address.asciiDomain);
       const mail = mailFindings(address.domain, dns);
@@ -59,9 +65,11 @@ export function createVerifier(deps: VerifierDeps): Verifier {
         hasMxRecords: mail.hasMxRecords,
         suggestedEmail: found.suggestedEmail,
         reasons: [verdict, syntaxReason(address), ...mail.reasons, ...found.reasons],
+        certainlyNoMail: mail.certainlyNoMail,
       };
     },
   };
+  return verifier;
 }
 
 function syntaxReason(address: ParsedAddress): string {

@@ -4,7 +4,7 @@ import { covers, EVENT_FAMILIES, freePatterns, normalize, toggle, withFree } fro
 
 describe("the event picker's choices", () => {
   it("groups every system event under its family, each family with its wildcard", () => {
-    expect(EVENT_FAMILIES.map((f) => f.wildcard)).toEqual(["email.*", "contact.*"]);
+    expect(EVENT_FAMILIES.map((f) => f.wildcard)).toEqual(["email.*", "contact.*", "form.*"]);
     expect(EVENT_FAMILIES.flatMap((f) => f.events).sort()).toEqual([...SYSTEM_EVENT_NAMES].sort());
   });
 
