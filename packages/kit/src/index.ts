@@ -28,3 +28,4 @@ export * from "./columns.js";
 export * from "./events.js";
 export * from "./outbox-groups.js";
 export * from "./system-text.js";
+export * from "./addresses.js";
