@@ -46,7 +46,7 @@ describe("route table", () => {
       "GET /m/:token", "POST /m/:token", "GET /c/:token", "POST /c/:token", "POST /webhooks/ses",
       "GET /topics", "POST /topics", "GET /topics/:id", "PATCH /topics/:id", "DELETE /topics/:id",
       "GET /campaigns", "POST /campaigns", "GET /campaigns/:id", "PATCH /campaigns/:id", "DELETE /campaigns/:id",
-      "POST /campaigns/:id/send", "POST /campaigns/:id/cancel", "POST /campaigns/:id/test", "GET /campaigns/:id/links",
+      "POST /campaigns/:id/send", "POST /campaigns/:id/cancel", "POST /campaigns/:id/test", "GET /campaigns/:id/links", "GET /campaigns/:id/checks",
       "GET /workflows", "POST /workflows", "GET /workflows/:id", "PATCH /workflows/:id", "DELETE /workflows/:id",
       "POST /workflows/:id/steps", "PATCH /workflows/:id/steps/:stepId", "DELETE /workflows/:id/steps/:stepId",
       "POST /workflows/:id/transitions", "DELETE /workflows/:id/transitions/:transitionId",
