@@ -63,6 +63,8 @@ export class MessageChecks {
     if (this.renders.size >= MAX_WAITING) throw new AppError("SERVICE_UNAVAILABLE", "Too many checks are running; try again in a moment");
     // DNS beside the content and rspamd: the slowest of them bounds the answer, not their sum
     const auth = this.authChecks(req.projectId, domainOf(req.from));
+    // awaited below; until then a failure must not count as an unhandled rejection (the process would exit)
+    auth.catch(() => undefined);
     const tracking = (await this.settings.get(req.projectId)).tracking;
     const contents: ContentResult[] = [];
     for (const content of req.contents) {
