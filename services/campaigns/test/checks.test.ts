@@ -87,6 +87,16 @@ describe("campaign pre-send checks", () => {
     expect(checks.dmarc!.detail).toContain("p=none only monitors");
   });
 
+  it("a resolver that never answers costs the lookup's bound, and counts as nothing published", async () => {
+    const sender = await publishedSender(p);
+    addZones(sharedPlatform().zonesFile, { [`_dmarc.${sender.split("@")[1]}`]: { behaviour: "timeout" } });
+    const started = Date.now();
+    const checks = await checksOf(p, sender);
+    expect(checks.dmarc).toMatchObject({ status: "fail", detail: expect.stringContaining("No DMARC record") });
+    expect(statuses(checks)).toMatchObject({ spf: "pass", dkim: "pass" });
+    expect(Date.now() - started).toBeLessThan(8000);
+  });
+
   it("a marketing body without an unsubscribe link fails; {{ manageUrl }} is enough", async () => {
     const without = await checksOf(p, clean, { body: '<p>News</p><a href="https://example.com/">site</a>' });
     expect(without.unsubscribe_link).toMatchObject({ status: "fail", detail: expect.stringContaining("{{ unsubscribeUrl }}") });

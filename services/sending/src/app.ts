@@ -29,7 +29,7 @@ import { Analytics } from "./usecases/analytics.js";
 import { Confirmations } from "./usecases/confirmation.js";
 import type { Ctx } from "./usecases/context.js";
 import { Domains } from "./usecases/domains.js";
-import { MessageChecks } from "./usecases/message-checks.js";
+import { CHECKS_DNS_TIMEOUT_MS, MessageChecks } from "./usecases/message-checks.js";
 import { EngagementRecorder } from "./usecases/engagement.js";
 import { Enqueue } from "./usecases/enqueue.js";
 import { Feedback } from "./usecases/feedback.js";
@@ -69,7 +69,10 @@ export function buildApp(deps: SendingDeps): ServiceApp {
   const txt = createTxtLookup(config.DNS_SERVER, config.DNS_TIMEOUT_MS);
   const domains = new Domains(sql, txt, verified, bounceDomain, log);
   const rspamd = config.RSPAMD_URL ? createRspamdCheck(config.RSPAMD_URL, config.RSPAMD_TIMEOUT_MS, config.RSPAMD_PASSWORD) : null;
-  const checks = new MessageChecks(sql, txt, settings, links, bounceDomain, rspamd);
+  // The checks answer within MESSAGE_CHECKS_TIMEOUT_MS whatever DNS_TIMEOUT_MS says: a DMARC lookup
+  // can take two lookups in a row, so each gets at most CHECKS_DNS_TIMEOUT_MS.
+  const checksTxt = config.DNS_TIMEOUT_MS <= CHECKS_DNS_TIMEOUT_MS ? txt : createTxtLookup(config.DNS_SERVER, CHECKS_DNS_TIMEOUT_MS);
+  const checks = new MessageChecks(sql, checksTxt, settings, links, bounceDomain, rspamd);
   const feedback = new Feedback(deps.outbox, deps.names);
   const sns = createSnsClient(config.SNS_CERTIFICATES_FILE, (url) => log.info({ url }, "SNS subscription confirmed"));
   const inboundMail = new InboundMail({

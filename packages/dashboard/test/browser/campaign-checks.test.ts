@@ -4,7 +4,7 @@ import { a11yViolations } from "@mailroom/testkit/browser";
 import { uniqueAddress } from "./sent-emails.js";
 import { browserAndOwner } from "./fixture.js";
 
-const fx = browserAndOwner({ sending: true });
+const fx = browserAndOwner({ sending: true, members: ["viewer"] });
 const recipients = Array.from({ length: 3 }, () => uniqueAddress("checks"));
 
 beforeAll(async () => {
@@ -40,6 +40,13 @@ describe("pre-send checks in the campaign composer", () => {
     expect(await row(page, "html_size").getAttribute("data-status")).toBe("pass");
     expect(await row(page, "spam_score").getAttribute("data-status")).toBe("pass");
     expect(await a11yViolations(page)).toEqual([]);
+
+    // a viewer reads the checks too (the role of reading the campaign), and has nothing to send with
+    const viewerPage = await fx.open(`/app/campaigns/${id}`, { user: fx.viewer });
+    await row(viewerPage, "unsubscribe_link").waitFor();
+    expect(await row(viewerPage, "unsubscribe_link").getAttribute("data-status")).toBe("fail");
+    expect(await viewerPage.getByRole("button", { name: "Send now" }).count()).toBe(0);
+    await viewerPage.context().close();
 
     // fixed elsewhere (another tab, the API): "Check again" asks again
     const fixed = await fx.api.patch(`/campaigns/${id}`, { body: '<p>News</p><img src="https://cdn.example.com/a.png" alt="News"><a href="{{ unsubscribeUrl }}">Unsubscribe</a>' });

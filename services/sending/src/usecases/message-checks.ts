@@ -30,6 +30,11 @@ const SAMPLE_RECIPIENT = "recipient@example.com";
 const RENDER_CONCURRENCY = 2;
 /** Checks waiting for a render slot before more are refused (503): the queue's memory bound. */
 const MAX_WAITING = 50;
+/**
+ * Bound on one DNS lookup of the checks (below DNS_TIMEOUT_MS when that is set higher): the DMARC
+ * check may need two in a row, and the whole answer must fit MESSAGE_CHECKS_TIMEOUT_MS.
+ */
+export const CHECKS_DNS_TIMEOUT_MS = 2500;
 
 interface ContentResult {
   label: string | null;
