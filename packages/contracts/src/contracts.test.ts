@@ -47,7 +47,7 @@ describe("route table", () => {
       "GET /topics", "POST /topics", "GET /topics/:id", "PATCH /topics/:id", "DELETE /topics/:id",
       "GET /forms", "POST /forms", "GET /forms/:id", "PATCH /forms/:id", "DELETE /forms/:id", "GET /f/:id", "POST /f/:id",
       "GET /campaigns", "POST /campaigns", "GET /campaigns/:id", "PATCH /campaigns/:id", "DELETE /campaigns/:id",
-      "POST /campaigns/:id/send", "POST /campaigns/:id/cancel", "POST /campaigns/:id/test", "GET /campaigns/:id/links",
+      "POST /campaigns/:id/send", "POST /campaigns/:id/cancel", "POST /campaigns/:id/test", "GET /campaigns/:id/links", "GET /campaigns/:id/checks",
       "GET /workflows", "POST /workflows", "GET /workflows/:id", "PATCH /workflows/:id", "DELETE /workflows/:id",
       "POST /workflows/:id/steps", "PATCH /workflows/:id/steps/:stepId", "DELETE /workflows/:id/steps/:stepId",
       "POST /workflows/:id/transitions", "DELETE /workflows/:id/transitions/:transitionId",

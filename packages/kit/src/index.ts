@@ -29,3 +29,4 @@ export * from "./events.js";
 export * from "./outbox-groups.js";
 export * from "./system-text.js";
 export * from "./byte-budget.js";
+export * from "./addresses.js";

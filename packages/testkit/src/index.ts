@@ -11,3 +11,4 @@ export * from "./dead-letters.js";
 export * from "./drain.js";
 export * from "./raw-http.js";
 export * from "./receiver.js";
+export * from "./rspamd.js";

@@ -16,6 +16,8 @@ export interface SharedPlatform {
   zonesFile: string;
   /** A webhook endpoint the platform may call (startWebhookSink; WEBHOOK_ALLOWED_HOSTS lists it). */
   webhookSinkUrl: string;
+  /** The stand-in rspamd the platform's RSPAMD_URL points at (startFakeRspamd): `GET /requests` lists what it got. */
+  rspamdUrl: string;
 }
 
 declare module "vitest" {

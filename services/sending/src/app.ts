@@ -8,6 +8,7 @@ import { ProjectThrottle } from "./delivery/throttle.js";
 import { CONFIRMATION_LINK_DAYS } from "./domain/confirmation-text.js";
 import { LinkSigner } from "./domain/links.js";
 import { VerpSigner } from "./domain/verp.js";
+import { registerChecks } from "./handlers/checks.js";
 import { registerDomains } from "./handlers/domains.js";
 import { registerEmails } from "./handlers/emails.js";
 import { registerLinks } from "./handlers/links.js";
@@ -22,11 +23,13 @@ import { suppressionConsumer } from "./handlers/suppression-consumer.js";
 import { registerTemplates } from "./handlers/templates.js";
 import { startInbound, type InboundServer } from "./inbound/server.js";
 import { createResolver, createTxtLookup } from "./infra/dns.js";
+import { createRspamdCheck } from "./infra/rspamd.js";
 import { createSnsClient } from "./infra/sns-certs.js";
 import { Analytics } from "./usecases/analytics.js";
 import { Confirmations } from "./usecases/confirmation.js";
 import type { Ctx } from "./usecases/context.js";
 import { Domains } from "./usecases/domains.js";
+import { CHECKS_DNS_TIMEOUT_MS, MessageChecks } from "./usecases/message-checks.js";
 import { EngagementRecorder } from "./usecases/engagement.js";
 import { Enqueue } from "./usecases/enqueue.js";
 import { Feedback } from "./usecases/feedback.js";
@@ -63,7 +66,13 @@ export function buildApp(deps: SendingDeps): ServiceApp {
   const own = new OwnEmails(sql, queue, systemFrom, bounceDomain);
   const templates = new Templates(sql, rpc, verified);
   const analytics = new Analytics(sql);
-  const domains = new Domains(sql, createTxtLookup(config.DNS_SERVER, config.DNS_TIMEOUT_MS), verified, bounceDomain, log);
+  const txt = createTxtLookup(config.DNS_SERVER, config.DNS_TIMEOUT_MS);
+  const domains = new Domains(sql, txt, verified, bounceDomain, log);
+  const rspamd = config.RSPAMD_URL ? createRspamdCheck(config.RSPAMD_URL, config.RSPAMD_TIMEOUT_MS, config.RSPAMD_PASSWORD) : null;
+  // The checks answer within MESSAGE_CHECKS_TIMEOUT_MS whatever DNS_TIMEOUT_MS says: a DMARC lookup
+  // can take two lookups in a row, so each gets at most CHECKS_DNS_TIMEOUT_MS.
+  const checksTxt = config.DNS_TIMEOUT_MS <= CHECKS_DNS_TIMEOUT_MS ? txt : createTxtLookup(config.DNS_SERVER, CHECKS_DNS_TIMEOUT_MS);
+  const checks = new MessageChecks(sql, checksTxt, settings, links, bounceDomain, rspamd);
   const feedback = new Feedback(deps.outbox, deps.names);
   const sns = createSnsClient(config.SNS_CERTIFICATES_FILE, (url) => log.info({ url }, "SNS subscription confirmed"));
   const inboundMail = new InboundMail({
@@ -111,6 +120,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       registerTemplates(server, templates);
       registerEmails(server, analytics, new Enqueue(sql, queue, renderer, verified, bounceDomain, settings), templates);
       registerDomains(server, domains);
+      registerChecks(server, checks);
       registerSettings(server, settings, new Confirmations(sql, own, settings, verified, links, new ProjectNames(rpc), log));
       registerSystemEmail(server, own);
       registerSuppressions(server, suppressions, log);

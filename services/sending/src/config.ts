@@ -29,6 +29,18 @@ export const SendingEnv = z.object({
   /** `host:port` of the DNS server for domain checks; the system resolver when unset. */
   DNS_SERVER: z.string().min(1).optional(),
   DNS_TIMEOUT_MS: Ms.min(100).max(30_000).default(2000),
+  /**
+   * rspamd's HTTP address (its normal worker, e.g. http://rspamd:11333) for the spam score of the
+   * pre-send checks (decisions.md §18); unset: the checks have no spam score.
+   */
+  RSPAMD_URL: z.preprocess((v) => (v === "" ? undefined : v), z.url().optional()),
+  /** rspamd's controller password, when its worker asks for one. */
+  RSPAMD_PASSWORD: z.string().min(1).optional(),
+  /**
+   * Bound on one rspamd answer: past it the spam score is a warning that rspamd did not answer. At
+   * most 5 s, so the checks answer within contracts MESSAGE_CHECKS_TIMEOUT_MS.
+   */
+  RSPAMD_TIMEOUT_MS: Ms.min(100).max(5000).default(3000),
   /** Parallel deliveries of campaign mail (SEND_JOBS) per replica. */
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Parallel deliveries of transactional mail (TRANSACTIONAL_JOBS) per replica: slots of its own. */

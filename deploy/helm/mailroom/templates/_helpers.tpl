@@ -119,6 +119,9 @@ OIDC_CLIENT_ID: {{ . | quote }}
 {{- with $c.webhookAllowedHosts }}
 WEBHOOK_ALLOWED_HOSTS: {{ . | quote }}
 {{- end }}
+{{- with $c.rspamdUrl }}
+RSPAMD_URL: {{ . | quote }}
+{{- end }}
 {{- range $k, $v := $c.otel }}
 {{ $k }}: {{ $v | quote }}
 {{- end }}

@@ -12,6 +12,7 @@ import {
   singleLine,
 } from "../common.js";
 import { FilterExpression } from "../filters.js";
+import { MESSAGE_CHECKS_TIMEOUT_MS, PreSendChecks } from "../sending/checks.js";
 import { LiquidSource } from "../liquid-source.js";
 import { AbTest, CampaignCounts, CampaignVariant, CampaignVariants, VariantStats, checkAbPair } from "./ab-test.js";
 
@@ -218,5 +219,17 @@ export const campaignRoutes = [
     params: IdParams,
     response: CampaignLinks,
     status: 200,
+  }),
+  defineRoute({
+    ...base,
+    method: "GET",
+    path: "/campaigns/:id/checks",
+    operation: "campaigns.checks",
+    summary: "Pre-send checks: sender authentication, unsubscribe, size, images, links, spam score",
+    params: IdParams,
+    response: PreSendChecks,
+    status: 200,
+    // DNS and rspamd inside: the sending service's own bound plus the hop from campaigns
+    timeoutMs: MESSAGE_CHECKS_TIMEOUT_MS + 2000,
   }),
 ];

@@ -12,5 +12,6 @@ export * from "./links.js";
 export * from "./rpc.js";
 export * from "./settings.js";
 export * from "./stats.js";
+export * from "./checks.js";
 
 export const sendingRoutes = [...sendRoutes, ...templateRoutes, ...emailRoutes, ...settingsRoutes, ...statsRoutes, ...linkRoutes, ...feedbackRoutes];

@@ -5,6 +5,7 @@ import { DisplayName, EmailAddress, Id, JsonObject } from "../common.js";
 import { LiquidSource } from "../liquid-source.js";
 import { Domain, DomainName, EmailSourceType } from "./emails.js";
 import { TemplateType } from "./templates.js";
+import { MessageChecksRpcReply, MessageChecksRpcRequest } from "./checks.js";
 
 /** What a delivery job's content is made of: one sender and one template or subject and body. */
 const EmailContent = z.object({
@@ -168,6 +169,13 @@ export const sendingRpc = {
     operation: "sending.confirmationEmail",
     request: ConfirmationEmailRpcRequest,
     reply: ConfirmationEmailRpcReply,
+  }),
+  /** Pre-send checks of a message (decisions.md §18): DNS and rspamd included, so callers give it MESSAGE_CHECKS_TIMEOUT_MS. */
+  messageChecks: defineRpc({
+    service: "sending",
+    operation: "sending.messageChecks",
+    request: MessageChecksRpcRequest,
+    reply: MessageChecksRpcReply,
   }),
   campaignLinks: defineRpc({
     service: "sending",

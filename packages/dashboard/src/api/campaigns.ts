@@ -12,6 +12,7 @@ const send = routeOf(campaignRoutes, "campaigns.send");
 const cancel = routeOf(campaignRoutes, "campaigns.cancel");
 const test = routeOf(campaignRoutes, "campaigns.test");
 const links = routeOf(campaignRoutes, "campaigns.links");
+const checks = routeOf(campaignRoutes, "campaigns.checks");
 
 export const CAMPAIGNS_PAGE_SIZE = 20;
 
@@ -36,12 +37,20 @@ export function useCampaignLinks(id: string, pollMs: number | false = false) {
   return useRouteQuery(links, { params: { id } }, { refetchInterval: pollMs });
 }
 
+/**
+ * The pre-send checks of the saved campaign (decisions.md §18). They look DNS up live, so they are
+ * not refetched on focus; a save asks again, and so does `refetch` (a record just published).
+ */
+export function useCampaignChecks(id: string) {
+  return useRouteQuery(checks, { params: { id } }, { refetchOnWindowFocus: false, staleTime: 60_000 });
+}
+
 export function useCreateCampaignMutation() {
   return useRouteMutation(create, [list]);
 }
 
 export function useUpdateCampaignMutation() {
-  return useRouteMutation(update, [list, get]);
+  return useRouteMutation(update, [list, get, checks]);
 }
 
 export function useDeleteCampaignMutation() {

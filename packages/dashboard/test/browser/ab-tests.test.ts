@@ -66,6 +66,8 @@ describe("A/B tests in the Campaigns pages", () => {
     const sent = page.waitForResponse((r) => r.url().endsWith(`/campaigns/${id}/send`));
     await page.getByRole("button", { name: "Send now" }).focus();
     await page.keyboard.press("Enter");
+    // it asks first, naming the four recipients
+    await page.getByRole("dialog", { name: "Send Subject test now?" }).getByRole("button", { name: "Send to 4 recipients" }).click();
     expect((await sent).status()).toBe(200);
     const table = page.getByRole("table", { name: "Results per variant" });
     await table.waitFor({ timeout: 30_000 });

@@ -1,4 +1,11 @@
-import { AppError, TEMPLATE_INVALID_REASON, type CampaignVariant, type EnqueueBatchRpcRequest, type EnqueueEmailRpcRequest } from "@mailroom/contracts";
+import {
+  AppError,
+  TEMPLATE_INVALID_REASON,
+  type CampaignVariant,
+  type EnqueueBatchRpcRequest,
+  type EnqueueEmailRpcRequest,
+  type MessageChecksRpcRequest,
+} from "@mailroom/contracts";
 import { variantContent } from "./ab-test.js";
 
 export interface CampaignContentLike {
@@ -91,4 +98,25 @@ export function isPermanentEnqueueError(err: unknown): boolean {
  */
 export function sendingAway(err: unknown): boolean {
   return err instanceof AppError && err.code === "SERVICE_UNAVAILABLE" && /not running|bus is unavailable/i.test(err.message);
+}
+
+/**
+ * The pre-send checks' question about a campaign (decisions.md §18): its sender and, for each version
+ * a recipient can get, the subject and body. An A/B campaign's recipients get one of its variants
+ * (a variant without a body has the campaign's), each checked and named "variant N" in the details.
+ */
+export function checksRequest(c: CampaignContentLike): MessageChecksRpcRequest {
+  const variants = c.variants ?? [];
+  const contents = variants.length
+    ? variants.map((_, i) => ({ label: `variant ${i + 1}`, ...variantContent({ subject: c.subject, body: c.body, variants }, i) }))
+    : [{ label: null, subject: c.subject, body: c.body }];
+  return {
+    projectId: c.project_id,
+    from: c.from_email,
+    fromName: c.from_name,
+    replyTo: c.reply_to,
+    marketing: true,
+    topicId: c.topic_id ?? null,
+    contents,
+  };
 }

@@ -21,5 +21,6 @@ export function registerCampaignRoutes(server: RpcServer, campaigns: CampaignsSe
     )
     .route(routeOf(campaignRoutes, "campaigns.cancel"), async ({ projectId, params }) => success(await campaigns.cancel(projectId, params.id)))
     .route(routeOf(campaignRoutes, "campaigns.test"), async ({ projectId, params, body }) => success(await campaigns.test(projectId, params.id, body.email, body.variant)))
-    .route(routeOf(campaignRoutes, "campaigns.links"), async ({ projectId, params }) => ok(await campaigns.links(projectId, params.id)));
+    .route(routeOf(campaignRoutes, "campaigns.links"), async ({ projectId, params }) => ok(await campaigns.links(projectId, params.id)))
+    .route(routeOf(campaignRoutes, "campaigns.checks"), async ({ projectId, params }) => ok(await campaigns.checks(projectId, params.id)));
 }

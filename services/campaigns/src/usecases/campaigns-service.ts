@@ -8,6 +8,8 @@ import {
   type CampaignList,
   type CreateCampaignRequest,
   type ListCampaignsQuery,
+  MESSAGE_CHECKS_TIMEOUT_MS,
+  type PreSendChecks,
   type UpdateCampaignRequest,
 } from "@mailroom/contracts";
 import { isId, newId, type RpcClient, type Sql } from "@mailroom/kit";
@@ -15,7 +17,7 @@ import { campaignsRepo, toCampaign, type CampaignContent, type CampaignRow } fro
 import { abRepo } from "../db/ab-repo.js";
 import { mergeAbTest } from "../domain/ab-test.js";
 import { assertEditable, assertSendable, mergeAudience, scheduleTime } from "../domain/campaign.js";
-import { testEmail } from "../domain/emails.js";
+import { checksRequest, testEmail } from "../domain/emails.js";
 import type { AudienceSource } from "./audience.js";
 
 const notFound = () => AppError.notFound("Campaign");
@@ -114,6 +116,17 @@ export class CampaignsService {
   async links(projectId: string, id: string): Promise<CampaignLinks> {
     await this.row(projectId, id);
     return this.rpc.call(sendingRpc.campaignLinks, { projectId, campaignId: id, limit: 200 });
+  }
+
+  /**
+   * Pre-send checks (decisions.md §18) of the campaign as it is stored, in any state (a SENT one's
+   * tell why it went to spam). The sending service knows the sender's domain, the headers it adds and
+   * how a body renders, so it does the checking; here the campaign is found in the project (404).
+   */
+  async checks(projectId: string, id: string): Promise<PreSendChecks> {
+    const c = await this.row(projectId, id);
+    const { checks } = await this.rpc.call(sendingRpc.messageChecks, checksRequest(c), { timeoutMs: MESSAGE_CHECKS_TIMEOUT_MS + 1000 });
+    return checks;
   }
 
   /** The API record: the row, with its A/B sample's stats per variant when it has a test. */

@@ -2,7 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { RESERVED_WEBHOOK_HEADERS } from "@mailroom/contracts";
-import { hostPort, ipLiteral, parseWebhookUrl, refusal } from "../domain/addresses.js";
+import { hostPort, ipLiteral, parseWebhookUrl, refusal } from "@mailroom/kit";
 import type { Resolve } from "./resolver.js";
 
 export interface WebhookCall {

@@ -7,8 +7,7 @@ import {
   sendingRpc,
   zodDetails,
 } from "@mailroom/contracts";
-import type { RpcClient } from "@mailroom/kit";
-import { hostPort, ipLiteral, parseWebhookUrl, refusal } from "../domain/addresses.js";
+import { hostPort, ipLiteral, parseWebhookUrl, refusal, type RpcClient } from "@mailroom/kit";
 import type { Resolve } from "../infra/resolver.js";
 
 export interface ConfigCheckEnv {

@@ -10,8 +10,7 @@ import {
   type WebhookEndpointWithSecret,
   type WebhookList,
 } from "@mailroom/contracts";
-import { iso, isoOrNull, isId, newId, type Sql } from "@mailroom/kit";
-import { parseWebhookUrl } from "../domain/addresses.js";
+import { iso, isoOrNull, isId, newId, parseWebhookUrl, type Sql } from "@mailroom/kit";
 import { newSecret, payloadOf, ROTATION_OVERLAP_MS } from "../domain/webhooks.js";
 import { type DeliveryRow, type EndpointRow, webhooksRepo } from "../db/webhooks-repo.js";
 import { addressRefusal, type ConfigCheckEnv } from "./step-config.js";

@@ -13,6 +13,7 @@ import { showFormError } from "../../components/errors";
 import { QueryStatus } from "../../components/QueryStatus";
 import { parseSample, type Sample } from "../templates/sample";
 import { AudiencePicker } from "./AudiencePicker";
+import { ChecksPanel } from "./ChecksPanel";
 import { type ComposerValues, fieldOf, initialValues, toRequest, validateComposer } from "./composer-form";
 import { DeleteDraft } from "./DeleteDraft";
 import { SendPanel } from "./SendPanel";
@@ -128,6 +129,7 @@ function ComposerForm({ campaign, verified }: { campaign: Campaign | null; verif
             <Suspense fallback={<Loader aria-label="Loading the preview" />}>
               <Preview subject={previewSubject} body={previewBody} sample={PREVIEW_SAMPLE} />
             </Suspense>
+            {campaign && <ChecksPanel campaign={campaign} dirty={form.isDirty()} />}
             {campaign && canEdit && <SendPanel campaign={campaign} dirty={form.isDirty()} />}
           </Stack>
         </Grid.Col>

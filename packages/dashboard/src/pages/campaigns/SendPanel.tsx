@@ -3,8 +3,12 @@ import { Button, Divider, Group, Paper, SegmentedControl, Select, Stack, Text, T
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useMemo, useState } from "react";
-import { useSendCampaignMutation, useTestCampaignMutation } from "../../api/campaigns";
+import { useCampaignChecks, useSendCampaignMutation, useTestCampaignMutation } from "../../api/campaigns";
+import { useFilterCount } from "../../api/segments";
+import { ConfirmModal } from "../../components/ConfirmModal";
 import { showFormError } from "../../components/errors";
+import { recipientFilter } from "./audience";
+import { failing } from "./ChecksPanel";
 import { formatInZone, localZone, timeZones, utcToZoned, zonedToUtc } from "../../lib/zones";
 import { rememberZone } from "./zone-memory";
 
@@ -52,9 +56,11 @@ function SendOrSchedule({ campaign, disabled }: { campaign: Campaign; disabled: 
   // An hour from now, in the zone, as the first suggestion.
   const [local, setLocal] = useState(() => utcToZoned(new Date(Date.now() + 3_600_000).toISOString(), localZone()));
   const [error, setError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
   const at = when === "later" ? zonedToUtc(local, zone) : null;
 
   const go = () => {
+    setConfirming(false);
     if (when === "later" && !at) return setError("Pick a date and time");
     setError(null);
     send.mutate(
@@ -94,12 +100,52 @@ function SendOrSchedule({ campaign, disabled }: { campaign: Campaign; disabled: 
         </Text>
       )}
       <Group>
-        <Button onClick={go} loading={send.isPending} disabled={disabled}>
+        <Button onClick={when === "now" ? () => setConfirming(true) : go} loading={send.isPending} disabled={disabled}>
           {when === "now" ? "Send now" : "Schedule"}
         </Button>
       </Group>
       {error && when === "now" && <Text c="red.8">{error}</Text>}
+      {confirming && <ConfirmSend campaign={campaign} onConfirm={go} onClose={() => setConfirming(false)} />}
     </Stack>
+  );
+}
+
+/**
+ * "Send now" cannot be taken back, so it asks first, naming how many recipients the audience holds
+ * right now (`POST /segments/count` of the campaign's recipient filter, as the composer counts them)
+ * and how many pre-send checks fail.
+ */
+function ConfirmSend({ campaign, onConfirm, onClose }: { campaign: Campaign; onConfirm: () => void; onClose: () => void }) {
+  const filter = useMemo(
+    () => recipientFilter({ audienceType: campaign.type, segmentId: campaign.segmentId, audienceFilter: campaign.audienceFilter, topicId: campaign.topicId }),
+    [campaign],
+  );
+  const count = useFilterCount(filter);
+  const failed = failing(useCampaignChecks(campaign.id).data);
+  const n = count.data?.count;
+  const who = n === undefined ? (count.isError ? "its audience (the recipients could not be counted)" : "…") : `${n.toLocaleString()} recipient${n === 1 ? "" : "s"}`;
+  return (
+    <ConfirmModal
+      opened
+      title={`Send ${campaign.name} now?`}
+      message={
+        <Stack gap="xs">
+          <Text size="sm" data-testid="confirm-recipients">
+            It goes to {who} now, and cannot be called back.
+          </Text>
+          {failed > 0 && (
+            <Text size="sm" fw={600}>
+              {failed} pre-send check{failed === 1 ? "" : "s"} fail{failed === 1 ? "s" : ""}.
+            </Text>
+          )}
+        </Stack>
+      }
+      confirmLabel={n === undefined ? "Send now" : `Send to ${n.toLocaleString()} recipient${n === 1 ? "" : "s"}`}
+      color="blue.8"
+      loading={n === undefined && !count.isError}
+      onConfirm={onConfirm}
+      onClose={onClose}
+    />
   );
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blockedReason, ipLiteral, parseWebhookUrl, refusal } from "./addresses.js";
+import { blockedReason, ipLiteral, localHostReason, parseWebhookUrl, refusal } from "./addresses.js";
 
 describe("blockedReason", () => {
   it.each([
@@ -49,4 +49,12 @@ describe("refusal", () => {
     expect(refusal("127.0.0.1", "127.0.0.1", ["127.0.0.1"])).toBe("127.0.0.1 is not a public address (loopback)");
     expect(refusal("93.184.216.34", "93.184.216.34", ["93.184.216.34"])).toBeNull();
   });
+});
+
+describe("localHostReason", () => {
+  it.each(["127.0.0.1", "10.0.0.1", "[::1]", "169.254.169.254", "localhost", "LOCALHOST.", "printer.local", "app.localhost", "db.internal", "intranet"])(
+    "flags %s",
+    (h) => expect(localHostReason(h)).not.toBeNull(),
+  );
+  it.each(["example.com", "8.8.8.8", "[2606:4700::1111]", "news.example.co.uk"])("passes %s", (h) => expect(localHostReason(h)).toBeNull());
 });

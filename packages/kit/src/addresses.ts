@@ -86,3 +86,24 @@ export function refusal(hostname: string, literal: string | null, addresses: str
   }
   return addresses.some((a) => blockedReason(a) !== null) ? `${hostname} resolves to an address that is not public` : null;
 }
+
+/** Names that only ever mean a machine near the reader: RFC 6761/6762 special-use names and the common internal suffixes. */
+const LOCAL_SUFFIXES = [".localhost", ".local", ".internal", ".home.arpa", ".lan"];
+
+/**
+ * Why a URL host is private or local, judged from the host alone (no lookup): an IP literal that is
+ * not public (the rule above), `localhost`, a special-use local name, or a single label (`intranet`),
+ * which no public resolver answers. Null for anything else. Used where resolving every host would
+ * cost more than the answer is worth (a body's links, checked before a campaign is sent).
+ */
+export function localHostReason(hostname: string): string | null {
+  const literal = ipLiteral(hostname);
+  if (literal) {
+    const reason = blockedReason(literal);
+    return reason ? `not a public address (${reason})` : null;
+  }
+  const name = hostname.toLowerCase().replace(/\.$/, "");
+  if (name === "localhost" || LOCAL_SUFFIXES.some((s) => name.endsWith(s))) return "a local name";
+  if (!name.includes(".")) return "a name without a domain";
+  return null;
+}
