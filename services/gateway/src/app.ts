@@ -31,8 +31,8 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
   // the form submissions' own per-address limit (the only route with one): the whole minute's worth
   // at once, then refilled evenly, so the 11th post within a minute is refused
   const perMinute = config.FORM_SUBMISSIONS_PER_MINUTE;
-  const submissions = bucket(perMinute / 60, perMinute);
-  const clientLimiter = () => submissions;
+  const formPosts = bucket(perMinute / 60, perMinute);
+  const clientLimiter = () => formPosts;
   // as `mailroom keys revoke` does: every replica (this one included) evicts the key at once
   const keys = new ProjectKeys(deps.sql, deps.metrics, (hash) => {
     auth.evict(hash);
@@ -55,7 +55,7 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
   // The relay forwards each message as /v1/send's body, through the same path (decisions.md §17).
   const sendRoute = routeOf(sendRoutes, "sending.send");
   const relay = relaySettings(config);
-  const submissions = relay
+  const relaySubmissions = relay
     ? new RelaySubmissions({ auth, limiter, rpc: deps.rpc, idempotency, log, sendRoute, timeoutMs: routeTimeoutMs(sendRoute, timeouts) })
     : null;
   let relayServer: RelayServer | null = null;
@@ -115,9 +115,9 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
       await http.listen({ port: config.PORT, host: config.HOST });
       const addr = http.server.address();
       log.info({ port: typeof addr === "object" && addr ? addr.port : config.PORT }, "gateway listening");
-      if (relay && submissions) {
+      if (relay && relaySubmissions) {
         const tls = relay.tls ? { cert: await pemOf(relay.tls.cert), key: await pemOf(relay.tls.key) } : null;
-        relayServer = await startRelay({ ...relay, tls, maxRecipients: MAX_RECIPIENTS }, submissions, log);
+        relayServer = await startRelay({ ...relay, tls, maxRecipients: MAX_RECIPIENTS }, relaySubmissions, log);
         log.info({ port: relayServer.port, tlsPort: relayServer.tlsPort, insecure: relay.insecure }, "SMTP relay listening");
       } else {
         log.info("SMTP relay off: set SMTP_RELAY_TLS_CERT and SMTP_RELAY_TLS_KEY (or SMTP_RELAY_INSECURE=true) to turn it on");
