@@ -57,6 +57,9 @@ export async function seedTenant(tag: string, marker: string): Promise<Tenant> {
 
   await create("topics", () => api.post("/topics", { name: `topic ${marker}`, defaultSubscribed: true }));
   await create("contacts", () => api.post("/contacts", { email: contactEmail, subscribed: true, data: { note: marker } }));
+  await create("forms", () =>
+    api.post("/forms", { name: `form ${marker}`, fields: [{ key: "email", label: "Email", type: "email", required: true }], topicIds: [ids.topics].filter(Boolean) }),
+  );
   // A CSV import of the same contact (its record is what the imports routes read); waited for, so
   // snapshots taken later see it settled.
   const imported = await create("imports", () => api.post("/contacts/imports", `email,note\n${contactEmail},${marker}\n`, { "content-type": "text/csv" }));
