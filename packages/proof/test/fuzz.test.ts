@@ -95,7 +95,7 @@ async function send(op: Operation, r: FuzzRequest, as = key): Promise<{ status: 
     headers["content-type"] = r.encoding === "text" ? "text/plain" : "application/json";
   }
   try {
-    const res = await fetch(toUrl(op, r), { method: op.method, headers, body: payload, redirect: "manual", signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) });
+    const res = await fetchOnce(toUrl(op, r), { method: op.method, headers, body: payload, redirect: "manual" });
     const text = await res.text();
     let body: unknown = text;
     try {
@@ -105,7 +105,26 @@ async function send(op: Operation, r: FuzzRequest, as = key): Promise<{ status: 
     }
     return { status: res.status, body };
   } catch (err) {
-    return { error: (err as Error).name === "TimeoutError" ? `no answer within ${CLIENT_TIMEOUT_MS} ms` : String(err) };
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    return { error: (err as Error).name === "TimeoutError" ? `no answer within ${CLIENT_TIMEOUT_MS} ms` : `${String(err)}${cause ? ` (${cause.code ?? cause.message})` : ""}` };
+  }
+}
+
+/** Errors of a socket that broke before any answer came: the request is sent again once, on a new connection. */
+const SOCKET_ERRORS = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+
+/**
+ * One request, sent again once when its connection broke before an answer (a loaded test machine
+ * stretches keep-alive and body-upload windows). A hang is still a hang: the bound is not renewed.
+ */
+async function fetchOnce(url: string, init: RequestInit): Promise<Response> {
+  const signal = AbortSignal.timeout(CLIENT_TIMEOUT_MS);
+  try {
+    return await fetch(url, { ...init, signal });
+  } catch (err) {
+    const code = (err as { cause?: { code?: string } }).cause?.code;
+    if (!code || !SOCKET_ERRORS.has(code)) throw err;
+    return fetch(url, { ...init, signal });
   }
 }
 
