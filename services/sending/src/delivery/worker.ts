@@ -141,8 +141,8 @@ async function deliverJob(lane: Lane, msg: JsMsg): Promise<void> {
     if (failed) throw failed.reason;
     const left = outcomes.flatMap((o) => (o.status === "fulfilled" && o.value !== "done" ? [o.value] : []));
     if (left.length === 0) return;
-    // The job comes back when its first email is due: at once-ish when one only has to be tried
-    // again, else when the earliest deferral ends (emails not due yet then come back as "leased").
+    // The job comes back when its first email is due: soon when one only has to be tried again,
+    // else when the earliest deferral ends (emails not due yet then claim as "deferred" again).
     const soon = left.includes("again");
     const deferred = left.flatMap((o) => (typeof o === "object" ? [o.deferredMs] : []));
     const why = `${left.length} of the job's ${ids.length} email(s) to be tried again`;
