@@ -69,17 +69,18 @@ describe("Batcher (group commit)", () => {
     const b = new Batcher<number, number>(async (items) => {
       batches.push(items);
       return items;
-    }, { maxBatch: 4, lingerMs: 60 });
+    }, { maxBatch: 4, lingerMs: 400 });
     const trickle = [1, 2, 3].map((i) => new Promise<number>((r) => setTimeout(() => void b.add(i).then(r), i * 10)));
     const started = Date.now();
     expect(await Promise.all(trickle)).toEqual([1, 2, 3]);
     expect(batches).toEqual([[1, 2, 3]]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(55);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(395);
 
+    // a linger long enough that a loaded machine's delays never pass for it
     const full = Date.now();
     expect(await Promise.all([4, 5, 6, 7].map((i) => b.add(i)))).toEqual([4, 5, 6, 7]);
     expect(batches.at(-1)).toEqual([4, 5, 6, 7]);
-    expect(Date.now() - full).toBeLessThan(50);
+    expect(Date.now() - full).toBeLessThan(300);
   });
 
   it("with lingerMs, a call made while a batch is in flight waits for its own linger, not for that batch's end", async () => {

@@ -43,14 +43,14 @@ describe("liquidBounds", () => {
     const started = performance.now();
     const err = await engine.parseAndRender("{% for i in (1..1000000) %}{% for j in (1..1000) %}{% endfor %}{% endfor %}", {}).catch((e: unknown) => e);
     expect(isLiquidLimitError(err)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(LIQUID_RENDER_LIMIT_MS + 400);
+    // a billion iterations run for minutes unbounded; seconds of slack keep a loaded machine from failing this
+    expect(performance.now() - started).toBeLessThan(LIQUID_RENDER_LIMIT_MS + 5_000);
   });
 
   it("refuses a range of tens of millions before it is made", async () => {
-    const started = performance.now();
     const err = await engine.parseAndRender("{% assign r = (1..30000000) %}{{ r | size }}", {}).catch((e: unknown) => e);
-    expect(isLiquidLimitError(err)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(100);
+    // the memory bound, not the time bound (which only fires once a range was made)
+    expect((err as Error).message).toMatch(/memory alloc limit exceeded/);
   });
 
   it("names sources with more tags than a parse may take", () => {

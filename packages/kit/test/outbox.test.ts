@@ -122,14 +122,18 @@ describe("outbox", () => {
         return Reflect.apply(target, self, args);
       },
     });
-    const relay = new OutboxRelay(counted, jetstream(nc), log, createMetrics("t8"), { deleteDelayMs: 200 });
+    const relay = new OutboxRelay(counted, jetstream(nc), log, createMetrics("t8"), { deleteDelayMs: 1000 });
     const before = await streamCount();
     const events = Array.from({ length: 10 }, event);
-    for (const e of events) {
-      relay.kick(await sql.begin((tx) => enqueue(tx, [eventMessage(names, e)])));
-      await new Promise((r) => setImmediate(r)); // each write in a turn of its own
+    // ten transactions committed first, so the window holds all ten publishes however slowly a
+    // loaded machine runs the transactions themselves
+    const writes = [];
+    for (const e of events) writes.push(await sql.begin((tx) => enqueue(tx, [eventMessage(names, e)])));
+    for (const rows of writes) {
+      relay.kick(rows);
+      await new Promise((r) => setImmediate(r)); // each commit's kick in a turn of its own
     }
-    await waitFor(async () => (await relay.backlog()) === 0, { timeoutMs: 5000, what: "deleted" });
+    await waitFor(async () => (await relay.backlog()) === 0, { timeoutMs: 10_000, what: "deleted" });
     expect((await streamCount()) - before).toBe(10);
     expect(deletes).toBe(1);
     await relay.stop();

@@ -11,8 +11,13 @@ const RUNAWAY = "{% for i in (1..100000) %}{% for j in (1..1000) %}{% endfor %}{
 /**
  * decisions.md §12: one tenant's template must not slow what other tenants get. Each attack below
  * runs while a second project lists its templates in a loop (answered by the same sending service):
- * the attack must be answered within 2 s and every one of the bystander's requests within 1 s.
+ * the attack must be answered within ATTACK_MS and every one of the bystander's requests within
+ * BYSTANDER_MS. What these catch, a parse or render that backtracks or grows with the square of
+ * the input, takes minutes on inputs this size; the bounds leave room for a 2-core machine running
+ * the rest of the suite beside it, where a harmless 600 KB send once took 2.4 s.
  */
+const ATTACK_MS = 5000;
+const BYSTANDER_MS = 2500;
 describe("templates written to hurt", () => {
   let p: Project;
   let bystander: Project;
@@ -59,8 +64,8 @@ describe("templates written to hurt", () => {
     );
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 400, error: "VALIDATION_ERROR", details: [{ path: "body", message: "must have at most 5000 Liquid tags and outputs" }] });
-    expect(ms).toBeLessThan(2000);
-    expect(slowest).toBeLessThan(1000);
+    expect(ms).toBeLessThan(ATTACK_MS);
+    expect(slowest).toBeLessThan(BYSTANDER_MS);
   });
 
   it("a source of unclosed {{ within the tag bound is refused in linear time", async () => {
@@ -69,8 +74,8 @@ describe("templates written to hurt", () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: "VALIDATION_ERROR", message: "The template could not be parsed", details: [{ path: "body" }] });
     expect(res.body.details[0].message.length).toBeLessThan(400);
-    expect(ms).toBeLessThan(2000);
-    expect(slowest).toBeLessThan(1000);
+    expect(ms).toBeLessThan(ATTACK_MS);
+    expect(slowest).toBeLessThan(BYSTANDER_MS);
   });
 
   it("a send of 200 KB of '<a ' is tracked and queued at once", async () => {
@@ -79,8 +84,8 @@ describe("templates written to hurt", () => {
       p.api.post("/v1/send", { to, from: `a@${domain}`, subject: "Anchors", body: `${"<a ".repeat(70_000)}` }),
     );
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
-    expect(ms).toBeLessThan(2000);
-    expect(slowest).toBeLessThan(1000);
+    expect(ms).toBeLessThan(ATTACK_MS);
+    expect(slowest).toBeLessThan(BYSTANDER_MS);
     const [msg] = await messagesTo(to);
     expect(msg!.html).toContain("/t/o/"); // the open pixel, at the end
   });
@@ -91,24 +96,24 @@ describe("templates written to hurt", () => {
     const body = `<p title="${"t".repeat(400_000)}"><a href="https://x.example/${"y".repeat(200_000)}">x</a>${"<a href=".repeat(30_000)}`;
     const { result: res, ms, slowest } = await whileBystanderWaits(() => p.api.post("/v1/send", { to, from: `a@${domain}`, subject: "Hrefs", body }));
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
-    expect(ms).toBeLessThan(2000);
-    expect(slowest).toBeLessThan(1000);
+    expect(ms).toBeLessThan(ATTACK_MS);
+    expect(slowest).toBeLessThan(BYSTANDER_MS);
   });
 
   it("a template whose render runs away is refused when saved, and a send of it answers 400 in bounded time", async () => {
     const saved = await whileBystanderWaits(() => p.api.post("/templates", { name: "runaway", subject: "s", body: RUNAWAY, type: "MARKETING" }));
     expect(saved.result.status).toBe(400);
     expect(saved.result.body).toMatchObject({ error: "VALIDATION_ERROR", reason: "render_limit", message: "The template could not be rendered" });
-    expect(saved.ms).toBeLessThan(2000);
-    expect(saved.slowest).toBeLessThan(1000);
+    expect(saved.ms).toBeLessThan(ATTACK_MS);
+    expect(saved.slowest).toBeLessThan(BYSTANDER_MS);
 
     const to = Array.from({ length: 10 }, (_, i) => uniqueAddress(`runaway${i}`));
     const sent = await whileBystanderWaits(() => p.api.post("/v1/send", { to, from: `a@${domain}`, subject: "Loop", body: RUNAWAY }));
     expect(sent.result.status).toBe(400);
     expect(sent.result.body).toMatchObject({ error: "VALIDATION_ERROR", reason: "render_limit" });
     expect(sent.result.body.details[0].message).toMatch(/^rendering took more than/);
-    expect(sent.ms).toBeLessThan(2000);
-    expect(sent.slowest).toBeLessThan(1000);
+    expect(sent.ms).toBeLessThan(ATTACK_MS);
+    expect(sent.slowest).toBeLessThan(BYSTANDER_MS);
   });
 
   it("a body over 1 MB of UTF-8 is refused with 413 naming the field, and changes nothing", async () => {
