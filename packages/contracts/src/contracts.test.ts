@@ -40,7 +40,7 @@ describe("route table", () => {
       "GET /segments/:id/contacts", "POST /segments/count",
       "GET /templates", "POST /templates", "GET /templates/:id", "PATCH /templates/:id", "DELETE /templates/:id",
       "GET /emails", "GET /emails/:id", "GET /emails/:id/events", "GET /stats",
-      "POST /domains", "GET /domains", "GET /domains/:id", "DELETE /domains/:id", "POST /domains/:id/verify",
+      "POST /domains", "GET /domains", "GET /domains/:id", "PATCH /domains/:id", "DELETE /domains/:id", "POST /domains/:id/verify",
       "GET /settings/sending", "PATCH /settings/sending",
       "GET /t/o/:token", "GET /t/c/:token", "GET /u/:token", "POST /u/:token", "GET /s/:token", "POST /s/:token",
       "GET /m/:token", "POST /m/:token", "GET /c/:token", "POST /c/:token", "POST /webhooks/ses",
@@ -77,7 +77,7 @@ describe("route table", () => {
     const owner = [...ROUTES, ...accountRoutes].filter((r) => requiredRole(r) === "owner").map(key).sort();
     expect(owner).toEqual(
       [
-        "POST /domains", "DELETE /domains/:id", "POST /domains/:id/verify", "PATCH /settings/sending",
+        "POST /domains", "PATCH /domains/:id", "DELETE /domains/:id", "POST /domains/:id/verify", "PATCH /settings/sending",
         "POST /forms", "PATCH /forms/:id", "DELETE /forms/:id",
         "POST /projects/:id/members", "PATCH /projects/:id/members/:userId", "DELETE /projects/:id/members/:userId",
         "GET /projects/:id/keys", "POST /projects/:id/keys", "DELETE /projects/:id/keys/:keyId",

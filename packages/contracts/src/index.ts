@@ -9,6 +9,7 @@ export * from "./common.js";
 export * from "./events.js";
 export * from "./filters.js";
 export * from "./liquid-source.js";
+export * from "./local-time.js";
 export * from "./routes.js";
 export * from "./verify/index.js";
 export * from "./contacts/index.js";

@@ -36,6 +36,7 @@ export const RPC_CALLS: Record<Exclude<ServiceName, "gateway">, readonly string[
     contactsRpc.page,
     contactsRpc.validateFilter,
     sendingRpc.campaignLinks,
+    sendingRpc.campaignThrottled,
     sendingRpc.messageChecks,
     sendingRpc.enqueue,
     sendingRpc.enqueueBatch,

@@ -41,6 +41,11 @@ export const BaseEnv = z.object({
    * JetStream reserves it from the server's storage when the bucket is made.
    */
   BLOBS_MAX_BYTES: z.coerce.number().int().min(1024 * 1024).default(2 * 1024 * 1024 * 1024),
+  /**
+   * Test only: a directory where a test sets one project's clock (clock.ts), so local-time delivery
+   * and quiet hours can be tested at 08:59 in Tokyo whatever the time is. Never set in production.
+   */
+  TEST_CLOCK_DIR: z.string().min(1).optional(),
 });
 export type BaseEnv = z.infer<typeof BaseEnv>;
 

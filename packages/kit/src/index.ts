@@ -30,3 +30,5 @@ export * from "./outbox-groups.js";
 export * from "./system-text.js";
 export * from "./byte-budget.js";
 export * from "./addresses.js";
+export * from "./clock.js";
+export * from "./local-time.js";

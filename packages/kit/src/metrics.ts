@@ -94,6 +94,30 @@ export function createMetrics(service: string) {
       labelNames: ["outcome"],
       registers: [registry],
     }),
+    /**
+     * Sending: emails of a mailbox provider waiting for its limits (DELIVERY_LIMITS, warm-up) on this
+     * replica. `provider`: a provider with a limit of its own, else "other" (the label stays bounded).
+     */
+    providerWaiting: new Gauge({
+      name: "mailroom_delivery_provider_waiting",
+      help: "Emails waiting on this replica for a mailbox provider's connections or rate",
+      labelNames: ["provider"],
+      registers: [registry],
+    }),
+    /** Sending: emails held back by a provider's limit, by reason (connections, rate, warmup). */
+    providerThrottled: new Counter({
+      name: "mailroom_delivery_provider_throttled_total",
+      help: "Emails that had to wait for a mailbox provider's limit, by reason (connections, rate, warmup)",
+      labelNames: ["provider", "reason"],
+      registers: [registry],
+    }),
+    /** Sending: the share of its perMinute a provider gets after slowing down for deferrals (1: all). */
+    providerRateFactor: new Gauge({
+      name: "mailroom_delivery_provider_rate_factor",
+      help: "Share of a mailbox provider's configured rate in force after deferrals slowed it (1 = full)",
+      labelNames: ["provider"],
+      registers: [registry],
+    }),
     outboxBacklog: new Gauge({
       name: "mailroom_outbox_backlog",
       help: "Outbox rows not yet published",

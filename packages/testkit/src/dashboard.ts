@@ -44,6 +44,7 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   { name: "domains", path: () => "/app/domains" },
   { name: "webhooks", path: () => "/app/webhooks" },
   { name: "webhook", path: (d) => `/app/webhooks/${d.webhookId}` },
+  { name: "forms", path: () => "/app/forms" },
   { name: "api-keys", path: () => "/app/api-keys" },
   { name: "members", path: () => "/app/members" },
   { name: "settings", path: () => "/app/settings" },
@@ -150,6 +151,13 @@ export async function demoData(baseUrl: string, secretKey: string, opts: { from:
   if (!webhook) {
     webhook = ok(await api.post("/webhooks", { url: "https://hooks.mailroom.test/events", events: ["email.*", "segment.*.entry"], description: "Order system" }), "POST /webhooks");
     ok(await api.post(`/webhooks/${webhook.id}/test`), "POST /webhooks/:id/test");
+  }
+  if (!ok(await api.get("/forms"), "GET /forms").length) {
+    const fields = [
+      { key: "email", label: "Email", type: "email", required: true },
+      { key: "firstName", label: "First name", type: "text", required: false },
+    ];
+    ok(await api.post("/forms", { name: "Newsletter signup", fields, successMessage: "Thanks for signing up!" }), "POST /forms");
   }
   return {
     contactId: contacts[0].id,

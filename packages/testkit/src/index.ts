@@ -12,3 +12,4 @@ export * from "./drain.js";
 export * from "./raw-http.js";
 export * from "./receiver.js";
 export * from "./rspamd.js";
+export * from "./clock.js";

@@ -1,4 +1,4 @@
-import { type Deps, Periodic, type ServiceApp } from "@mailroom/kit";
+import { Clock, type Deps, Periodic, type ServiceApp } from "@mailroom/kit";
 import type { CampaignsEnv } from "./config.js";
 import { registerCampaignRoutes } from "./handlers/campaigns-http.js";
 import { statsConsumer } from "./handlers/stats-consumer.js";
@@ -14,6 +14,7 @@ export type CampaignsDeps = Deps<(typeof CampaignsEnv)["shape"]>;
 export function buildApp(deps: CampaignsDeps): ServiceApp {
   const { config, sql, log } = deps;
   const audience = new AudienceSource(deps.rpc);
+  const clock = new Clock(config.TEST_CLOCK_DIR);
   const fanout = new Fanout(sql, deps.rpc, audience, log, {
     pageSize: config.CAMPAIGNS_PAGE_SIZE,
     batchSize: config.CAMPAIGNS_ENQUEUE_BATCH,
@@ -23,10 +24,11 @@ export function buildApp(deps: CampaignsDeps): ServiceApp {
     window: { seconds: config.CAMPAIGNS_WINDOW_SECONDS, min: config.CAMPAIGNS_WINDOW_MIN, max: Math.max(config.CAMPAIGNS_WINDOW_MIN, config.CAMPAIGNS_WINDOW_MAX) },
     maxEnqueueAttempts: config.CAMPAIGNS_ENQUEUE_ATTEMPTS,
     abMinuteMs: config.CAMPAIGNS_AB_MINUTE_MS,
+    clock,
     onProgress: (status, count) => deps.metrics.campaignRecipients.inc({ status }, count),
   });
   const campaigns = new CampaignsService(sql, deps.rpc, audience, () => fanout.kick());
-  const scheduler = new Scheduler(sql, log, config.CAMPAIGNS_SCHEDULER_INTERVAL_MS, () => fanout.kick());
+  const scheduler = new Scheduler(sql, log, config.CAMPAIGNS_SCHEDULER_INTERVAL_MS, clock, () => fanout.kick());
   const stats = new CampaignStats(sql, log);
   const purge = new Periodic({ name: "counted-events purge", everyMs: 60 * 60 * 1000, log, run: () => stats.purgeCounted() });
 

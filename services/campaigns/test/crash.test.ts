@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMailbox, type Mailbox } from "@mailroom/devmailbox";
-import { DATABASE_URL, Platform, apiClient, waitFor, type ApiClient } from "@mailroom/testkit";
-import { campaignBody, uniqueAddress, verifiedSender, waitForStatus } from "./helpers.js";
+import { DATABASE_URL, Platform, apiClient, setProjectClock, waitFor, type ApiClient } from "@mailroom/testkit";
+import { campaignBody, createContacts, uniqueAddress, verifiedSender, waitForStatus } from "./helpers.js";
 import { seedContacts } from "./seed.js";
 
 const RECIPIENTS = 2000;
@@ -100,4 +100,53 @@ describe("a crash in the middle of a campaign", () => {
     const repeats = mailbox.messages().length - RECIPIENTS;
     if (repeats > 0) console.warn(`sending repeated ${repeats} message(s) after its kill -9 (same Message-ID)`);
   }, 300_000);
+
+  it("kill -9 of the campaigns service while recipients wait for their local time: each is mailed once, at its 09:00", async () => {
+    mailbox.clear();
+    // a project of its own (the other tests' thousands of contacts are not this campaign's), on a clock of the test's
+    const project = await platform.createProject("crash-local-time");
+    const local = apiClient(platform.url, project.secretKey);
+    const sender = await verifiedSender(project.id, platform.env);
+    const tokyo = Array.from({ length: 10 }, () => uniqueAddress("hold-tokyo"));
+    const newYork = Array.from({ length: 10 }, () => uniqueAddress("hold-ny"));
+    await createContacts(local, [
+      ...tokyo.map((email) => ({ email, subscribed: true, data: { timezone: "Asia/Tokyo" } })),
+      ...newYork.map((email) => ({ email, subscribed: true, data: { timezone: "America/New_York" } })),
+    ]);
+    let offsetMs = 0;
+    const setClock = (iso: string) => {
+      offsetMs = Date.parse(iso) - Date.now();
+      setProjectClock(platform.env, project.id, new Date(iso));
+    };
+    const arrivals = (to: string[]) => mailbox.messages().filter((m) => to.includes(m.envelope.rcptTo[0]!));
+    // the project's time of an arrival, from the sink's (real) time and the clock's offset then
+    const at = (m: { receivedAt: string }) => Date.parse(m.receivedAt) + offsetMs;
+
+    setClock("2026-03-07T20:00:00Z"); // 05:00 in Tokyo, 15:00 the day before in New York
+    const c = (await local.post("/campaigns", campaignBody(sender, { deliverAt: { localTime: "09:00", fallbackTimezone: "UTC" } }))).body.data;
+    expect((await local.post(`/campaigns/${c.id}/send`)).body.data.status).toBe("SENDING");
+    await waitFor(async () => (await local.get(`/campaigns/${c.id}`)).body.stats.waiting === 20, { timeoutMs: 60_000, what: "every recipient held for its local time" });
+
+    const campaigns = platform.procs.get("campaigns")!.at(-1)!;
+    campaigns.child.kill("SIGKILL");
+    await new Promise((r) => campaigns.child.once("exit", r));
+    platform.procs.delete("campaigns");
+    await platform.startService("campaigns");
+
+    setClock("2026-03-07T23:59:58.500Z"); // 08:59:58.5 in Tokyo
+    await waitFor(() => arrivals(tokyo).length >= 10, { timeoutMs: 30_000, what: "the Tokyo recipients' emails" });
+    expect(Math.min(...arrivals(tokyo).map(at))).toBeGreaterThanOrEqual(Date.parse("2026-03-08T00:00:00Z"));
+    // the fan-out settles the released recipients just after sending took them
+    await waitFor(async () => (await local.get(`/campaigns/${c.id}`)).body.stats.waiting === 10, { timeoutMs: 15_000, what: "the New York recipients alone waiting" });
+    expect((await local.get(`/campaigns/${c.id}`)).body.stats).toMatchObject({ recipients: 20, waiting: 10 });
+    setClock("2026-03-08T12:59:58.500Z"); // 08:59:58.5 EDT in New York
+    const done = await waitForStatus(local, c.id, "SENT", 60_000);
+    expect(done.stats).toMatchObject({ recipients: 20, sent: 20, failed: 0, waiting: 0 });
+
+    // released once each after the restart: one message per recipient, none before its 09:00
+    expect(arrivals(tokyo).map((m) => m.envelope.rcptTo[0]).sort()).toEqual([...tokyo].sort());
+    expect(arrivals(newYork).map((m) => m.envelope.rcptTo[0]).sort()).toEqual([...newYork].sort());
+    expect(Math.min(...arrivals(newYork).map(at))).toBeGreaterThanOrEqual(Date.parse("2026-03-08T13:00:00Z"));
+    expect(mailbox.messages()).toHaveLength(20);
+  }, 180_000);
 });

@@ -1,10 +1,14 @@
-import { Periodic, resolveSecret, type Deps, type ServiceApp } from "@mailroom/kit";
+import { Clock, Periodic, resolveSecret, type Deps, type ServiceApp } from "@mailroom/kit";
 import { returnPathDomain, type SendingEnv } from "./config.js";
 import { confirmationsRepo } from "./db/confirmations-repo.js";
 import { feedbackRepo } from "./db/feedback-repo.js";
 import { createRelay } from "./delivery/transport.js";
 import { deliveryConsumer, deliveryLeases } from "./delivery/worker.js";
 import { ProjectThrottle } from "./delivery/throttle.js";
+import { ProviderGate } from "./delivery/provider-gate.js";
+import { ProviderRates } from "./delivery/provider-rate.js";
+import { ProviderDirectory } from "./delivery/providers.js";
+import { WarmupCaps } from "./delivery/warmup.js";
 import { CONFIRMATION_LINK_DAYS } from "./domain/confirmation-text.js";
 import { LinkSigner } from "./domain/links.js";
 import { VerpSigner } from "./domain/verp.js";
@@ -22,7 +26,7 @@ import { emailEventsConsumer } from "./handlers/email-events-consumer.js";
 import { suppressionConsumer } from "./handlers/suppression-consumer.js";
 import { registerTemplates } from "./handlers/templates.js";
 import { startInbound, type InboundServer } from "./inbound/server.js";
-import { createResolver, createTxtLookup } from "./infra/dns.js";
+import { createMxLookup, createResolver, createTxtLookup } from "./infra/dns.js";
 import { createRspamdCheck } from "./infra/rspamd.js";
 import { createSnsClient } from "./infra/sns-certs.js";
 import { Analytics } from "./usecases/analytics.js";
@@ -92,6 +96,10 @@ export function buildApp(deps: SendingDeps): ServiceApp {
   const delivery = {
     deliveredOn250: !config.SMTP_DSN,
     throttle: new ProjectThrottle(deps.redis, config.NATS_PREFIX, config.SEND_RATE_PER_PROJECT, log),
+    // one of each per replica, shared by both lanes: a provider's connections are the replica's
+    providers: new ProviderDirectory(createMxLookup(config.DNS_SERVER, config.DNS_TIMEOUT_MS)),
+    gate: new ProviderGate(config.DELIVERY_LIMITS, new ProviderRates(deps.redis, config.NATS_PREFIX, log), deps.redis, config.NATS_PREFIX, deps.metrics, log),
+    warmup: new WarmupCaps(sql, deps.redis, config.NATS_PREFIX, new Clock(config.TEST_CLOCK_DIR), log),
     leases,
     maxAgeMs: config.DELIVERY_MAX_AGE,
     timeScale: config.DELIVERY_TIME_SCALE,

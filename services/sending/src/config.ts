@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseDuration } from "./domain/deferrals.js";
+import { DeliveryLimitsText } from "./domain/delivery-limits.js";
 import { isTopicArn } from "./domain/sns.js";
 
 const Bool = z.enum(["true", "false", "1", "0", "on", "off", ""]).transform((v) => v === "true" || v === "1" || v === "on");
@@ -60,6 +61,13 @@ export const SendingEnv = z.object({
     .default("72h")
     .transform((v, ctx) => parseDuration(v) ?? (ctx.addIssue({ code: "custom", message: "must be a duration such as 72h, 30m or 45s" }), z.NEVER))
     .pipe(z.number().int().min(1000)),
+  /**
+   * Per mailbox provider (decisions.md §18): `connections` in flight per replica and `perMinute` across
+   * all replicas, as JSON: `{"google":{"connections":10,"perMinute":3000},"default":{"perMinute":600}}`.
+   * Keys: google, microsoft, yahoo, apple, default, or an MX domain (mimecast.com). What is not given
+   * keeps its default (the README's table). A bad value stops the service at start with the reason.
+   */
+  DELIVERY_LIMITS: DeliveryLimitsText,
   /** Tests only: divides the 4xx retry schedule (1, 5, 15, 60 minutes, then every 2 hours). */
   DELIVERY_TIME_SCALE: z.coerce.number().min(1).default(1),
   /** How often pending domains are looked up again in the background. */

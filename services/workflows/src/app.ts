@@ -1,4 +1,4 @@
-import { type Deps, openDatabase, type ServiceApp } from "@mailroom/kit";
+import { Clock, type Deps, openDatabase, type ServiceApp } from "@mailroom/kit";
 import type { WorkflowsEnv } from "./config.js";
 import { Engine } from "./engine/engine.js";
 import { Poller } from "./engine/poller.js";
@@ -29,7 +29,7 @@ export function buildApp(deps: Deps<typeof WorkflowsEnv.shape>): ServiceApp {
   const resolve = createResolver(c.DNS_SERVER);
   const allowedHosts = new Set(c.WEBHOOK_ALLOWED_HOSTS);
   const webhook = { resolve, allowedHosts, timeoutMs: WEBHOOK_TIMEOUT_MS, maxRedirects: WEBHOOK_MAX_REDIRECTS };
-  const engine = new Engine(deps.sql, { rpc: deps.rpc, webhook, timeScale: c.WORKFLOWS_TIME_SCALE }, deps.log, deps.metrics, {
+  const engine = new Engine(deps.sql, { rpc: deps.rpc, webhook, timeScale: c.WORKFLOWS_TIME_SCALE, clock: new Clock(c.TEST_CLOCK_DIR) }, deps.log, deps.metrics, {
     leaseMs: c.WORKFLOWS_LEASE_MS,
     concurrency: c.WORKFLOWS_CONCURRENCY,
     stopGraceMs: Math.max(0, c.SHUTDOWN_TIMEOUT_MS - SHUTDOWN_MARGIN_MS),

@@ -14,6 +14,7 @@ import {
 import { FilterExpression } from "../filters.js";
 import { MESSAGE_CHECKS_TIMEOUT_MS, PreSendChecks } from "../sending/checks.js";
 import { LiquidSource } from "../liquid-source.js";
+import { DeliverAt } from "../local-time.js";
 import { AbTest, CampaignCounts, CampaignVariant, CampaignVariants, VariantStats, checkAbPair } from "./ab-test.js";
 
 export const CAMPAIGN_STATUSES = ["DRAFT", "SCHEDULED", "SENDING", "SENT"] as const;
@@ -30,6 +31,14 @@ export const CampaignStats = CampaignCounts.extend({
    * §18); they end the recipient's job like a failure, but are not one.
    */
   skipped: z.number().int(),
+  /** Local-time delivery: recipients read from the audience and held until their local time comes. */
+  waiting: z.number().int(),
+  /**
+   * Mailroom's addition (decisions.md §18), on GET /campaigns/{id} of a SENDING campaign only:
+   * recipients held back right now by a mailbox provider's limit (the sender domain's warm-up cap,
+   * until the next day), per provider. Absent when none are, or when the sending service did not answer.
+   */
+  throttled: z.record(z.string(), z.number().int()).optional(),
   /** One entry per variant of an A/B campaign, in variant order; empty otherwise. */
   variants: z.array(VariantStats),
 });
@@ -63,6 +72,8 @@ export const Campaign = z.object({
   winnerVariant: z.number().int().nullable(),
   /** When the test's wait ends and the winner is picked: null until the whole sample is handed over. */
   winnerDueAt: Timestamp.nullable(),
+  /** Local-time delivery; null: everyone is mailed as soon as the campaign sends. */
+  deliverAt: DeliverAt.nullable(),
 });
 export type Campaign = z.infer<typeof Campaign>;
 
@@ -80,6 +91,8 @@ const campaignFields = {
   topicId: Id.nullable().optional(),
   variants: CampaignVariants.nullable().optional(),
   abTest: AbTest.nullable().optional(),
+  /** Not with an A/B test: its sample's wait would have to outlast every recipient's local time. */
+  deliverAt: DeliverAt.nullable().optional(),
 };
 
 export const CreateCampaignRequest = z.object(campaignFields).superRefine((c, ctx) => {
@@ -90,7 +103,13 @@ export const CreateCampaignRequest = z.object(campaignFields).superRefine((c, ct
     ctx.addIssue({ code: "custom", path: ["audienceFilter"], message: "required when audienceType is FILTERED" });
   }
   checkAbPair(c, ctx);
+  checkDeliverAt(c, ctx);
 });
+
+/** Local-time delivery and an A/B test exclude each other (the create request; updates: the service). */
+function checkDeliverAt(c: { deliverAt?: unknown; abTest?: unknown }, ctx: z.RefinementCtx): void {
+  if (c.deliverAt != null && c.abTest != null) ctx.addIssue({ code: "custom", path: ["deliverAt"], message: "cannot be combined with an A/B test" });
+}
 export type CreateCampaignRequest = z.infer<typeof CreateCampaignRequest>;
 
 /** Whether the merged campaign still has the audience its type needs, and both or neither of

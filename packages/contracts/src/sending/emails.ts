@@ -87,6 +87,11 @@ export const Domain = z.object({
   records: z.array(DnsRecord),
   createdAt: Timestamp,
   verifiedAt: Timestamp.nullable(),
+  /**
+   * Warm-up (decisions.md §18): a daily cap per mailbox provider that starts at 50 and doubles each
+   * day with few bounces and complaints; mail over it waits for the next day.
+   */
+  warmup: z.boolean(),
 });
 export type Domain = z.infer<typeof Domain>;
 
@@ -98,8 +103,12 @@ export const DomainName = z
   .max(253)
   .regex(/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]*[a-z][a-z0-9-]*$/, { message: "must be a domain name" });
 
-export const CreateDomainRequest = z.object({ domain: DomainName });
+export const CreateDomainRequest = z.object({ domain: DomainName, warmup: z.boolean().optional() });
 export type CreateDomainRequest = z.infer<typeof CreateDomainRequest>;
+
+/** What PATCH /domains/{id} may change. */
+export const UpdateDomainRequest = z.object({ warmup: z.boolean() });
+export type UpdateDomainRequest = z.infer<typeof UpdateDomainRequest>;
 
 /** Not paged: a project has few domains. */
 export const DomainList = z.object({ data: z.array(Domain) });
@@ -171,6 +180,19 @@ export const emailRoutes = [
     tag: "Domains",
     summary: "Get a sending domain",
     params: IdParams,
+    response: Domain,
+    status: 200,
+  }),
+  defineRoute({
+    ...base,
+    method: "PATCH",
+    path: "/domains/:id",
+    operation: "sending.domains.update",
+    role: "owner",
+    tag: "Domains",
+    summary: "Change a sending domain's settings (warm-up)",
+    params: IdParams,
+    body: UpdateDomainRequest,
     response: Domain,
     status: 200,
   }),

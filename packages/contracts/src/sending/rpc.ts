@@ -128,6 +128,15 @@ export const CampaignLinksRpcReply = z.object({
 });
 export type CampaignLinksRpcReply = z.infer<typeof CampaignLinksRpcReply>;
 
+/**
+ * A campaign's recipients held back right now by a limit of a mailbox provider (a warm-up cap,
+ * decisions.md §18), per provider: what GET /campaigns/{id} shows as `stats.throttled`.
+ */
+export const CampaignThrottledRpcRequest = z.object({ projectId: Id, campaignId: Id });
+export type CampaignThrottledRpcRequest = z.infer<typeof CampaignThrottledRpcRequest>;
+export const CampaignThrottledRpcReply = z.object({ throttled: z.record(z.string(), z.number().int().nonnegative()) });
+export type CampaignThrottledRpcReply = z.infer<typeof CampaignThrottledRpcReply>;
+
 /** A project's double opt-in setting, asked by the contacts service when a public key subscribes. */
 export const DoubleOptInRpcRequest = z.object({ projectId: Id });
 export type DoubleOptInRpcRequest = z.infer<typeof DoubleOptInRpcRequest>;
@@ -182,6 +191,12 @@ export const sendingRpc = {
     operation: "sending.campaignLinks",
     request: CampaignLinksRpcRequest,
     reply: CampaignLinksRpcReply,
+  }),
+  campaignThrottled: defineRpc({
+    service: "sending",
+    operation: "sending.campaignThrottled",
+    request: CampaignThrottledRpcRequest,
+    reply: CampaignThrottledRpcReply,
   }),
   enqueue: defineRpc({
     service: "sending",

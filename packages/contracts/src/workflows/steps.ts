@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DisplayName, EmailAddress, Id, JsonValue, singleLine } from "../common.js";
 import { ContactDataInput, EventName } from "../contacts/records.js";
 import { ConditionConfig, TIME_UNITS } from "../filters.js";
+import { QuietHours, TimeZone } from "../local-time.js";
 
 export const TRIGGER_TYPES = ["EVENT", "MANUAL", "SCHEDULE"] as const;
 export const TriggerType = z.enum(TRIGGER_TYPES);
@@ -17,22 +18,13 @@ const Cron = z
     message: "must be a 5-field cron expression or @daily-style macro",
   });
 
-const isTimeZone = (tz: string): boolean => {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 // Strict so that a config is exactly one of the three shapes: PATCH /workflows checks that the shape
 // matches `triggerType`, which it could not do if unknown keys were silently dropped.
 export const EventTriggerConfig = z.strictObject({ eventName: EventName });
 export const ManualTriggerConfig = z.strictObject({});
 export const ScheduleTriggerConfig = z.strictObject({
   cron: Cron,
-  timezone: z.string().max(100).refine(isTimeZone, { message: "must be an IANA time zone" }).optional(),
+  timezone: TimeZone.optional(),
   /** Each tick starts an execution per subscribed contact of the segment (of the project without one). */
   segmentId: Id.optional(),
 });
@@ -48,6 +40,8 @@ export const SendEmailStepConfig = z.object({
   templateId: Id,
   from: EmailAddress.optional(),
   fromName: DisplayName.optional(),
+  /** Held, not dropped: a durable timer (like a DELAY's) sends it when the window ends. */
+  quietHours: QuietHours.optional(),
 });
 export const DelayStepConfig = z.object({ amount: z.number().int().min(1).max(100_000), unit: z.enum(TIME_UNITS) });
 export const MAX_WAIT_SECONDS = 365 * 24 * 3600;

@@ -10,8 +10,9 @@ export const EMAILS_PAGE_SIZE = 25;
 
 export type EmailFilters = Pick<ListEmailsQuery, "status" | "to" | "campaignId" | "contactId">;
 
-export function useEmails(filters: EmailFilters & { cursor?: string }, limit = EMAILS_PAGE_SIZE) {
-  return useRouteQuery(list, { query: { ...filters, limit } }, { placeholderData: keepPreviousData });
+/** `pollMs`: read again that often (a sending campaign's recipients), or never. */
+export function useEmails(filters: EmailFilters & { cursor?: string }, limit = EMAILS_PAGE_SIZE, pollMs: number | false = false) {
+  return useRouteQuery(list, { query: { ...filters, limit } }, { placeholderData: keepPreviousData, refetchInterval: pollMs });
 }
 
 export function useEmail(id: string) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { utcToZoned, zonedToUtc } from "./zones";
+import { timeZones, utcToZoned, zonedToUtc } from "./zones";
 
 describe("zoned times", () => {
   it("reads a wall-clock time in its zone as a UTC instant", () => {
@@ -23,5 +23,14 @@ describe("zoned times", () => {
     for (const zone of ["Europe/Paris", "America/Los_Angeles", "Australia/Sydney", "UTC"]) {
       expect(zonedToUtc(utcToZoned("2026-11-26T17:45:00.000Z", zone), zone)).toBe("2026-11-26T17:45:00.000Z");
     }
+  });
+});
+
+describe("the zones a picker offers", () => {
+  it("list the zone already chosen even when the browser knows it only by another name", () => {
+    const zones = timeZones("America/Argentina/ComodRivadavia");
+    expect(zones[0]).toBe("America/Argentina/ComodRivadavia");
+    expect(zones).toContain("UTC");
+    expect(new Set(zones).size).toBe(zones.length);
   });
 });

@@ -6,10 +6,14 @@
 /** The browser's own zone, the picker's default. */
 export const localZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
-/** Every zone the browser knows (falls back to the local one and UTC). */
-export function timeZones(): string[] {
+/**
+ * Every zone the browser knows (falls back to the local one and UTC), and `current` first when
+ * given: the browser lists canonical names only, and a zone the API took under another of its names
+ * (America/Argentina/ComodRivadavia) would otherwise show as an empty picker.
+ */
+export function timeZones(current?: string): string[] {
   const all = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
-  return [...new Set([localZone(), "UTC", ...all])];
+  return [...new Set([...(current ? [current] : []), localZone(), "UTC", ...all])];
 }
 
 const parts = (at: number, zone: string) => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { sinkMessages } from "@mailroom/testkit";
+import { setProjectClock, sinkMessages } from "@mailroom/testkit";
 import { a11yViolations, } from "@mailroom/testkit/browser";
 import { uniqueAddress } from "./sent-emails.js";
 import { browserAndOwner } from "./fixture.js";
@@ -135,6 +135,37 @@ describe("the Campaigns pages", () => {
     await page.getByRole("link", { name: "Spring campaign" }).waitFor();
     await page.getByText("Draft", { exact: true }).first().click();
     await page.getByText("No draft campaign.").waitFor();
+    await page.context().close();
+  });
+
+  it("sets delivery at each recipient's local time, and shows the recipients waiting for it", async () => {
+    const draft = await fx.api.post("/campaigns", { name: "Morning news", subject: "Good morning", body: "<p>Morning</p>", from: fx.from, audienceType: "SEGMENT", segmentId });
+    expect(draft.status, JSON.stringify(draft.body)).toBe(200);
+    const id = draft.body.data.id;
+    const page = await fx.open(`/app/campaigns/${id}`);
+    // the draft in the composer, its body's editor loaded (which moves the fields below it down)
+    await expect.poll(() => page.getByRole("textbox", { name: /^Name/ }).inputValue()).toBe("Morning news");
+    await page.getByText("<p>Morning</p>").waitFor();
+    await page.getByRole("checkbox", { name: /^Deliver at recipient's local time/ }).check();
+    await page.getByLabel(/^Local time/).fill("09:00");
+    await pick(page, /^Fallback time zone/, "Asia/Tokyo", { search: "Asia/Tokyo" });
+    expect(await a11yViolations(page)).toEqual([]);
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(async () => (await fx.api.get(`/campaigns/${id}`)).body.deliverAt).toEqual({ localTime: "09:00", fallbackTimezone: "Asia/Tokyo" });
+
+    // 05:00 in Tokyo, the pros' zone (they have none of their own): every recipient waits for 09:00
+    setProjectClock(platform.env, fx.owner.projectId, new Date("2026-03-07T20:00:00Z"));
+    expect((await fx.api.post(`/campaigns/${id}/send`)).status).toBe(200);
+    await page.reload();
+    await expect.poll(() => page.getByTestId("count-waiting for local time").textContent(), { timeout: 30_000 }).toBe("20");
+    await page.getByText("No email yet.").waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
+
+    // 09:00 comes in Tokyo: the page, open all along, follows the emails into its recipients table
+    setProjectClock(platform.env, fx.owner.projectId, new Date("2026-03-07T23:59:58.500Z"));
+    await page.getByText("SENT", { exact: true }).waitFor({ timeout: 60_000 });
+    await expect.poll(() => page.getByTestId("count-sent").textContent(), { timeout: 20_000 }).toBe("20");
+    await page.getByRole("cell", { name: pros[0]! }).waitFor();
     await page.context().close();
   });
 });

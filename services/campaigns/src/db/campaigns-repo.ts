@@ -1,4 +1,4 @@
-import type { Campaign, CampaignStatus, VariantStats } from "@mailroom/contracts";
+import type { Campaign, CampaignStatus, DeliverAt, VariantStats } from "@mailroom/contracts";
 import { iso, isoOrNull, json, traced, type Q, type Row } from "@mailroom/kit";
 import type { AbSetup } from "../domain/ab-test.js";
 import type { Audience } from "../domain/campaign.js";
@@ -37,12 +37,14 @@ export function toCampaign(r: CampaignRow, variants: VariantStats[] = []): Campa
       unsubscribed: r.unsubscribed,
       failed: r.failed,
       skipped: r.skipped,
+      waiting: r.waiting,
       variants,
     },
     variants: r.variants,
     abTest: r.ab_test,
     winnerVariant: r.winner_variant,
     winnerDueAt: isoOrNull(r.winner_due_at),
+    deliverAt: r.deliver_at,
   };
 }
 
@@ -57,6 +59,7 @@ export interface CampaignContent {
   replyTo: string | null;
   audience: Audience;
   ab: AbSetup;
+  deliverAt: DeliverAt | null;
 }
 
 /** The stored audience filter: SQL NULL, not JSON null, when there is none. */
@@ -71,10 +74,10 @@ export const campaignsRepo = traced("CampaignsRepo", {
   async insert(q: Q, id: string, projectId: string, c: CampaignContent): Promise<CampaignRow> {
     const [row] = await q<CampaignRow[]>`
       insert into campaigns (id, project_id, name, description, subject, body, from_email, from_name, reply_to,
-        audience_type, segment_id, audience_filter, topic_id, status, created_at, updated_at, variants, ab_test)
+        audience_type, segment_id, audience_filter, topic_id, status, created_at, updated_at, variants, ab_test, deliver_at)
       values (${id}, ${projectId}, ${c.name}, ${c.description}, ${c.subject}, ${c.body}, ${c.from}, ${c.fromName},
         ${c.replyTo}, ${c.audience.type}, ${c.audience.segmentId}, ${filterParam(c.audience)}::jsonb, ${c.audience.topicId}, 'DRAFT', now(), now(),
-        ${jsonOrNull(c.ab.variants)}::jsonb, ${jsonOrNull(c.ab.abTest)}::jsonb)
+        ${jsonOrNull(c.ab.variants)}::jsonb, ${jsonOrNull(c.ab.abTest)}::jsonb, ${jsonOrNull(c.deliverAt)}::jsonb)
       returning *`;
     return row!;
   },
@@ -100,7 +103,8 @@ export const campaignsRepo = traced("CampaignsRepo", {
       update campaigns set name = ${c.name}, description = ${c.description}, subject = ${c.subject}, body = ${c.body},
         from_email = ${c.from}, from_name = ${c.fromName}, reply_to = ${c.replyTo}, audience_type = ${c.audience.type},
         segment_id = ${c.audience.segmentId}, audience_filter = ${filterParam(c.audience)}::jsonb, topic_id = ${c.audience.topicId},
-        updated_at = now(), variants = ${jsonOrNull(c.ab.variants)}::jsonb, ab_test = ${jsonOrNull(c.ab.abTest)}::jsonb
+        updated_at = now(), variants = ${jsonOrNull(c.ab.variants)}::jsonb, ab_test = ${jsonOrNull(c.ab.abTest)}::jsonb,
+        deliver_at = ${jsonOrNull(c.deliverAt)}::jsonb
       where project_id = ${projectId} and id = ${id} and status = 'DRAFT'
       returning *`;
     return row ?? null;
@@ -161,5 +165,18 @@ export const campaignsRepo = traced("CampaignsRepo", {
       where status = 'SENDING' and fanout_done_at is not null and ended >= recipients ${only}
       returning id`;
     return rows.map((r) => r.id);
+  },
+
+  /** SENDING campaigns whose fan-out waits for a local time, with that time (Scheduler.releaseHolds). */
+  async held(q: Q, limit = 1000): Promise<Array<{ id: string; project_id: string; hold_until: Date }>> {
+    return q`
+      select id, project_id, hold_until from campaigns where status = 'SENDING' and hold_until is not null
+      order by hold_until limit ${limit}`;
+  },
+
+  /** Lets the fan-out claim the campaign again; only the hold this replica saw (not a newer one). */
+  async releaseHold(q: Q, id: string, holdUntil: Date): Promise<boolean> {
+    const rows = await q`update campaigns set hold_until = null where id = ${id} and hold_until = ${iso(holdUntil)} returning id`;
+    return rows.length > 0;
   },
 });

@@ -1,4 +1,4 @@
-import type { AbTest, CampaignVariant, FilterExpression } from "@mailroom/contracts";
+import type { AbTest, CampaignVariant, DeliverAt, FilterExpression } from "@mailroom/contracts";
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uuid } from "drizzle-orm/pg-core";
 export { outbox } from "@mailroom/kit";
@@ -67,6 +67,15 @@ export const campaigns = pgTable(
     /** The variant sent to the rest of the audience; the rest's fan-out waits for it. */
     winnerVariant: integer("winner_variant"),
 
+    /** Local-time delivery (decisions.md §18): each recipient's pending row gets its own due time. */
+    deliverAt: jsonb("deliver_at").$type<DeliverAt>(),
+    /**
+     * Set when every pending recipient waits for its local time: the fan-out gave its lease back and
+     * is not claimed again until the scheduler sees this instant reached (in the project's clock) and
+     * clears it. The earliest pending due time, so one wake-up per distinct local time.
+     */
+    holdUntil: at("hold_until"),
+
     recipients: counter("recipients"),
     sent: counter("sent"),
     delivered: counter("delivered"),
@@ -78,6 +87,8 @@ export const campaigns = pgTable(
     failed: counter("failed"),
     /** Recipients the project's frequency cap kept from being mailed. */
     skipped: counter("skipped"),
+    /** Pending recipients held for their local time (stats.waiting): added with the page, less as handed over. */
+    waiting: counter("waiting"),
     /** Recipients whose job has ended (sent, failed or skipped), each counted once. */
     ended: counter("ended"),
   },
@@ -85,6 +96,7 @@ export const campaigns = pgTable(
     index("campaigns_project_created_idx").on(t.projectId, t.createdAt),
     index("campaigns_due_idx").on(t.scheduledAt).where(sql`status = 'SCHEDULED'`),
     index("campaigns_sending_idx").on(t.startedAt).where(sql`status = 'SENDING'`),
+    index("campaigns_hold_idx").on(t.holdUntil).where(sql`status = 'SENDING' and hold_until is not null`),
     index("campaigns_winner_due_idx").on(t.winnerDueAt).where(sql`status = 'SENDING' and winner_variant is null`),
   ],
 );
@@ -103,6 +115,8 @@ export const campaignPending = pgTable(
     contactId: text("contact_id").notNull(),
     email: text("email").notNull(),
     data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+    /** Local-time delivery: not handed to sending before this instant (null: at once). */
+    dueAt: at("due_at"),
   },
   (t) => [primaryKey({ columns: [t.campaignId, t.contactId] })],
 );

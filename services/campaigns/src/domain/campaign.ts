@@ -1,4 +1,5 @@
-import { AppError, type AudienceType, type CampaignStatus, type FilterExpression } from "@mailroom/contracts";
+import { AppError, type AudienceType, type CampaignStatus, type DeliverAt, type FilterExpression } from "@mailroom/contracts";
+import { contactZone, nextLocalTime } from "@mailroom/kit";
 
 /** The audience as stored: only the field its type uses is kept, the other is null. */
 export interface Audience {
@@ -55,4 +56,25 @@ export function scheduleTime(scheduledFor: string | null | undefined, now = new 
     throw AppError.validation("Request validation failed", [{ path: "scheduledFor", message: "must be in the future" }]);
   }
   return at;
+}
+
+/**
+ * Local-time delivery on the merged campaign (an edit may set one while the other is stored): not
+ * with an A/B test, whose sample's wait would have to outlast every recipient's local time.
+ */
+export function mergeDeliverAt(stored: DeliverAt | null, edit: { deliverAt?: DeliverAt | null }, abTest: unknown): DeliverAt | null {
+  const deliverAt = edit.deliverAt !== undefined ? edit.deliverAt : stored;
+  if (deliverAt && abTest) {
+    throw AppError.validation("Request validation failed", [{ path: "deliverAt", message: "cannot be combined with an A/B test" }]);
+  }
+  return deliverAt;
+}
+
+/**
+ * When a recipient of a local-time campaign is due (null: at once): the next `localTime` in its
+ * contact's zone, or the campaign's fallback zone.
+ */
+export function recipientDueAt(deliverAt: DeliverAt | null, data: Record<string, unknown>, now: Date): Date | null {
+  if (!deliverAt) return null;
+  return nextLocalTime(now, deliverAt.localTime, contactZone(data, deliverAt.fallbackTimezone));
 }

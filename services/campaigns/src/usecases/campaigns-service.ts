@@ -16,11 +16,13 @@ import { isId, newId, type RpcClient, type Sql } from "@mailroom/kit";
 import { campaignsRepo, toCampaign, type CampaignContent, type CampaignRow } from "../db/campaigns-repo.js";
 import { abRepo } from "../db/ab-repo.js";
 import { mergeAbTest } from "../domain/ab-test.js";
-import { assertEditable, assertSendable, mergeAudience, scheduleTime } from "../domain/campaign.js";
+import { assertEditable, assertSendable, mergeAudience, mergeDeliverAt, scheduleTime } from "../domain/campaign.js";
 import { checksRequest, testEmail } from "../domain/emails.js";
 import type { AudienceSource } from "./audience.js";
 
 const notFound = () => AppError.notFound("Campaign");
+/** How long GET /campaigns/{id} waits for the sending service's throttled figures. */
+const THROTTLED_TIMEOUT_MS = 1000;
 
 /** The campaign API's use cases. Every state change is a conditional update; a lost race is a 409. */
 export class CampaignsService {
@@ -39,8 +41,12 @@ export class CampaignsService {
     return this.campaign(await campaignsRepo.insert(this.sql, newId(), projectId, content));
   }
 
+  /** A SENDING campaign's stats also say what a mailbox provider's limit holds back right now (decisions.md §18). */
   async get(projectId: string, id: string): Promise<Campaign> {
-    return this.campaign(await this.row(projectId, id));
+    const c = await this.campaign(await this.row(projectId, id));
+    if (c.status !== "SENDING") return c;
+    const throttled = await this.throttled(projectId, id);
+    return throttled ? { ...c, stats: { ...c.stats, throttled } } : c;
   }
 
   async list(projectId: string, q: ListCampaignsQuery): Promise<CampaignList> {
@@ -129,6 +135,20 @@ export class CampaignsService {
     return checks;
   }
 
+  /**
+   * The campaign's recipients held per provider, from the sending service, which owns the emails.
+   * Asked with a short bound and left out when it does not answer: the campaign's page must not wait
+   * on, or fail for, a figure that only explains a wait.
+   */
+  private async throttled(projectId: string, id: string): Promise<Record<string, number> | null> {
+    try {
+      const { throttled } = await this.rpc.call(sendingRpc.campaignThrottled, { projectId, campaignId: id }, { timeoutMs: THROTTLED_TIMEOUT_MS });
+      return Object.keys(throttled).length > 0 ? throttled : null;
+    } catch {
+      return null;
+    }
+  }
+
   /** The API record: the row, with its A/B sample's stats per variant when it has a test. */
   private async campaign(row: CampaignRow): Promise<Campaign> {
     const variants = row.variants ? (await abRepo.variantStats(this.sql, [row.id])).get(row.id) : undefined;
@@ -170,6 +190,7 @@ export class CampaignsService {
 /** The stored content with an edit applied (a create is an edit of nothing). */
 function contentOf(stored: CampaignRow | null, edit: UpdateCampaignRequest): CampaignContent {
   const pick = <T>(given: T | undefined, current: T) => (given !== undefined ? given : current);
+  const ab = mergeAbTest(stored ? { variants: stored.variants, abTest: stored.ab_test } : null, edit);
   return {
     name: pick(edit.name, stored?.name ?? ""),
     description: pick(edit.description, stored?.description ?? null),
@@ -182,7 +203,8 @@ function contentOf(stored: CampaignRow | null, edit: UpdateCampaignRequest): Cam
       stored ? { type: stored.audience_type, segmentId: stored.segment_id, filter: stored.audience_filter, topicId: stored.topic_id } : null,
       edit,
     ),
-    ab: mergeAbTest(stored ? { variants: stored.variants, abTest: stored.ab_test } : null, edit),
+    ab,
+    deliverAt: mergeDeliverAt(stored?.deliver_at ?? null, edit, ab.abTest),
   };
 }
 

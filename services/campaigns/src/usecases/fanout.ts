@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import pMap from "p-map";
 import { AppError, type EnqueueBatchResult, sendingRpc } from "@mailroom/contracts";
-import { Lease, LeaseLost, type LeaseOptions, type Logger, Periodic, type RpcClient, type Sql } from "@mailroom/kit";
+import { type Clock, Lease, LeaseLost, type LeaseOptions, type Logger, Periodic, type RpcClient, type Sql } from "@mailroom/kit";
 import { abRepo } from "../db/ab-repo.js";
 import { campaignsRepo, type CampaignRow } from "../db/campaigns-repo.js";
 import { fanoutRepo, type PendingRow } from "../db/fanout-repo.js";
+import { recipientDueAt } from "../domain/campaign.js";
 import { isPermanentEnqueueError, recipientBatch, refusesEveryRecipient, sendingAway, type Recipient } from "../domain/emails.js";
 import { RateMeter, sendWindow, type WindowSettings } from "../domain/window.js";
 import type { AudienceSource } from "./audience.js";
@@ -28,6 +29,8 @@ export interface FanoutOptions {
    * away (see `sendingAway`) before the recipients they carried are counted failed.
    */
   maxEnqueueAttempts: number;
+  /** The project's time, in which local-time recipients fall due (a test may set it; kit clock.ts). */
+  clock: Clock;
 }
 
 /** What one round of enqueue calls did: recipients taken, refused for good, or to try again. */
@@ -149,10 +152,17 @@ export class Fanout {
           if (await this.abTestStep(c, lease)) continue;
           if (c.winner_due_at && c.winner_variant === null) return;
           if (await fanoutRepo.finish(this.sql, c.id, lease.token)) await campaignsRepo.completeFinished(this.sql, [c.id]);
+          else if (c.deliver_at) {
+            // what is left waits for its local time; the scheduler lets the fan-out go on then
+            const until = await fanoutRepo.hold(this.sql, c.id, lease.token);
+            if (until) this.log.info({ campaignId: c.id, holdUntil: until }, "recipients wait for their local time");
+          }
           return;
         }
         const page = await this.readPage(c, afterId);
-        if (!(await fanoutRepo.addPage(this.sql, c.id, lease.token, page.contacts, page.ended))) throw lease.lose();
+        const now = this.opts.clock.now(c.project_id);
+        const dueAt = page.contacts.map((p) => recipientDueAt(c.deliver_at, p.data, now));
+        if (!(await fanoutRepo.addPage(this.sql, c.id, lease.token, page.contacts, page.ended, dueAt))) throw lease.lose();
         afterId = page.contacts.at(-1)?.id ?? afterId;
         audienceDone = page.ended;
         backoff = 0;
@@ -214,7 +224,7 @@ export class Fanout {
   private async drain(c: CampaignRow, lease: Lease, meter: RateMeter, attempts: { fruitless: number }): Promise<void> {
     for (;;) {
       const sampleOnly = c.variants !== null && c.winner_variant === null;
-      const rows = await fanoutRepo.pending(this.sql, c.id, this.opts.pageSize, sampleOnly);
+      const rows = await fanoutRepo.pending(this.sql, c.id, this.opts.pageSize, this.opts.clock.now(c.project_id), sampleOnly);
       if (rows.length === 0) return;
       const room = await this.room(c, lease, meter, rows.length);
       const batches = batchesOf(rows.slice(0, room), this.opts.batchSize, c.winner_variant);

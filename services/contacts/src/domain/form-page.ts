@@ -1,13 +1,11 @@
 import { FORM_HIDDEN, type FormField } from "@mailroom/contracts";
+import { escapeHtml } from "@mailroom/kit";
 
 /**
  * A signup form's hosted page (decisions.md §17): one self-contained HTML page, no script and no
  * outside resource, so it works without JavaScript under a CSP that allows nothing but its inline
  * style. Everything a tenant wrote (labels, options, messages) is escaped.
  */
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /**
  * Headers of the form's pages. Nothing loads but the inline style; the form may post only to its

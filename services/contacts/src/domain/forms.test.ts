@@ -56,6 +56,13 @@ describe("the honeypot", () => {
     expect(html).toMatch(new RegExp(`<div class="hp" aria-hidden="true">.*name="${FORM_HIDDEN.honeypot}" tabindex="-1"`));
     expect(html).not.toContain("<script");
   });
+  it("shows a tenant's labels and options as text, never as markup", () => {
+    const hostile = `"><script>alert(1)</script>`;
+    const fields = FIELDS.map((f) => ({ ...f, label: hostile }));
+    const html = renderFormPage({ name: hostile, fields, action: "https://m.example/f/1", ...token });
+    expect(html).not.toContain("<script");
+    expect(html).toContain("&#60;script&#62;alert(1)&#60;/script&#62;");
+  });
 });
 
 describe("the fields of a submission", () => {

@@ -2,7 +2,7 @@ import type { DnsRecord, Domain } from "@mailroom/contracts";
 import { columns, iso, isoOrNull, json, type RowOf, traced, type Q, type Row, type Sql } from "@mailroom/kit";
 import type { domains } from "./schema.js";
 
-const COLUMNS = columns<Row<typeof domains>>()(["id", "domain", "status", "records", "created_at", "verified_at"]);
+const COLUMNS = columns<Row<typeof domains>>()(["id", "domain", "status", "records", "created_at", "verified_at", "warmup"]);
 type DomainRow = RowOf<typeof COLUMNS>;
 const toDomain = (r: DomainRow): Domain => ({
   id: r.id,
@@ -11,6 +11,7 @@ const toDomain = (r: DomainRow): Domain => ({
   records: r.records,
   createdAt: iso(r.created_at),
   verifiedAt: isoOrNull(r.verified_at),
+  warmup: r.warmup,
 });
 
 export interface NewDomain {
@@ -21,6 +22,7 @@ export interface NewDomain {
   privateKey: string;
   records: DnsRecord[];
   verified: boolean;
+  warmup: boolean;
 }
 
 /** A project's sending domain, as the VERIFIED check asks for it. */
@@ -33,9 +35,9 @@ export const domainsRepo = traced("DomainsRepo", {
   /** Null when the project already has this domain. */
   async create(q: Q, d: NewDomain): Promise<Domain | null> {
     const [row] = await q<DomainRow[]>`
-      insert into domains (id, project_id, domain, status, selector, private_key, records, verified_at)
+      insert into domains (id, project_id, domain, status, selector, private_key, records, verified_at, warmup)
       values (${d.id}, ${d.projectId}, ${d.domain}, ${d.verified ? "VERIFIED" : "PENDING"}, ${d.selector}, ${d.privateKey},
-        ${json(d.records)}::jsonb, case when ${d.verified} then now() end)
+        ${json(d.records)}::jsonb, case when ${d.verified} then now() end, ${d.warmup})
       on conflict (project_id, domain) do nothing returning ${q.unsafe(COLUMNS.sql)}`;
     return row ? toDomain(row) : null;
   },
@@ -52,6 +54,13 @@ export const domainsRepo = traced("DomainsRepo", {
 
   async byName(q: Q, projectId: string, domain: string): Promise<Domain | null> {
     const [row] = await q<DomainRow[]>`select ${q.unsafe(COLUMNS.sql)} from domains where project_id = ${projectId} and domain = ${domain}`;
+    return row ? toDomain(row) : null;
+  },
+
+  /** Turns warm-up on or off; null when the project has no such domain. A cap already set is kept for a later turn. */
+  async setWarmup(q: Q, projectId: string, id: string, warmup: boolean): Promise<Domain | null> {
+    const [row] = await q<DomainRow[]>`
+      update domains set warmup = ${warmup} where project_id = ${projectId} and id = ${id} returning ${q.unsafe(COLUMNS.sql)}`;
     return row ? toDomain(row) : null;
   },
 

@@ -1,4 +1,4 @@
-import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, customType, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 import type { DnsRecord } from "@mailroom/contracts";
 import { STAT_COUNTERS } from "../domain/stat-counters.js";
@@ -41,6 +41,10 @@ export const domains = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
     verifiedAt: ts("verified_at"),
     checkedAt: ts("checked_at"),
+    /** Warm-up (decisions.md §18): a daily cap per mailbox provider, set each day (delivery/warmup.ts). */
+    warmup: boolean("warmup").notNull().default(false),
+    warmupCap: integer("warmup_cap"),
+    warmupDay: date("warmup_day"),
   },
   (t) => [uniqueIndex("domains_project_domain_uq").on(t.projectId, t.domain), index("domains_pending_idx").on(t.status, t.checkedAt)],
 );
@@ -96,6 +100,11 @@ export const emails = pgTable(
     lockedUntil: ts("locked_until"),
     /** The delivering replica's token (kit `LeaseSet`): its renewals and its SENT, FAILED and release statements check it. */
     leaseToken: uuid("lease_token"),
+    /**
+     * The mailbox provider whose warm-up cap holds the email until the next day (delivery/warmup.ts);
+     * cleared by its next claim. What a campaign shows as throttled.
+     */
+    heldFor: text("held_for"),
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
     sentAt: ts("sent_at"),
@@ -118,6 +127,8 @@ export const emails = pgTable(
     uniqueIndex("emails_project_idempotency_uq").on(t.projectId, t.idempotencyKey),
     index("emails_project_contact_idx").on(t.projectId, t.contactId, t.id),
     index("emails_project_campaign_idx").on(t.projectId, t.campaignId, t.id),
+    // small: only the emails held right now
+    index("emails_held_idx").on(t.campaignId, t.heldFor).where(sql`held_for is not null`),
     index("emails_project_id_idx").on(t.projectId, t.id),
     // `GET /emails?to=`: a substring of the address, case-insensitive (ILIKE), at millions of rows.
     // to_email never changes, so the index costs nothing on the delivery updates that stay HOT.

@@ -13,6 +13,10 @@ import { jobEmailIds } from "../usecases/queue-email.js";
 import { SentRecorder, type SentRecord } from "./record-sent.js";
 import type { Relay } from "./transport.js";
 import type { ProjectThrottle } from "./throttle.js";
+import type { ProviderGate } from "./provider-gate.js";
+import type { ProviderDirectory } from "./providers.js";
+import type { WarmupCaps } from "./warmup.js";
+import { ownProvider, recipientDomain, type Provider } from "../domain/providers.js";
 
 /**
  * Bulk jobs held at once: each carries up to a hundred emails, so three keep every slot busy while
@@ -44,6 +48,12 @@ export interface DeliveryOptions {
   /** Emails in flight at once (the lane's slots). */
   concurrency: number;
   throttle: ProjectThrottle;
+  /** Each recipient's mailbox provider (MX, cached). */
+  providers: ProviderDirectory;
+  /** Per-provider connections and rates (DELIVERY_LIMITS), shared by both lanes of the replica. */
+  gate: ProviderGate;
+  /** Daily caps of sender domains warming up. */
+  warmup: WarmupCaps;
   /** The relay's 250 also counts as delivery (no DSNs come back). */
   deliveredOn250: boolean;
   /** The replica's delivery leases (`deliveryLeases`). */
@@ -135,8 +145,13 @@ async function deliverJob(lane: Lane, msg: JsMsg): Promise<void> {
     // for a slot under leases the set's heartbeat renews.
     const claims = ids.map((id) => lane.claims.add(id));
     for (const c of claims) c.catch(() => {}); // awaited by deliverOne; handled here until then
+    // The providers of the job's recipients, looked up together once its claims are in: one lookup
+    // per new domain a job, none for a domain seen before (delivery/providers.ts).
+    const providers = Promise.allSettled(claims).then((cs) =>
+      lane.opts.providers.of(cs.flatMap((c) => (c.status === "fulfilled" && c.value.kind === "claimed" ? [c.value.email.to] : []))).catch(() => new Map<string, Provider>()),
+    );
     // every email of the job ends its attempt before the job is acked or goes back
-    const outcomes = await Promise.allSettled(claims.map((c) => deliverOne(lane, c, () => msg.working())));
+    const outcomes = await Promise.allSettled(claims.map((c) => deliverOne(lane, c, providers, () => msg.working())));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
     if (failed) throw failed.reason;
     const left = outcomes.flatMap((o) => (o.status === "fulfilled" && o.value !== "done" ? [o.value] : []));
@@ -159,8 +174,8 @@ async function deliverJob(lane: Lane, msg: JsMsg): Promise<void> {
  * answer, not while the record commits: sent records wait for a batch (SentRecorder), and a slot
  * held meanwhile would be an SMTP connection idle.
  */
-async function deliverOne(lane: Lane, claiming: Promise<Taken>, keepWorking: () => void): Promise<Outcome> {
-  const { ctx } = lane;
+async function deliverOne(lane: Lane, claiming: Promise<Taken>, providers: Promise<Map<string, Provider>>, keepWorking: () => void): Promise<Outcome> {
+  const { ctx, opts } = lane;
   const claimed = await claiming;
   if (claimed.kind === "missing" || claimed.kind === "done") return "done";
   // another worker's lease is live: it is sending this one, or died and the lease will run out
@@ -168,7 +183,25 @@ async function deliverOne(lane: Lane, claiming: Promise<Taken>, keepWorking: () 
   if (claimed.kind === "deferred") return { deferredMs: claimed.inMs };
   const { email, lease } = claimed;
   try {
-    const sent = (await lane.slots.add(() => relayOne(lane, claimed, keepWorking))) as Outcome | SentRecord;
+    const provider = (await providers).get(email.to.toLowerCase()) ?? ownProvider(recipientDomain(email.to));
+    // over its sender domain's warm-up cap for the provider: held until the next day, no attempt spent
+    if (claimed.warmup && claimed.key) {
+      const waitMs = await opts.warmup.admit(email.projectId, claimed.key.domain, provider);
+      if (waitMs !== null) {
+        opts.gate.held(provider, "warmup");
+        await lease.end();
+        await deliveriesRepo.hold(ctx.sql, email.id, lease.token, waitMs, provider);
+        return { deferredMs: waitMs };
+      }
+    }
+    // the provider's turn before a slot of the lane: its waiters never hold slots other providers could use
+    await opts.gate.acquire(provider, opts.lane);
+    let sent: Outcome | SentRecord;
+    try {
+      sent = (await lane.slots.add(() => relayOne(lane, claimed, provider, keepWorking))) as Outcome | SentRecord;
+    } finally {
+      opts.gate.release(provider);
+    }
     if (typeof sent === "string" || "deferredMs" in sent) return sent;
     // not recorded: the lease was lost meanwhile (its successor records the email) or an earlier try
     // of the statement committed; either way the retry finds the email done
@@ -186,7 +219,7 @@ async function deliverOne(lane: Lane, claiming: Promise<Taken>, keepWorking: () 
  * answers "again": the job's retry finds the email done by the replica that took it over, or takes
  * it again if that one failed.
  */
-async function relayOne(lane: Lane, claimed: Extract<Taken, { kind: "claimed" }>, keepWorking: () => void): Promise<Outcome | SentRecord> {
+async function relayOne(lane: Lane, claimed: Extract<Taken, { kind: "claimed" }>, provider: Provider, keepWorking: () => void): Promise<Outcome | SentRecord> {
   const { ctx, relay, opts } = lane;
   const { email, key, lease } = claimed;
   // Mailroom's own mail (usecases/system-email.ts) is the one kind sent without a project's domain
@@ -215,6 +248,7 @@ async function relayOne(lane: Lane, claimed: Extract<Taken, { kind: "claimed" }>
     const reason = String((err as Error)?.message ?? err);
     if (isPermanentFailure(err)) return (await failEmail(ctx, email.id, reason, lease.token)) ? "done" : "again";
     if (isDeferral(err)) {
+      void opts.gate.answered(provider, true).catch(() => {});
       const next = afterDeferral(email.attempts, email.queuedAt, new Date(), opts.maxAgeMs, opts.timeScale);
       if ("expired" in next) {
         const why = `expired: deferred by the relay for longer than DELIVERY_MAX_AGE; last answer: ${reason}`;
@@ -228,5 +262,6 @@ async function relayOne(lane: Lane, claimed: Extract<Taken, { kind: "claimed" }>
     await deliveriesRepo.release(ctx.sql, email.id, lease.token, reason);
     return "again";
   }
+  void opts.gate.answered(provider, false);
   return { email, token: lease.token, at: new Date(), delivered: opts.deliveredOn250, providerMessageId: providerMessageId(response) };
 }

@@ -1,10 +1,9 @@
+import { escapeHtml } from "@mailroom/kit";
+
 /**
  * The subscription pages (decisions.md §6): one small, self-contained, accessible HTML page each.
  * No script, no outside resource; a GET only ever shows a form, the POST does the change.
  */
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 export interface PageAction {
   /** Absolute URL the form POSTs to. */

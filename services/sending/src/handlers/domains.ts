@@ -6,7 +6,7 @@ import type { Domains } from "../usecases/domains.js";
 export function registerDomains(server: RpcServer, domains: Domains): void {
   server
     .route(routeOf(emailRoutes, "sending.domains.create"), async ({ projectId, body }) => {
-      const d = await domains.create(projectId, body.domain);
+      const d = await domains.create(projectId, body.domain, false, body.warmup ?? false);
       if (!d) throw new AppError("CONFLICT", `The project already has the domain ${body.domain}`);
       return { status: 201, body: d };
     })
@@ -16,6 +16,7 @@ export function registerDomains(server: RpcServer, domains: Domains): void {
       if (!d) throw AppError.notFound("Domain");
       return { status: 200, body: d };
     })
+    .route(routeOf(emailRoutes, "sending.domains.update"), async ({ projectId, params, body }) => ({ status: 200, body: await domains.update(projectId, params.id, body) }))
     .route(routeOf(emailRoutes, "sending.domains.verify"), async ({ projectId, params }) => ({ status: 200, body: await domains.verify(projectId, params.id) }))
     .route(routeOf(emailRoutes, "sending.domains.delete"), async ({ projectId, params }) => {
       if (!(await domains.delete(projectId, params.id))) throw AppError.notFound("Domain");

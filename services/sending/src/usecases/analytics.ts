@@ -1,6 +1,7 @@
 import { AppError, type Email, type EmailEvent, type ListEmailsQuery, type StatsQuery, type StatsSeries } from "@mailroom/contracts";
 import { isId, type Sql } from "@mailroom/kit";
 import { emailEventsRepo } from "../db/email-events-repo.js";
+import { deliveriesRepo } from "../db/deliveries-repo.js";
 import { emailsRepo } from "../db/emails-repo.js";
 import { linkClicksRepo } from "../db/link-clicks-repo.js";
 import { withRecordedEvents } from "../domain/email-events.js";
@@ -34,6 +35,11 @@ export class Analytics {
     if (!email) throw AppError.notFound("Email");
     const events = withRecordedEvents(email, await emailEventsRepo.timeline(this.sql, projectId, emailId));
     return [{ id: email.id, emailId: email.id, type: "QUEUED", occurredAt: email.createdAt, details: {} }, ...events];
+  }
+
+  /** A campaign's emails held by a provider's limit right now, per provider (sending.campaignThrottled). */
+  campaignThrottled(projectId: string, campaignId: string): Promise<Record<string, number>> {
+    return deliveriesRepo.heldByProvider(this.sql, projectId, campaignId);
   }
 
   /** A campaign's clicks per link (the campaigns service has checked the campaign is the project's before asking). */

@@ -16,7 +16,7 @@ export class Domains {
   ) {}
 
   /** Null when the project has the domain already. */
-  async create(projectId: string, domain: string, verified = false): Promise<Domain | null> {
+  async create(projectId: string, domain: string, verified = false, warmup = false): Promise<Domain | null> {
     const key = await generateDkimKey();
     const selector = newSelector();
     return domainsRepo.create(this.sql, {
@@ -27,7 +27,15 @@ export class Domains {
       privateKey: key.privateKey,
       records: domainRecords(domain, selector, key.publicKey, this.returnPathDomain),
       verified,
+      warmup,
     });
+  }
+
+  /** PATCH /domains/{id}: warm-up on or off (decisions.md §18). */
+  async update(projectId: string, id: string, change: { warmup: boolean }): Promise<Domain> {
+    const d = isId(id) ? await domainsRepo.setWarmup(this.sql, projectId, id, change.warmup) : null;
+    if (!d) throw AppError.notFound("Domain");
+    return d;
   }
 
   list(projectId: string): Promise<Domain[]> {

@@ -29,6 +29,13 @@ const edgeAfter = (waitStep: string, outcome: WaitOutcome) =>
   `(select t.to_step_id from transitions t where t.from_step_id = ${waitStep} and coalesce(t.wait_outcome, 'TIMEOUT') = '${outcome}' limit 1)`;
 
 /**
+ * Where a fired timer sends the execution: a SEND_EMAIL held by its quiet hours (`rerun`, read with
+ * the timer) runs again, sending now that the window is over; a DELAY or WAIT_FOR_EVENT follows its
+ * TIMEOUT edge. SQL for the same reason as `edgeAfter`: the timer's end and the next step are one statement.
+ */
+const afterTimer = (due: string) => `case when ${due}.rerun then ${due}.step_id else ${edgeAfter(`${due}.step_id`, "TIMEOUT")} end`;
+
+/**
  * The statements of a wait (WAIT_FOR_EVENT, and DELAY: a wait with a timer only). Resume and timeout
  * each end the wait in one statement that changes the execution only while it is still WAITING, under
  * its row lock: when an event and the timer race, the first to commit wins and the other finds the
@@ -115,19 +122,22 @@ export const waitsRepo = traced("WaitsRepo", {
   async timeOut(q: Q, limit: number, token: string, leaseMs: number): Promise<Claim[]> {
     const rows = await q<ClaimedRow[]>`
       with due as (
-        select t.execution_id, t.step_id from timers t join executions e on e.id = t.execution_id
+        select t.execution_id, t.step_id, coalesce(s.type = 'SEND_EMAIL', false) as rerun
+        from timers t join executions e on e.id = t.execution_id left join steps s on s.id = t.step_id
         where t.due_at <= now() and e.status = 'WAITING' and e.current_step_id = t.step_id
         order by t.due_at limit ${limit}
         for no key update of e skip locked),
       x as (
         update executions e set status = 'RUNNING', wait_event = null, wait_since = null,
           lease_token = ${token}, lease_until = now() + ${lease(leaseMs)}::interval,
-          current_step_id = ${q.unsafe(edgeAfter("due.step_id", "TIMEOUT"))}
+          current_step_id = ${q.unsafe(afterTimer("due"))}
         from due where e.id = due.execution_id
         returning e.*, ${q.unsafe(VERSION)}),
       t as (delete from timers where execution_id in (select id from x)),
+      -- a held SEND_EMAIL's run goes on RUNNING (the step runs again, in the same run, and sends)
       runs as (
-        update step_runs r set status = 'COMPLETED', finished_at = now()
+        update step_runs r set status = case when due.rerun then 'RUNNING' else 'COMPLETED' end,
+          finished_at = case when due.rerun then null else now() end
         from due where r.execution_id = due.execution_id and r.step_id = due.step_id and r.status = 'WAITING')
       select * from x`;
     return claimsOf(rows, token);

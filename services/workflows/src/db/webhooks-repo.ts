@@ -167,18 +167,27 @@ export const webhooksRepo = traced("WebhooksRepo", {
    * their endpoints' failure clocks: a success stops the clock (written only when it ran), a failure
    * starts it, and an endpoint is disabled by a 410 or by a failure five days into the clock.
    * Answers how many were recorded.
+   *
+   * Lock order, as a delete's cascade takes them: the endpoints' rows first (in id order), then
+   * their deliveries'. The update reads `locked` in a condition on no row (a one-time filter), which
+   * PostgreSQL runs before it reads a delivery. Recording the deliveries first and their endpoint's
+   * clock after deadlocked with an endpoint's DELETE (test/webhooks-locking.test.ts).
    */
   async recordAttempts(q: Q, attempts: Attempt[], giveUpAfterMs: number): Promise<number> {
     const [row] = await q<{ n: number }[]>`
       with o as (
         select * from json_to_recordset(${json(attempts)}::json)
           as o(id uuid, token uuid, ok boolean, code int, body text, error text, "retryInMs" float8, disable text)),
+      locked as (
+        select e.id from webhook_endpoints e
+        where e.id in (select w.endpoint_id from webhook_deliveries w join o on w.id = o.id)
+        order by e.id for no key update of e),
       d as (
         update webhook_deliveries w set
           status = case when o.ok then 'SUCCEEDED' when o."retryInMs" is null then 'FAILED' else 'PENDING' end,
           next_attempt_at = case when o.ok or o."retryInMs" is null then null else now() + o."retryInMs" * interval '1 millisecond' end,
           lease_token = null, lease_until = null, response_code = o.code, response_body = o.body, error = o.error
-        from o where w.id = o.id and w.lease_token = o.token
+        from o where w.id = o.id and w.lease_token = o.token and (select count(*) from locked) >= 0
         returning w.endpoint_id, o.ok, o.disable),
       per as (select endpoint_id, bool_or(ok) as any_ok, max(disable) as disable from d group by endpoint_id),
       ended as (

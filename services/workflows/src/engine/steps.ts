@@ -7,7 +7,7 @@ import {
   type StepConfig,
 } from "@mailroom/contracts";
 import { evaluateFilter } from "@mailroom/filters";
-import { iso, type RpcClient } from "@mailroom/kit";
+import { type Clock, contactZone, iso, quietUntil, type RpcClient, validZone } from "@mailroom/kit";
 import type { ExecutionRow, StepRow, StepRunRow, WorkflowRow } from "../db/rows.js";
 import { callWebhook, WebhookError, WebhookInterrupted, type WebhookPolicy } from "../infra/webhook-client.js";
 import { renderJson, renderText } from "./liquid.js";
@@ -19,6 +19,8 @@ export interface StepEnv {
   webhook: WebhookPolicy;
   /** Real milliseconds per engine millisecond (WORKFLOWS_TIME_SCALE shrinks waits). */
   timeScale: number;
+  /** The project's time, which quiet hours are read in (a test may set it; kit clock.ts). */
+  clock: Clock;
   /** Called before a non-repeatable effect; false when an earlier attempt already began it. */
   markEffect(run: StepRunRow): Promise<boolean>;
   /** Aborted when a shutdown can wait no longer: a step still waiting on the outside world stops. */
@@ -64,6 +66,23 @@ function scopeOf(i: StepInput, contact: Contact): Record<string, unknown> {
 
 type Runner = (env: StepEnv, i: StepInput) => Promise<Outcome>;
 
+/**
+ * Quiet hours (decisions.md §18): inside the window, in the contact's zone (its data.timezone; without
+ * a valid one, the SCHEDULE trigger's timezone, else UTC), the send waits on a durable timer like a
+ * DELAY's until the window ends; the timer runs the step again (waits-repo `afterTimer`), and by
+ * then it is outside the window. The
+ * timer is real time (the database's now()), so it lasts what remains of the window in the
+ * project's time; WORKFLOWS_TIME_SCALE does not shorten it (a test sets the clock instead).
+ */
+function quietHold(env: StepEnv, config: StepConfig<"SEND_EMAIL">, i: StepInput, contact: Contact): Outcome | null {
+  if (!config.quietHours) return null;
+  const now = env.clock.now(i.execution.project_id);
+  const workflowZone = (i.workflow.trigger_config as { timezone?: unknown }).timezone;
+  const until = quietUntil(now, config.quietHours, contactZone(contact.data, validZone(workflowZone) ? workflowZone : "UTC"));
+  if (!until) return null;
+  return { kind: "wait", dueAt: new Date(Date.now() + (until.getTime() - now.getTime())), waitEvent: null };
+}
+
 const runners: Record<StepRow["type"], Runner> = {
   TRIGGER: async () => ({ kind: "next" }),
 
@@ -71,6 +90,8 @@ const runners: Record<StepRow["type"], Runner> = {
     const config = i.step.config as StepConfig<"SEND_EMAIL">;
     const contact = await i.contact();
     const projectId = i.execution.project_id;
+    const held = quietHold(env, config, i, contact);
+    if (held) return held;
     const template = await env.rpc.call(sendingRpc.templateExists, { projectId, templateId: config.templateId }).catch((e) => rethrow(e, "template lookup"));
     if (!template.exists) return { kind: "fail", error: `template ${config.templateId} no longer exists` };
     await env.rpc

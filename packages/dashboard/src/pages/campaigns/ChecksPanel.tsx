@@ -64,11 +64,14 @@ function CheckRow({ check }: { check: PreSendCheck }) {
       <Badge color={look.color} autoContrast variant="filled" w={96} style={{ flexShrink: 0 }} leftSection={<span aria-hidden>{look.glyph}</span>}>
         {look.word}
       </Badge>
-      <div>
+      {/* a detail names DNS records and hosts with no space to break at: they wrap anywhere on a phone */}
+      <div style={{ minWidth: 0 }}>
         <Text size="sm" fw={600}>
           {CHECK_LABELS[check.check]}
         </Text>
-        <Text size="sm">{check.detail}</Text>
+        <Text size="sm" style={{ overflowWrap: "anywhere" }}>
+          {check.detail}
+        </Text>
       </div>
     </Group>
   );

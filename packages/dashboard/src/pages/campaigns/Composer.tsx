@@ -18,6 +18,7 @@ import { type ComposerValues, fieldOf, initialValues, toRequest, validateCompose
 import { DeleteDraft } from "./DeleteDraft";
 import { SendPanel } from "./SendPanel";
 import { VariantEditor } from "./VariantEditor";
+import { LocalTimeFields } from "./LocalTimeFields";
 import { PageHeader } from "../../components/PageHeader";
 
 // The template editor's CodeMirror and liquidjs preview, loaded with the composer only.
@@ -103,6 +104,7 @@ function ComposerForm({ campaign, verified }: { campaign: Campaign | null; verif
                 </Suspense>
               </Input.Wrapper>
               <VariantEditor form={form} readOnly={readOnly} />
+              <LocalTimeFields form={form} readOnly={readOnly} />
               <AudiencePicker
                 value={form.values}
                 onChange={(next) => form.setValues(next)}

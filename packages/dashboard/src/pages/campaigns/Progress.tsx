@@ -47,6 +47,7 @@ export function Progress({ campaign }: { campaign: Campaign }) {
         <Count label="Delivered" value={s.delivered} />
         <Count label="Failed" value={s.failed} />
         {s.skipped > 0 && <Count label="Skipped (frequency cap)" value={s.skipped} />}
+        {s.waiting > 0 && <Count label="Waiting for local time" value={s.waiting} />}
       </SimpleGrid>
       <Bar value={percent} aria-label={`Processed ${Math.round(percent)}% of the recipients`} animated={sending} striped={sending} />
       <Suspense fallback={<Loading what="the charts" />}>

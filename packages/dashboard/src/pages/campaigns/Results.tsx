@@ -1,6 +1,6 @@
 import { type Campaign, type CampaignStats, EmailStatus } from "@mailroom/contracts";
 import { Anchor, Group, Paper, Select, SimpleGrid, Stack, Text, Title } from "@mantine/core";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useCampaignLinks } from "../../api/campaigns";
 import { useEmails } from "../../api/emails";
 import { QueryTable } from "../../components/DataTable";
@@ -10,8 +10,8 @@ import { rate } from "../../lib/format";
 import { STATUS_OPTIONS } from "../emails/filters";
 import { VariantResults } from "./VariantResults";
 
-/** The counters of `stats` (every key but the per-variant list). */
-export type StatCounter = Exclude<keyof CampaignStats, "variants">;
+/** The counters of `stats` (every key but the per-variant list and the per-provider holds). */
+export type StatCounter = Exclude<keyof CampaignStats, "variants" | "throttled">;
 
 export const RATES: { key: StatCounter; label: string }[] = [
   { key: "delivered", label: "Delivery rate" },
@@ -43,9 +43,17 @@ export function Results({ campaign }: { campaign: Campaign }) {
           </Paper>
         ))}
       </SimpleGrid>
+      {s.throttled && (
+        <Text size="sm">
+          Waiting for the next day under the sender domain's warm-up cap:{" "}
+          {Object.entries(s.throttled)
+            .map(([provider, n]) => `${provider} ${n.toLocaleString()}`)
+            .join(", ")}
+        </Text>
+      )}
       {campaign.variants && <VariantResults campaign={campaign} />}
       <Links campaignId={campaign.id} />
-      <Recipients campaignId={campaign.id} />
+      <Recipients campaignId={campaign.id} sending={campaign.status === "SENDING"} />
     </Stack>
   );
 }
@@ -81,10 +89,20 @@ function Links({ campaignId }: { campaignId: string }) {
   );
 }
 
-function Recipients({ campaignId }: { campaignId: string }) {
+/** How often a sending campaign's recipients are read again: its emails are still being made. */
+const SENDING_POLL_MS = 3000;
+
+function Recipients({ campaignId, sending }: { campaignId: string; sending: boolean }) {
   const [status, setStatus] = useState<EmailStatus | undefined>(undefined);
   const trail = useCursorTrail(status ?? "");
-  const emails = useEmails({ campaignId, status, cursor: trail.cursor });
+  const emails = useEmails({ campaignId, status, cursor: trail.cursor }, undefined, sending ? SENDING_POLL_MS : false);
+  // once it has ended, read once more: the last poll may have come before its last emails
+  const { refetch } = emails;
+  const wasSending = useRef(sending);
+  useEffect(() => {
+    if (wasSending.current && !sending) void refetch();
+    wasSending.current = sending;
+  }, [sending, refetch]);
   return (
     <Stack gap="xs">
       <Group justify="space-between" align="flex-end">

@@ -34,6 +34,18 @@ describe("composer form", () => {
       topicId: null,
       variants: null,
       abTest: null,
+      deliverAt: null,
+    });
+  });
+
+  it("sends local-time delivery when it is on, and puts its errors at its fields", () => {
+    const v = initialValues({ ...campaign, deliverAt: { localTime: "09:00", fallbackTimezone: "Asia/Tokyo" } } as Campaign, "");
+    expect(v).toMatchObject({ deliverLocal: true, localTime: "09:00", fallbackTimezone: "Asia/Tokyo" });
+    expect(toRequest(v).deliverAt).toEqual({ localTime: "09:00", fallbackTimezone: "Asia/Tokyo" });
+    expect(toRequest({ ...v, deliverLocal: false }).deliverAt).toBeNull();
+    expect(validateComposer({ ...v, localTime: "25:00", fallbackTimezone: "Mars/Olympus" })).toMatchObject({
+      localTime: expect.any(String),
+      fallbackTimezone: expect.any(String),
     });
   });
 

@@ -1,6 +1,7 @@
 import { type Campaign, CreateCampaignRequest, type FilterExpression } from "@mailroom/contracts";
 import { abFieldOf, abRequest, type AbValues, initialAb } from "./ab-form";
 import type { Audience } from "./audience";
+import { localZone } from "../../lib/zones";
 
 /** The composer's fields: the request's, with the sender split into its part before the @ and its verified domain. */
 export interface ComposerValues extends Audience {
@@ -12,6 +13,10 @@ export interface ComposerValues extends Audience {
   subject: string;
   body: string;
   ab: AbValues;
+  /** "Deliver at recipient's local time": the time and the zone of contacts without one. */
+  deliverLocal: boolean;
+  localTime: string;
+  fallbackTimezone: string;
 }
 
 export const DEFAULT_BODY = `<p>Hi {{ firstName | default: "there" }},</p>\n<p>…</p>\n<p><a href="{{ unsubscribeUrl }}">Unsubscribe</a></p>\n`;
@@ -31,6 +36,9 @@ export function initialValues(c: Campaign | null, firstDomain: string): Composer
     audienceFilter: (c?.audienceFilter as FilterExpression | null) ?? null,
     topicId: c?.topicId ?? null,
     ab: initialAb(c),
+    deliverLocal: !!c?.deliverAt,
+    localTime: c?.deliverAt?.localTime ?? "09:00",
+    fallbackTimezone: c?.deliverAt?.fallbackTimezone ?? localZone(),
   };
 }
 
@@ -54,6 +62,7 @@ export function toRequest(v: ComposerValues): CreateCampaignRequest {
     // null, not omitted: choosing "No topic" on a saved topic campaign must clear it.
     topicId: v.topicId,
     ...abRequest(v.ab),
+    deliverAt: v.deliverLocal ? { localTime: v.localTime, fallbackTimezone: v.fallbackTimezone } : null,
   };
 }
 
@@ -61,7 +70,10 @@ export function toRequest(v: ComposerValues): CreateCampaignRequest {
 export function fieldOf(path: string): string {
   const ab = abFieldOf(path);
   if (ab) return ab;
+  if (path === "deliverAt.localTime") return "localTime";
+  if (path === "deliverAt.fallbackTimezone") return "fallbackTimezone";
   const head = path.split(".")[0] ?? "";
+  if (head === "deliverAt") return "deliverLocal";
   return head === "from" ? "senderLocal" : head;
 }
 

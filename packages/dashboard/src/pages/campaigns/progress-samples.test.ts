@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addSample, MAX_SAMPLES, processedPercent } from "./progress-samples";
 
-const stats = (sent: number, delivered = 0, failed = 0, skipped = 0) => ({ recipients: 10, sent, delivered, opened: 0, clicked: 0, bounced: 0, complained: 0, unsubscribed: 0, failed, skipped, variants: [] });
+const stats = (sent: number, delivered = 0, failed = 0, skipped = 0) => ({ recipients: 10, sent, delivered, opened: 0, clicked: 0, bounced: 0, complained: 0, unsubscribed: 0, failed, skipped, waiting: 0, variants: [] });
 
 describe("progress samples", () => {
   it("adds a reading only when a count moved", () => {

@@ -1,7 +1,7 @@
 import type { DnsRecord, Domain } from "@mailroom/contracts";
-import { Button, Code, CopyButton, Drawer, Group, Stack, Text } from "@mantine/core";
+import { Button, Code, CopyButton, Drawer, Group, Stack, Switch, Text } from "@mantine/core";
 import { useState } from "react";
-import { useDeleteDomainMutation, useDomain, useVerifyDomainMutation } from "../../api/domains";
+import { useDeleteDomainMutation, useDomain, useUpdateDomainMutation, useVerifyDomainMutation } from "../../api/domains";
 import { useCan } from "../../components/Can";
 import { ConfirmModal } from "../../components/ConfirmModal";
 import { DataTable } from "../../components/DataTable";
@@ -26,6 +26,7 @@ export function DomainDrawer({ id, onClose }: { id: string | null; onClose: () =
 function DomainDetails({ domain, onDeleted }: { domain: Domain; onDeleted: () => void }) {
   const verify = useVerifyDomainMutation();
   const remove = useDeleteDomainMutation();
+  const update = useUpdateDomainMutation();
   const [confirming, setConfirming] = useState(false);
   const isOwner = useCan("owner");
   const checked = domain.records.some((r) => r.found !== undefined);
@@ -41,6 +42,13 @@ function DomainDetails({ domain, onDeleted }: { domain: Domain; onDeleted: () =>
       </Text>
       <RecordTable records={domain.records} />
       {!checked && <Text size="sm">Not looked up yet: verify once the records are published.</Text>}
+      <Switch
+        label="Warm-up"
+        description="A new domain's mail is capped at 50 per mailbox provider on its first day, doubling each day with few bounces and complaints; mail over the cap waits for the next day."
+        checked={domain.warmup}
+        disabled={!isOwner || update.isPending}
+        onChange={(e) => update.mutate({ params: { id: domain.id }, body: { warmup: e.currentTarget.checked } }, { onError: notifyError })}
+      />
       {isOwner && (
         <Group>
           <Button loading={verify.isPending} onClick={() => verify.mutate({ params: { id: domain.id } }, { onError: notifyError })}>

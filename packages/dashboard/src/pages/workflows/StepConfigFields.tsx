@@ -35,6 +35,16 @@ function Fields({ type, form, readOnly }: { type: EditableType; form: StepForm; 
           <TemplateSelect readOnly={readOnly} {...field("templateId")} />
           <TextInput label="From (optional)" description="An address on a verified domain" readOnly={readOnly} {...field("from")} />
           <TextInput label="From name (optional)" readOnly={readOnly} {...field("fromName")} />
+          <Group align="flex-end" grow>
+            <TextInput
+              label="Quiet hours from"
+              description="In the contact's time zone; held until the end"
+              type="time"
+              readOnly={readOnly}
+              {...field("quietFrom")}
+            />
+            <TextInput label="Quiet hours to" description="May wrap past midnight" type="time" readOnly={readOnly} {...field("quietTo")} />
+          </Group>
         </Stack>
       );
     case "DELAY":

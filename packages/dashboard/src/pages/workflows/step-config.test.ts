@@ -17,6 +17,15 @@ describe("a step's config in the side panel", () => {
     }
   });
 
+  it("edits SEND_EMAIL's quiet hours as two times, and puts a missing end on its field", () => {
+    const config = { templateId: "tpl_1", quietHours: { from: "21:00", to: "08:00" } };
+    expect(toEditing("SEND_EMAIL", config)).toMatchObject({ quietFrom: "21:00", quietTo: "08:00" });
+    expect(toConfig("SEND_EMAIL", toEditing("SEND_EMAIL", config))).toEqual({ config });
+    expect(toConfig("SEND_EMAIL", { ...DEFAULT_EDITING.SEND_EMAIL, templateId: "tpl_1", quietFrom: "21:00" })).toEqual({
+      errors: { "config.quietTo": expect.any(String) },
+    });
+  });
+
   it("keeps a full filter expression for the filter builder, and time operators with their unit", () => {
     const expression = { logic: "OR", groups: [{ filters: [{ field: "contact.subscribed", operator: "equals", value: true }] }] };
     expect(toEditing("CONDITION", expression)).toEqual({ expression, expressionValid: true });

@@ -25,7 +25,7 @@ const OPTIONAL_TEXT: Partial<Record<EditableType, readonly string[]>> = {
 };
 
 export const DEFAULT_EDITING: Record<EditableType, Editing> = {
-  SEND_EMAIL: { templateId: "", from: "", fromName: "" },
+  SEND_EMAIL: { templateId: "", from: "", fromName: "", quietFrom: "", quietTo: "" },
   DELAY: { amount: 1, unit: "hours" },
   WAIT_FOR_EVENT: { eventName: "", timeout: 0 },
   CONDITION: { field: "", operator: "equals", value: "", unit: "days" },
@@ -45,6 +45,11 @@ export function toEditing(type: EditableType, config: Record<string, unknown>): 
     return { ...editing, ...config, value: config.value === undefined ? "" : formatValue(config.value), unit: config.unit ?? "days" };
   }
   for (const [k, v] of Object.entries(config)) editing[k] = JSON_KEYS[type]?.includes(k) ? json(v) : v;
+  if (type === "SEND_EMAIL") {
+    // quiet hours as two time fields; both empty: none
+    const { quietHours, ...rest } = editing as Editing & { quietHours?: { from: string; to: string } };
+    return { ...rest, quietFrom: quietHours?.from ?? "", quietTo: quietHours?.to ?? "" };
+  }
   return editing;
 }
 
@@ -70,15 +75,17 @@ export function toConfig(type: EditableType, editing: Editing): { config: Record
     }
   }
   if (type === "CONDITION") config = conditionConfig(config);
+  if (type === "SEND_EMAIL") config = quietHoursConfig(config);
   if (Object.keys(errors).length) return { errors };
 
   const parsed = STEP_CONFIGS[type].safeParse(config);
   if (parsed.success) return { config: parsed.data as Record<string, unknown> };
   for (const issue of parsed.error.issues) {
     // an issue inside a JSON field is shown on that field; one on the config as a whole on its first field
-    const key = issue.path.length ? String(issue.path[0]) : Object.keys(editing)[0]!;
+    let key = issue.path.length ? String(issue.path[0]) : Object.keys(editing)[0]!;
+    if (key === "quietHours") key = issue.path[1] === "from" ? "quietFrom" : "quietTo";
     const field = key in editing ? `config.${key}` : `config.${Object.keys(editing)[0]}`;
-    const where = issue.path.length > 1 ? `${issue.path.slice(1).join(".")}: ` : "";
+    const where = issue.path.length > 1 && issue.path[0] !== "quietHours" ? `${issue.path.slice(1).join(".")}: ` : "";
     errors[field] ??= `${where}${issue.message}`;
   }
   return { errors };
@@ -102,4 +109,11 @@ function conditionConfig(config: Record<string, unknown>): Record<string, unknow
   if (!NO_VALUE_OPERATORS.includes(operator as never) && text !== "") out.value = TIME_OPERATORS.includes(operator as never) ? Number(text) : parseValue(text);
   if (TIME_OPERATORS.includes(operator as never)) out.unit = unit;
   return out;
+}
+
+/** SEND_EMAIL's two quiet-hours fields as `quietHours`; one left empty is sent missing, for the schema to name. */
+function quietHoursConfig(config: Record<string, unknown>): Record<string, unknown> {
+  const { quietFrom, quietTo, ...rest } = config as Record<string, unknown> & { quietFrom?: string; quietTo?: string };
+  if (!quietFrom && !quietTo) return rest;
+  return { ...rest, quietHours: { ...(quietFrom ? { from: quietFrom } : {}), ...(quietTo ? { to: quietTo } : {}) } };
 }
