@@ -10,12 +10,13 @@
 // Last, the one-replica campaign again on a three-server JetStream cluster with every stream
 // replicated three times and a NATS user per service, as production runs NATS (docs/operations.md):
 // what replication costs, as a ratio to the single-server campaign of the same run (BENCH_CLUSTER=0
-// skips it).
+// skips it; a smoke run skips it unless BENCH_CLUSTER=1: it doubled the smoke's time, and the fault
+// suite starts the same cluster in every run).
 import { readFileSync } from "node:fs";
 import nodemailer from "nodemailer";
 import { startNatsCluster } from "@mailroom/faults";
 import { Platform, apiClient, runPrefix } from "@mailroom/testkit";
-import { BENCH_ENV, cpuMeter, formatCpu, machine, peakRssMb, profiled, seedContacts, signingOptions, threadPoolSigning, writeResult, size } from "./lib.mjs";
+import { BENCH_ENV, cpuMeter, formatCpu, machine, peakRssMb, profiled, seedContacts, signingOptions, SMOKE, threadPoolSigning, writeResult, size } from "./lib.mjs";
 import { startSinkProcess } from "./sink.mjs";
 
 const N = size("BENCH_RECIPIENTS", 100_000, 300);
@@ -23,7 +24,7 @@ const POOL = Number(process.env.BENCH_SMTP_POOL ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_DELIVERY_CONCURRENCY ?? 64);
 const SERVICES = ["gateway", "contacts", "sending", "campaigns"];
 const SCALE_OUT = process.env.BENCH_SCALE_OUT !== "0";
-const CLUSTER = process.env.BENCH_CLUSTER !== "0";
+const CLUSTER = process.env.BENCH_CLUSTER ? process.env.BENCH_CLUSTER !== "0" : !SMOKE;
 /** Each of the two replicas' share of the one replica's SMTP budget. */
 const HALF_POOL = Math.max(1, POOL / 2);
 const HALF_CONCURRENCY = Math.max(1, CONCURRENCY / 2);

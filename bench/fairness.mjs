@@ -11,7 +11,7 @@
 // Targets: B's p99 under 2 s while A runs; A's rate within 10% of alone.
 import { parseArgs } from "node:util";
 import { Platform, apiClient } from "@mailroom/testkit";
-import { BENCH_ENV, machine, peakRssMb, profiled, seedContacts, writeResult, size } from "./lib.mjs";
+import { BENCH_ENV, machine, peakRssMb, percentile, profiled, seedContacts, writeResult, size } from "./lib.mjs";
 import { startSinkProcess } from "./sink.mjs";
 
 const { values: args } = parseArgs({
@@ -48,11 +48,6 @@ const platform = new Platform({
     sending: { SMTP_POOL_SIZE: String(POOL), DELIVERY_CONCURRENCY: String(CONCURRENCY) },
   }),
 });
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 const summary = (ms) => {
   const sorted = [...ms].sort((x, y) => x - y);

@@ -363,3 +363,9 @@ export async function seedContacts(platform, projectId, count, address) {
   await sql`analyze contacts`;
   await sql.end();
 }
+
+/** The `p`th percentile (nearest rank) of `sorted`, ascending; null when it is empty. */
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}

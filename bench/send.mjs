@@ -12,9 +12,9 @@ import { parseArgs } from "node:util";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeResult, BENCH_ENV, profiled, signingOptions, threadPoolSigning, cpuMeter, formatCpu, peakRssMb, alternate, load, startBaseline, size } from "./lib.mjs";
-import { startSinkProcess } from "./sink.mjs";
+import { sinkReaches, sinkSettled, startSinkProcess } from "./sink.mjs";
 import nodemailer from "nodemailer";
-import { Platform, REPO_ROOT, addZones, apiClient, startDnsServer, waitFor, DATABASE_URL, NATS_URL } from "@mailroom/testkit";
+import { Platform, REPO_ROOT, addZones, apiClient, startDnsServer, DATABASE_URL, NATS_URL } from "@mailroom/testkit";
 
 const { values: args } = parseArgs({
   options: {
@@ -42,10 +42,6 @@ const summary = (r) => ({ rps: r.requestsPerSec, p50: r.p50Ms, p99: r.p99Ms, non
 async function bareRoute(prefix) {
   const bare = await startBaseline("send", { DATABASE_URL, NATS_URL, BASELINE_PREFIX: prefix });
   return { ...bare, url: `${bare.url}/send` };
-}
-
-async function timeUntil(sink, count, what) {
-  await waitFor(async () => (await sink.stats()).count >= count, { timeoutMs: 30 * 60_000, intervalMs: 200, what });
 }
 
 async function main() {
@@ -116,14 +112,8 @@ async function main() {
     const pids = pidsOf();
 
     // Let the accepted backlog drain so the delivery measurement starts from an empty pipeline.
-    const accepted = await waitFor(async () => {
-      const before = (await sink.stats()).count;
-      await new Promise((r) => setTimeout(r, 2000));
-      // an object: a backlog of none (nothing accepted) is an answer too
-      return (await sink.stats()).count === before ? { count: before } : null;
-    }, { timeoutMs: 30 * 60_000 });
+    results.acceptedDelivered = await sinkSettled(sink);
     await sink.reset();
-    results.acceptedDelivered = accepted.count;
 
     const deliveryMeter = cpuMeter({ ...pids, sink: sink.pid }, { postgres: platform.prefix, selfName: "benchProcess" });
     const started = Date.now();
@@ -134,7 +124,7 @@ async function main() {
       await Promise.all(batches.slice(i, i + 8).map((to) => api.post("/v1/send", { to, from: `b@${domain}`, subject: "E2E", body: "<p>e2e</p>" })));
     }
     const queuedMs = Date.now() - started;
-    await timeUntil(sink, emailCount, "end-to-end delivery");
+    await sinkReaches(sink, emailCount, "end-to-end delivery");
     const mailroomMs = Date.now() - started;
     results.delivery = { queuedMs, totalMs: mailroomMs, perSecond: emailCount / (mailroomMs / 1000), cpuMsPerEmail: deliveryMeter.perItemMs(emailCount) };
     // each process's peak over its life: the delivering sending process took the load meanwhile too
@@ -161,7 +151,7 @@ async function main() {
       const transport = nodemailer.createTransport({ pool: true, url: sink.url, maxConnections: POOL, maxMessages: Infinity, ...(dkim ? { dkim } : {}) });
       const t0 = Date.now();
       await send(transport);
-      await timeUntil(sink, emailCount, "bare delivery");
+      await sinkReaches(sink, emailCount, "bare delivery");
       transport.close();
       const ms = Date.now() - t0;
       return { totalMs: ms, perSecond: emailCount / (ms / 1000) };

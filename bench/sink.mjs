@@ -106,6 +106,30 @@ export async function startSinkProcess({ timed = [] } = {}) {
   };
 }
 
+/** Until `sink` (either kind) holds `count` messages, for up to 30 minutes. */
+export async function sinkReaches(sink, count, what) {
+  const { waitFor } = await import("@mailroom/testkit");
+  await waitFor(async () => (await sink.stats()).count >= count, { timeoutMs: 30 * 60_000, intervalMs: 200, what });
+}
+
+/**
+ * Until nothing more arrives at `sink` for two seconds (a backlog accepted earlier, delivered):
+ * answers how many it then holds, so a delivery measurement starts from an empty pipeline.
+ */
+export async function sinkSettled(sink) {
+  const { waitFor } = await import("@mailroom/testkit");
+  const settled = await waitFor(
+    async () => {
+      const before = (await sink.stats()).count;
+      await new Promise((r) => setTimeout(r, 2000));
+      // an object: a backlog of none (nothing accepted) is an answer too
+      return (await sink.stats()).count === before ? { count: before } : null;
+    },
+    { timeoutMs: 30 * 60_000, what: "the accepted backlog delivered" },
+  );
+  return settled.count;
+}
+
 if (process.argv.includes("--child") && process.send) {
   const timed = process.argv.filter((a) => a.startsWith("--timed=")).map((a) => a.slice("--timed=".length));
   const sink = await startSink({ timed });
