@@ -115,6 +115,40 @@ export function headersFrom(record: Record<string, string> | null | undefined): 
   return h;
 }
 
+/**
+ * Errors of a message bus that is away for a moment, not of the request: a timeout or no responders
+ * while a JetStream leader is elected (seen for about a second on a three-server cluster when one
+ * server stops), a connection dropped or refused, JetStream unavailable (503), a consumer's server
+ * shutting down or its heartbeats missed. Work that meets one stops and is taken up again later,
+ * as after a database outage (`isConnectionError`); anything else is the work's own fault. By
+ * name, since two copies of nats.js in one tree would defeat `instanceof`.
+ */
+export function isBusUnavailable(err: unknown): boolean {
+  const cause = (err as { cause?: unknown })?.cause;
+  if (cause && cause !== err && isBusUnavailable(cause)) return true;
+  const e = err as { name?: string; message?: string; code?: unknown; status?: unknown } | null;
+  switch (e?.name) {
+    case "TimeoutError":
+    case "NoResponders":
+    case "ConnectionError":
+    case "JetStreamNotEnabled":
+      return true;
+    case "RequestError":
+      // a request cut by a reconnect (its no-responders form is the cause, seen above)
+      return /connection (disconnected|closed)/i.test(e.message ?? "");
+    case "JetStreamError":
+      return /heartbeats missed/i.test(e.message ?? "");
+    case "JetStreamStatusError":
+      // 409 is also a consumer's own misuse; only its shutdown and leader-change forms pass
+      return e.code === 503 || e.code === 408 || /server shutdown|leadership change/i.test(e.message ?? "");
+    case "JetStreamApiError":
+      // the API's HTTP-like status: 503 while the stream or the meta leader is being elected
+      return e.status === 503;
+    default:
+      return false;
+  }
+}
+
 const DAY_NS = 24 * 60 * 60 * 1e9;
 
 /** The core streams every service may publish to or consume from. nats-server 2.9 features only. */

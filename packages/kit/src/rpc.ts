@@ -15,7 +15,7 @@ import {
   type WireNames,
 } from "@mailroom/contracts";
 import { BLOB_HEADER, type Blobs } from "./blobs.js";
-import { extractTrace, extractTraceObject, headersFrom, traceHeaders } from "./nats.js";
+import { extractTrace, extractTraceObject, headersFrom, isBusUnavailable, traceHeaders } from "./nats.js";
 import { BatchReplies, RpcCoalescer, parseBatch } from "./rpc-batch.js";
 import { isConnectionError } from "./db.js";
 import { tracingEnabled } from "./telemetry.js";
@@ -45,9 +45,10 @@ export function toWireError(err: unknown, log: Logger, operation: string): WireE
   if (err instanceof z.ZodError) {
     return { error: "VALIDATION_ERROR", message: "Request validation failed", details: zodDetails(err) };
   }
-  // PostgreSQL gone (restart, failover): a dependency is down, not a bug; the caller may retry.
-  if (isConnectionError(err)) {
-    log.warn({ err: String(err), operation }, "database unreachable");
+  // PostgreSQL gone (restart, failover) or NATS between leaders: a dependency is down, not a bug;
+  // the caller may retry.
+  if (isConnectionError(err) || isBusUnavailable(err)) {
+    log.warn({ err: String(err), operation }, "dependency unreachable");
     return { error: "SERVICE_UNAVAILABLE", message: "A dependency is unavailable, try again" };
   }
   log.error({ err, operation }, "unhandled error in handler");

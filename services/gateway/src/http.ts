@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type onSendHookHandler } from "fastify";
 import { randomUUID } from "node:crypto";
 import { BODY_LIMITS, accountRoutes, bodyLimitOf, type RouteDef } from "@mailroom/contracts";
-import { isConnectionError, type Logger, type Metrics } from "@mailroom/kit";
+import { isBusUnavailable, isConnectionError, type Logger, type Metrics } from "@mailroom/kit";
 import type { TrustProxy } from "./config.js";
 import { forwardHandler, type ForwardDeps } from "./handlers/forward.js";
 import { streamedHandler } from "./handlers/streamed.js";
@@ -84,8 +84,9 @@ export function buildHttp(deps: HttpDeps, routes: readonly RouteDef[]): FastifyI
   });
 
   app.setErrorHandler((err, _req, reply) => {
-    // Key lookups and idempotency rows live in PostgreSQL: while it is down, 503 (retry), not 500.
-    const wire = isConnectionError(err)
+    // Key lookups and idempotency rows live in PostgreSQL, uploads in the NATS blob store: while
+    // either is away, 503 (retry), not 500.
+    const wire = isConnectionError(err) || isBusUnavailable(err)
       ? { error: "SERVICE_UNAVAILABLE" as const, message: "A dependency is unavailable, try again" }
       : fromFastifyError(err as { code?: string; statusCode?: number; message?: string });
     if (wire.error === "INTERNAL_ERROR") deps.log.error({ err }, "unhandled gateway error");

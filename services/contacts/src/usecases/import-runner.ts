@@ -1,5 +1,5 @@
 import type { ImportRowError } from "@mailroom/contracts";
-import { type Blobs, isConnectionError, Lease, LeaseLost, type LeaseOptions, type Logger, Periodic, type Sql } from "@mailroom/kit";
+import { type Blobs, isBusUnavailable, isConnectionError, Lease, LeaseLost, type LeaseOptions, type Logger, Periodic, type Sql } from "@mailroom/kit";
 import { importsRepo, type ImportRow } from "../db/imports-repo.js";
 import type { ImportApplier } from "./import-applier.js";
 import { loadImport } from "./import-loader.js";
@@ -111,7 +111,8 @@ export class ImportRunner {
         this.log.info({ importId: job.id }, "import given back at stop; it resumes at the next claim");
         return;
       }
-      if (isConnectionError(err)) {
+      // the upload is read from the blob store: a NATS server lost, or a leader elected, mid-read
+      if (isConnectionError(err) || isBusUnavailable(err)) {
         this.log.warn({ err: String(err), importId: job.id }, "import interrupted; it resumes once its lease runs out");
         return;
       }
