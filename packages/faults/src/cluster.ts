@@ -26,6 +26,11 @@ interface Ports {
 /** One server of the cluster: its own store directory, routes to the others. */
 export class ClusterNode extends ChildServer {
   private readonly conf: string;
+  /**
+   * Healthy only once every stream and consumer it holds is current: after the whole cluster
+   * restarts, that is an election for each of them, which took over 20 s on a loaded 2-core machine.
+   */
+  protected override readonly startTimeoutMs = 90_000;
 
   constructor(
     readonly name: string,
@@ -136,14 +141,19 @@ export async function startNatsCluster(prefix: string, size = 3): Promise<NatsCl
     settings() {
       return ask("the streams and consumers", async (jsm) => {
         const out: ClusterSettings = { streams: [], consumers: [] };
+        // A clustered server answers a list with what the leaders it asked answered in time, and
+        // nats.js drops the `missing` part: counts from the account and each stream tell a whole list.
+        const { streams: streamCount } = await jsm.getAccountInfo();
         for await (const st of jsm.streams.list()) {
           const c = st.config;
           // settled: every stream and consumer led again (after a restart, elections take seconds)
           if (!st.cluster?.leader) return null;
+          let consumers = 0;
           out.streams.push({ name: c.name, subjects: c.subjects ?? [], replicas: c.num_replicas, retention: c.retention, maxAge: c.max_age, duplicateWindow: c.duplicate_window ?? 0 });
           for await (const ci of jsm.consumers.list(c.name)) {
             const k = ci.config;
             if (!ci.cluster?.leader) return null;
+            consumers++;
             out.consumers.push({
               stream: c.name,
               name: ci.name,
@@ -154,7 +164,9 @@ export async function startNatsCluster(prefix: string, size = 3): Promise<NatsCl
               replicas: (ci.cluster.replicas?.length ?? 0) + 1,
             });
           }
+          if (consumers !== st.state.consumer_count) return null;
         }
+        if (out.streams.length !== streamCount) return null;
         out.streams.sort((a, b) => a.name.localeCompare(b.name));
         out.consumers.sort((a, b) => `${a.stream}/${a.name}`.localeCompare(`${b.stream}/${b.name}`));
         return out;

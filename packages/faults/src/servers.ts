@@ -54,6 +54,9 @@ export abstract class ChildServer implements InfraServer {
     exitHooks.add(this.hook);
   }
 
+  /** How long a start may take before `ready()` answers true. */
+  protected readonly startTimeoutMs: number = 20_000;
+
   abstract get url(): string;
   protected abstract command(): [string, string[]];
   protected abstract ready(): Promise<boolean>;
@@ -79,7 +82,7 @@ export abstract class ChildServer implements InfraServer {
         if (child.exitCode !== null) throw new Error(`${cmd} exited ${child.exitCode}: ${err}`);
         return this.ready();
       },
-      { timeoutMs: 20_000, intervalMs: 50, what: `${cmd} on port ${this.port}` },
+      { timeoutMs: this.startTimeoutMs, intervalMs: 50, what: `${cmd} on port ${this.port}` },
     );
   }
 
