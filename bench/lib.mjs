@@ -128,11 +128,12 @@ export function profiled(serviceEnv = {}) {
 
 /**
  * What every benchmark's platform runs with: the services' own default pool of 10 connections (the
- * testkit's 4 exists for test runs that start many platforms against one PostgreSQL), quiet logs.
+ * testkit's 4 exists for test runs that start many platforms against one PostgreSQL; a smoke run
+ * takes it too, its platforms sharing PostgreSQL's 100 connections with the fault suite's), quiet logs.
  */
 export const BENCH_ENV = {
   LOG_LEVEL: "warn",
-  DB_POOL_MAX: process.env.BENCH_DB_POOL ?? "10",
+  DB_POOL_MAX: process.env.BENCH_DB_POOL ?? (SMOKE ? "4" : "10"),
   // RPC_COALESCE=false runs the platform with one NATS message per request, for comparing.
   ...(process.env.RPC_COALESCE ? { RPC_COALESCE: process.env.RPC_COALESCE } : {}),
 };

@@ -6,6 +6,13 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 
+/**
+ * Smoke runs that take longest (restarts of a scaled-out platform, a browser, a cron minute to wait
+ * for), longest first; the rest follow in name order.
+ */
+const SLOW_SMOKES = ["campaign", "dashboard", "workflows", "audience", "contacts", "fairness", "send"];
+const smokeRank = (name) => (SLOW_SMOKES.includes(name) ? SLOW_SMOKES.indexOf(name) : SLOW_SMOKES.length);
+
 /** Modules of bench/ that other benchmarks run or import: not benchmarks themselves (hop and baseline serve until stopped). */
 const HELPERS = ["lib.mjs", "responder.mjs", "hop.mjs", "sink.mjs", "webhook-receiver.mjs", "baseline.mjs", "dashboard-canvas.mjs", "dashboard-stats.mjs"];
 const all = readdirSync("bench").filter((f) => f.endsWith(".mjs") && !HELPERS.includes(f)).map((f) => f.slice(0, -4));
@@ -28,7 +35,8 @@ if (smoke) {
   // Smoke runs mostly wait (services starting, databases dropped): a few at a time take a third of
   // the time. Each one's output is kept and shown only when it fails.
   const jobs = Number(process.env.BENCH_SMOKE_JOBS ?? 3);
-  const queue = [...names];
+  // the longest first, so the last to finish is a short one and no job idles while one runs long
+  const queue = [...names].sort((a, b) => smokeRank(a) - smokeRank(b));
   const failed = [];
   const took = [];
   const runOne = (name) =>

@@ -39,11 +39,10 @@ if (process.argv.length <= 2) {
   run("npx", ["vitest", "run", ...process.argv.slice(2)]);
 }
 // The fault suite (kill -9, NATS/PostgreSQL restarts, Redis down, SIGTERM) on servers of its own,
-// one file at a time, after the main suite: about 3 minutes, three quarters of the cores idle while
-// it waits on its kills and restarts. Every benchmark at a tiny size (bench/lib.mjs SMOKE) runs
-// beside it, at the lowest CPU priority, so it takes only what the fault tests leave: a benchmark
-// that can no longer start fails the suite instead of rotting until someone runs it. Both skipped
-// when a subset was asked for.
+// two files at a time, after the main suite: mostly waiting on its kills and restarts, the cores
+// idle. Every benchmark at a tiny size (bench/lib.mjs SMOKE) runs beside it, at the lowest CPU
+// priority, so it takes only what the fault tests leave: a benchmark that can no longer start fails
+// the suite instead of rotting until someone runs it. Both skipped when a subset was asked for.
 if (process.argv.length <= 2) {
   const [faults, smoke] = await Promise.all([
     runAsync("npx", ["vitest", "run", "--config", "packages/faults/vitest.config.ts"]),
