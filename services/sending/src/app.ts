@@ -5,6 +5,7 @@ import { feedbackRepo } from "./db/feedback-repo.js";
 import { createRelay } from "./delivery/transport.js";
 import { deliveryConsumer, deliveryLeases } from "./delivery/worker.js";
 import { ProjectThrottle } from "./delivery/throttle.js";
+import { CampaignWaits } from "./delivery/campaign-waits.js";
 import { ProviderGate } from "./delivery/provider-gate.js";
 import { ProviderRates } from "./delivery/provider-rate.js";
 import { ProviderDirectory } from "./delivery/providers.js";
@@ -69,7 +70,8 @@ export function buildApp(deps: SendingDeps): ServiceApp {
   const renderer = new Renderer(links, settings);
   const own = new OwnEmails(sql, queue, systemFrom, bounceDomain);
   const templates = new Templates(sql, rpc, verified);
-  const analytics = new Analytics(sql);
+  const campaignWaits = new CampaignWaits(deps.redis, config.NATS_PREFIX, log);
+  const analytics = new Analytics(sql, campaignWaits);
   const txt = createTxtLookup(config.DNS_SERVER, config.DNS_TIMEOUT_MS);
   const domains = new Domains(sql, txt, verified, bounceDomain, log);
   const rspamd = config.RSPAMD_URL ? createRspamdCheck(config.RSPAMD_URL, config.RSPAMD_TIMEOUT_MS, config.RSPAMD_PASSWORD) : null;
@@ -98,7 +100,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
     throttle: new ProjectThrottle(deps.redis, config.NATS_PREFIX, config.SEND_RATE_PER_PROJECT, log),
     // one of each per replica, shared by both lanes: a provider's connections are the replica's
     providers: new ProviderDirectory(createMxLookup(config.DNS_SERVER, config.DNS_TIMEOUT_MS)),
-    gate: new ProviderGate(config.DELIVERY_LIMITS, new ProviderRates(deps.redis, config.NATS_PREFIX, log), deps.redis, config.NATS_PREFIX, deps.metrics, log),
+    gate: new ProviderGate(config.DELIVERY_LIMITS, new ProviderRates(deps.redis, config.NATS_PREFIX, log), deps.redis, config.NATS_PREFIX, deps.metrics, log, campaignWaits),
     warmup: new WarmupCaps(sql, deps.redis, config.NATS_PREFIX, new Clock(config.TEST_CLOCK_DIR), log),
     leases,
     maxAgeMs: config.DELIVERY_MAX_AGE,
@@ -165,6 +167,7 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       );
       pruner.start();
       confirmationPruner.start();
+      campaignWaits.start();
     },
     // Runs after the consumers have finished their in-flight deliveries.
     async stop() {
@@ -174,8 +177,9 @@ export function buildApp(deps: SendingDeps): ServiceApp {
       await engagement.flush();
       await inbound?.close();
       await rechecks.stop();
-      // the deliveries have ended: no lease is left to renew
+      // the deliveries have ended: no lease is left to renew, no email waits at a gate
       await leases.stop();
+      await campaignWaits.stop();
       relay.close();
     },
   };

@@ -189,6 +189,44 @@ describe("mailbox providers and their limits", () => {
     expect(mailbox.messages().filter((m) => m.subject === "warm campaign")).toHaveLength(50);
   }, 90_000);
 
+  it("shows a campaign's emails waiting at a provider's rate as throttled, and none once it is sent", async () => {
+    const project = await platform.createProject("rate-campaign");
+    const campaignApi = apiClient(platform.url, project.secretKey);
+    await platform.verifyDomain(project.id, "rate-campaign.test");
+    // 80 at 600 a minute: about 8 s at the slow provider's gate
+    for (let i = 0; i < 80; i += 20) {
+      await Promise.all(Array.from({ length: 20 }, (_, k) => campaignApi.post("/contacts", { email: `r${i + k}@${SLOW.domain}`, subscribed: true })));
+    }
+    const created = await campaignApi.post("/campaigns", { name: "rate", subject: "rate campaign", body: "<p>hi</p>", from: "news@rate-campaign.test", audienceType: "ALL" });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.data.id;
+    expect((await campaignApi.post(`/campaigns/${id}/send`)).status).toBe(200);
+
+    const waiting = await waitFor(
+      async () => {
+        const { body } = await campaignApi.get(`/campaigns/${id}`);
+        const c = body.data ?? body;
+        return (c.stats.throttled?.[SLOW.provider] ?? 0) > 0 ? c : null;
+      },
+      { timeoutMs: 20_000, intervalMs: 200, what: "the campaign to show recipients waiting for the slow provider" },
+    );
+    expect(waiting.status).toBe("SENDING");
+    expect(Object.keys(waiting.stats.throttled)).toEqual([SLOW.provider]);
+    expect(waiting.stats.throttled[SLOW.provider]).toBeLessThanOrEqual(80);
+
+    await mailbox.waitFor((m) => m.subject === "rate campaign", 60_000, 80);
+    const sent = await waitFor(
+      async () => {
+        const { body } = await campaignApi.get(`/campaigns/${id}`);
+        const c = body.data ?? body;
+        return c.status === "SENT" ? c : null;
+      },
+      { timeoutMs: 30_000, what: "the campaign to be SENT" },
+    );
+    expect(sent.stats.throttled).toBeUndefined();
+    expect(sent.stats.sent).toBe(80);
+  }, 90_000);
+
   it("the domains API refuses a bad warmup value with the Error object and changes nothing", async () => {
     const { body: before } = await api.get("/domains");
     const domain = before.data[0];

@@ -35,8 +35,9 @@ export const CampaignStats = CampaignCounts.extend({
   waiting: z.number().int(),
   /**
    * Mailroom's addition (decisions.md §18), on GET /campaigns/{id} of a SENDING campaign only:
-   * recipients held back right now by a mailbox provider's limit (the sender domain's warm-up cap,
-   * until the next day), per provider. Absent when none are, or when the sending service did not answer.
+   * recipients held back right now by a mailbox provider's limit, per provider: by the sender
+   * domain's warm-up cap (until the next day) or waiting for the provider's connections or rate in
+   * the sending service. Absent when none are, or when the sending service did not answer.
    */
   throttled: z.record(z.string(), z.number().int()).optional(),
   /** One entry per variant of an A/B campaign, in variant order; empty otherwise. */

@@ -129,8 +129,9 @@ export const CampaignLinksRpcReply = z.object({
 export type CampaignLinksRpcReply = z.infer<typeof CampaignLinksRpcReply>;
 
 /**
- * A campaign's recipients held back right now by a limit of a mailbox provider (a warm-up cap,
- * decisions.md §18), per provider: what GET /campaigns/{id} shows as `stats.throttled`.
+ * A campaign's recipients held back right now by a limit of a mailbox provider (a warm-up cap, or
+ * waiting for its connections or rate; decisions.md §18), per provider: what GET /campaigns/{id}
+ * shows as `stats.throttled`.
  */
 export const CampaignThrottledRpcRequest = z.object({ projectId: Id, campaignId: Id });
 export type CampaignThrottledRpcRequest = z.infer<typeof CampaignThrottledRpcRequest>;

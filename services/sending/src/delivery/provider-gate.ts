@@ -4,6 +4,7 @@ import type { DeliveryLimits } from "../domain/delivery-limits.js";
 import type { DeliveryLane } from "../domain/lanes.js";
 import type { Provider } from "../domain/providers.js";
 import type { ProviderRates } from "./provider-rate.js";
+import type { CampaignRef, CampaignWaits } from "./campaign-waits.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -62,13 +63,18 @@ export class ProviderGate {
     private readonly prefix: string,
     private readonly metrics: Pick<Metrics, "providerWaiting" | "providerThrottled" | "providerRateFactor">,
     log: Pick<Logger, "warn">,
+    /** Counts a campaign's emails while they wait here, for its `stats.throttled`. */
+    private readonly waits?: CampaignWaits,
   ) {
     this.bucket = redis ? new TokenBucket(redis) : null;
     this.redisDown = redisUnavailableWarning(log, "provider rates (DELIVERY_LIMITS) not enforced");
   }
 
-  /** Waits for a turn at `provider`; the caller must `release` it once the relay has answered. */
-  async acquire(provider: Provider, lane: DeliveryLane): Promise<void> {
+  /**
+   * Waits for a turn at `provider`; the caller must `release` it once the relay has answered. The
+   * email, when it is a campaign's, counts as the campaign's while it waits.
+   */
+  async acquire(provider: Provider, lane: DeliveryLane, email?: { projectId: string; campaignId: string | null }): Promise<void> {
     const line = this.line(provider);
     const limit = this.limits.of(provider);
     // the defaults' path: nobody ahead, a connection free, no rate to ask Redis about
@@ -78,8 +84,12 @@ export class ProviderGate {
       return;
     }
     this.metrics.providerThrottled.inc({ provider: line.label, reason: line.inFlight >= limit.connections ? "connections" : "rate" });
+    const campaign: CampaignRef | null = email?.campaignId ? { projectId: email.projectId, campaignId: email.campaignId } : null;
+    const waits = campaign ? this.waits : undefined;
+    waits?.add(campaign!, provider, 1);
     await new Promise<void>((go) => {
-      (lane === "transactional" ? line.transactional : line.bulk).push({ go });
+      const turn = waits ? () => (waits.add(campaign!, provider, -1), go()) : go;
+      (lane === "transactional" ? line.transactional : line.bulk).push({ go: turn });
       this.metrics.providerWaiting.inc({ provider: line.label });
       void this.pump(provider, line);
     });

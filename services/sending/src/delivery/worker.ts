@@ -195,7 +195,7 @@ async function deliverOne(lane: Lane, claiming: Promise<Taken>, providers: Promi
       }
     }
     // the provider's turn before a slot of the lane: its waiters never hold slots other providers could use
-    await opts.gate.acquire(provider, opts.lane);
+    await opts.gate.acquire(provider, opts.lane, email);
     let sent: Outcome | SentRecord;
     try {
       sent = (await lane.slots.add(() => relayOne(lane, claimed, provider, keepWorking))) as Outcome | SentRecord;

@@ -8,8 +8,16 @@ import { withRecordedEvents } from "../domain/email-events.js";
 import { fillSeries, statsRange } from "../domain/stats.js";
 
 /** What is read of the emails sent: their records, their timelines, the counts per hour or day, clicks per link. */
+/** A campaign's emails waiting at a provider's gate, per provider, on every replica (delivery/campaign-waits.ts). */
+export interface ProviderWaits {
+  of(ref: { projectId: string; campaignId: string }): Promise<Record<string, number>>;
+}
+
 export class Analytics {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly waits?: ProviderWaits,
+  ) {}
 
   /** Ids are UUIDs: a filter or cursor that is not one matches nothing. */
   async list(projectId: string, query: ListEmailsQuery): Promise<{ data: Email[]; cursor: string | null; hasMore: boolean }> {
@@ -37,9 +45,19 @@ export class Analytics {
     return [{ id: email.id, emailId: email.id, type: "QUEUED", occurredAt: email.createdAt, details: {} }, ...events];
   }
 
-  /** A campaign's emails held by a provider's limit right now, per provider (sending.campaignThrottled). */
-  campaignThrottled(projectId: string, campaignId: string): Promise<Record<string, number>> {
-    return deliveriesRepo.heldByProvider(this.sql, projectId, campaignId);
+  /**
+   * A campaign's emails held by a provider's limit right now, per provider (sending.campaignThrottled):
+   * those a warm-up cap holds to the next day (their rows) and those waiting at a provider's gate on
+   * any replica (`CampaignWaits`).
+   */
+  async campaignThrottled(projectId: string, campaignId: string): Promise<Record<string, number>> {
+    const [held, waiting] = await Promise.all([
+      deliveriesRepo.heldByProvider(this.sql, projectId, campaignId),
+      this.waits ? this.waits.of({ projectId, campaignId }) : ({} as Record<string, number>),
+    ]);
+    const out = { ...held };
+    for (const [provider, n] of Object.entries(waiting)) out[provider] = (out[provider] ?? 0) + n;
+    return out;
   }
 
   /** A campaign's clicks per link (the campaigns service has checked the campaign is the project's before asking). */
