@@ -85,6 +85,33 @@ function metric(text: string, name: string, labels: string): number {
   return line ? Number(line.split(" ").at(-1)) : 0;
 }
 
+/**
+ * A campaign to `count` new contacts at `domain`, sent from `<tag>-campaign.test` (verified by the
+ * caller) with the subject "<tag> campaign": its id.
+ */
+async function campaignTo(campaignApi: ApiClient, domain: string, count: number, tag: string): Promise<string> {
+  for (let i = 0; i < count; i += 20) {
+    await Promise.all(Array.from({ length: Math.min(20, count - i) }, (_, k) => campaignApi.post("/contacts", { email: `${tag}${i + k}@${domain}`, subscribed: true })));
+  }
+  const created = await campaignApi.post("/campaigns", { name: tag, subject: `${tag} campaign`, body: "<p>hi</p>", from: `news@${tag}-campaign.test`, audienceType: "ALL" });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  const id = created.body.data.id as string;
+  expect((await campaignApi.post(`/campaigns/${id}/send`)).status).toBe(200);
+  return id;
+}
+
+/** The campaign as GET /campaigns/{id} answers it, once `ok` holds of it. */
+async function campaignWhen(campaignApi: ApiClient, id: string, ok: (c: any) => boolean, what: string) {
+  return waitFor(
+    async () => {
+      const { body } = await campaignApi.get(`/campaigns/${id}`);
+      const c = body.data ?? body;
+      return ok(c) ? c : null;
+    },
+    { timeoutMs: 30_000, intervalMs: 200, what },
+  );
+}
+
 describe("mailbox providers and their limits", () => {
   it("holds each provider to its own rate, and the faster one finishes first", async () => {
     // 150 at 600 a minute take 15 s; 1000 at 6,000 a minute take 10 s
@@ -167,23 +194,10 @@ describe("mailbox providers and their limits", () => {
     const { body: domains } = await campaignApi.get("/domains");
     const patched = await campaignApi.patch(`/domains/${domains.data[0].id}`, { warmup: true });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
-    for (let i = 0; i < 60; i += 10) {
-      await Promise.all(Array.from({ length: 10 }, (_, k) => campaignApi.post("/contacts", { email: `c${i + k}@${WARM.domain}`, subscribed: true })));
-    }
-    const created = await campaignApi.post("/campaigns", { name: "warm", subject: "warm campaign", body: "<p>hi</p>", from: "news@warm-campaign.test", audienceType: "ALL" });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const id = created.body.data.id;
-    expect((await campaignApi.post(`/campaigns/${id}/send`)).status).toBe(200);
+    const id = await campaignTo(campaignApi, WARM.domain, 60, "warm");
 
     await mailbox.waitFor((m) => m.subject === "warm campaign", 30_000, 50);
-    const throttled = await waitFor(
-      async () => {
-        const { body } = await campaignApi.get(`/campaigns/${id}`);
-        const c = body.data ?? body;
-        return c.stats.throttled?.[WARM.provider] === 10 ? c : null;
-      },
-      { timeoutMs: 30_000, what: "the campaign to show ten recipients throttled" },
-    );
+    const throttled = await campaignWhen(campaignApi, id, (c) => c.stats.throttled?.[WARM.provider] === 10, "the campaign to show ten recipients throttled");
     expect(throttled.status).toBe("SENDING");
     expect(throttled.stats.throttled).toEqual({ [WARM.provider]: 10 });
     expect(mailbox.messages().filter((m) => m.subject === "warm campaign")).toHaveLength(50);
@@ -194,35 +208,15 @@ describe("mailbox providers and their limits", () => {
     const campaignApi = apiClient(platform.url, project.secretKey);
     await platform.verifyDomain(project.id, "rate-campaign.test");
     // 80 at 600 a minute: about 8 s at the slow provider's gate
-    for (let i = 0; i < 80; i += 20) {
-      await Promise.all(Array.from({ length: 20 }, (_, k) => campaignApi.post("/contacts", { email: `r${i + k}@${SLOW.domain}`, subscribed: true })));
-    }
-    const created = await campaignApi.post("/campaigns", { name: "rate", subject: "rate campaign", body: "<p>hi</p>", from: "news@rate-campaign.test", audienceType: "ALL" });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const id = created.body.data.id;
-    expect((await campaignApi.post(`/campaigns/${id}/send`)).status).toBe(200);
+    const id = await campaignTo(campaignApi, SLOW.domain, 80, "rate");
 
-    const waiting = await waitFor(
-      async () => {
-        const { body } = await campaignApi.get(`/campaigns/${id}`);
-        const c = body.data ?? body;
-        return (c.stats.throttled?.[SLOW.provider] ?? 0) > 0 ? c : null;
-      },
-      { timeoutMs: 20_000, intervalMs: 200, what: "the campaign to show recipients waiting for the slow provider" },
-    );
+    const waiting = await campaignWhen(campaignApi, id, (c) => (c.stats.throttled?.[SLOW.provider] ?? 0) > 0, "the campaign to show recipients waiting for the slow provider");
     expect(waiting.status).toBe("SENDING");
     expect(Object.keys(waiting.stats.throttled)).toEqual([SLOW.provider]);
     expect(waiting.stats.throttled[SLOW.provider]).toBeLessThanOrEqual(80);
 
     await mailbox.waitFor((m) => m.subject === "rate campaign", 60_000, 80);
-    const sent = await waitFor(
-      async () => {
-        const { body } = await campaignApi.get(`/campaigns/${id}`);
-        const c = body.data ?? body;
-        return c.status === "SENT" ? c : null;
-      },
-      { timeoutMs: 30_000, what: "the campaign to be SENT" },
-    );
+    const sent = await campaignWhen(campaignApi, id, (c) => c.status === "SENT", "the campaign to be SENT");
     expect(sent.stats.throttled).toBeUndefined();
     expect(sent.stats.sent).toBe(80);
   }, 90_000);
