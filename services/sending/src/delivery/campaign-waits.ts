@@ -6,6 +6,12 @@ import type { Provider } from "../domain/providers.js";
 const PUBLISH_MS = 1000;
 const LIVE_MS = 5000;
 
+/** One replica's field in a campaign's hash: its waiting emails per provider, live until `until`. */
+interface Published {
+  until: number;
+  counts: Record<string, number>;
+}
+
 /** Which campaign an email waiting at a provider's gate belongs to. */
 export interface CampaignRef {
   projectId: string;
@@ -17,9 +23,9 @@ export interface CampaignRef {
  * provider-gate.ts), per provider, summed over every replica: what GET /campaigns/{id} shows in
  * `stats.throttled` beside the warm-up holds kept in the emails' rows. Each replica counts its own
  * waiters in memory (nothing per email leaves the process) and once a second writes its counts into
- * one Redis hash per campaign, a field per replica and provider that carries its own expiry: a
- * replica that dies stops counting within LIVE_MS, and a read is one HGETALL. Without Redis a read
- * sees only the replica that answers it.
+ * one Redis hash per campaign, a field per replica holding its counts and their expiry: a replica
+ * that dies stops counting within LIVE_MS, and a read is one HGETALL. Without Redis a read sees only
+ * the replica that answers it.
  */
 export class CampaignWaits {
   private readonly replica = randomUUID();
@@ -69,10 +75,10 @@ export class CampaignWaits {
     try {
       const fields = await this.redis.hgetall(this.redisKey(key));
       const now = Date.now();
-      for (const [field, value] of Object.entries(fields)) {
-        const [n, until] = value.split("|").map(Number);
-        const provider = field.slice(field.indexOf("|") + 1);
-        if (until! > now && n! > 0) out[provider] = (out[provider] ?? 0) + n!;
+      for (const value of Object.values(fields)) {
+        const { until, counts } = JSON.parse(value) as Published;
+        if (until <= now) continue;
+        for (const [provider, n] of Object.entries(counts)) out[provider] = (out[provider] ?? 0) + n;
       }
     } catch (err) {
       this.redisDown(err);
@@ -88,12 +94,13 @@ export class CampaignWaits {
     const batch = this.redis.multi();
     for (const key of new Set([...this.changed, ...this.counts.keys()])) {
       const redisKey = this.redisKey(key);
-      // this replica's fields replaced whole: a provider it no longer waits for goes with the rest
-      batch.eval(DELETE_OWN, 1, redisKey, `${this.replica}|`);
       const byProvider = this.counts.get(key);
-      if (!byProvider) continue;
-      for (const [provider, n] of byProvider) batch.hset(redisKey, `${this.replica}|${provider}`, `${n}|${until}`);
-      batch.pexpire(redisKey, LIVE_MS * 2);
+      if (!byProvider) {
+        batch.hdel(redisKey, this.replica);
+        continue;
+      }
+      const published: Published = { until, counts: Object.fromEntries(byProvider) };
+      batch.hset(redisKey, this.replica, JSON.stringify(published)).pexpire(redisKey, LIVE_MS * 2);
     }
     this.changed.clear();
     try {
@@ -107,12 +114,3 @@ export class CampaignWaits {
     return `${this.prefix}:campaign-waits:${key}`;
   }
 }
-
-/** Deletes a hash's fields that start with ARGV[1] (one replica's). */
-const DELETE_OWN = `
-local fields = redis.call('HKEYS', KEYS[1])
-for _, f in ipairs(fields) do
-  if string.sub(f, 1, string.len(ARGV[1])) == ARGV[1] then redis.call('HDEL', KEYS[1], f) end
-end
-return 0
-`;
