@@ -56,7 +56,7 @@ export function buildApp(deps: GatewayDeps): ServiceApp & { http: ReturnType<typ
   const sendRoute = routeOf(sendRoutes, "sending.send");
   const relay = relaySettings(config);
   const relaySubmissions = relay
-    ? new RelaySubmissions({ auth, limiter, rpc: deps.rpc, idempotency, log, sendRoute, timeoutMs: routeTimeoutMs(sendRoute, timeouts) })
+    ? new RelaySubmissions({ auth, limiter, rpc: deps.rpc, log, sendRoute, timeoutMs: routeTimeoutMs(sendRoute, timeouts) })
     : null;
   let relayServer: RelayServer | null = null;
   const http = buildHttp(

@@ -222,6 +222,41 @@ describe("SMTP relay (decisions.md §17)", () => {
     expect((await p.api.get(`/emails?to=${encodeURIComponent(to)}`)).body.data).toHaveLength(1);
   }, 30_000);
 
+  it("sends a message submitted over two connections at once once, and answers both with its email", async () => {
+    const to = uniqueAddress("twins");
+    const message = { from: `app@${domain}`, to, subject: "Twins", html: "<p>twins</p>", messageId: `<${randomBytes(8).toString("hex")}@client.test>` };
+    const [a, b] = [transport("starttls"), transport("implicit")];
+    const answers = await Promise.all([a.sendMail(message), b.sendMail(message)]);
+    a.close();
+    b.close();
+    const ids = answers.map((r) => r.response.split(" ").pop());
+    expect(ids[0]).toBe(ids[1]);
+    expect(answers.map((r) => r.response.split(":")[0]).sort()).toEqual(["250 2.0.0 Already sent", "250 2.0.0 Queued"]);
+
+    await f.messagesTo(to);
+    const { sendingTransactional, sendingDelivery } = wireNames(f.platform.prefix).consumers;
+    await drain.through([sendingTransactional, sendingDelivery]);
+    expect(await f.sink(to)).toHaveLength(1);
+    expect((await p.api.get(`/emails?to=${encodeURIComponent(to)}`)).body.data).toHaveLength(1);
+  }, 30_000);
+
+  it("keeps each project's Message-IDs apart: another project's message with the same Message-ID is sent", async () => {
+    const other = await f.project("relay-other");
+    const otherDomain = await verifiedDomain(other.api, f.zonesFile);
+    const to = uniqueAddress("apart");
+    const messageId = `<${randomBytes(8).toString("hex")}@client.test>`;
+    const mine = transport("implicit");
+    const theirs = transport("implicit", other.secretKey);
+    const first = await mine.sendMail({ from: `app@${domain}`, to, subject: "Mine", text: "mine", messageId });
+    const second = await theirs.sendMail({ from: `app@${otherDomain}`, to, subject: "Theirs", text: "theirs", messageId });
+    mine.close();
+    theirs.close();
+    expect(first.response).toMatch(/^250 2\.0\.0 Queued: /);
+    expect(second.response).toMatch(/^250 2\.0\.0 Queued: /);
+    expect(second.response).not.toBe(first.response);
+    expect((await f.messagesTo(to, 2)).length).toBe(2);
+  }, 30_000);
+
   it("counts each recipient against the key's rate limit (451 4.7.1 past it)", async () => {
     const limited = JSON.parse(await f.platform.cli(["keys", "create", "--project", p.id, "--kind", "secret", "--rate-limit", "1", "--json"]));
     const s = await dialogue(f.tlsPort, { tls: true });

@@ -20,7 +20,6 @@ export const RELAY_REPLIES = {
   tooBig: (max: number) => ({ code: 552, text: `5.3.4 Message too big: the limit is ${max} bytes` }),
   unmappable: (u: Unmappable) => (u.kind === "too_many_attachments" ? { code: 552, text: `5.3.4 ${u.message}` } : { code: 550, text: `5.1.7 ${u.message}` }),
   busy: { code: 452, text: "4.3.1 Too many messages in progress, try again later" },
-  inProgress: { code: 451, text: "4.3.0 This message is being sent by another connection, try again later" },
 } satisfies Record<string, SmtpReply | ((...a: never[]) => SmtpReply)>;
 
 const BY_ERROR: Record<ErrorCode, SmtpReply> = {

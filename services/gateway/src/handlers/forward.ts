@@ -3,12 +3,13 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { SpanKind, SpanStatusCode, context, propagation, trace } from "@opentelemetry/api";
 import { HttpReply, zodDetails, type ErrorDetail, type HttpRequest, type RouteDef } from "@mailroom/contracts";
 import { tracingEnabled } from "@mailroom/kit";
-import type { IdempotencyKey } from "../usecases/idempotency.js";
+import type { IdempotencyKey, IdempotencyKeys } from "../usecases/idempotency.js";
 import { forwardSettled, type ForwardingDeps } from "../usecases/forwarding.js";
 import { sendError } from "./errors.js";
 import { MAX_NESTING, nestsDeeperThan, unstorableText } from "../domain/storable-text.js";
 
 export interface ForwardDeps extends ForwardingDeps {
+  idempotency: IdempotencyKeys;
   /** RPC_TIMEOUT_MS and ROUTE_TIMEOUT_MAX_MS (0: no cap). */
   timeouts: { defaultMs: number; maxMs: number };
 }

@@ -4,7 +4,8 @@ import type { IdempotencyKey, IdempotencyKeys } from "./idempotency.js";
 
 export interface ForwardingDeps {
   rpc: RpcClient;
-  idempotency: IdempotencyKeys;
+  /** Where a request's Idempotency-Key claim is settled; only a request forwarded with a claim needs it. */
+  idempotency?: IdempotencyKeys;
   log: Logger;
 }
 
@@ -23,7 +24,7 @@ export interface HeldClaim {
  */
 export async function forwardSettled(d: ForwardingDeps, operation: string, request: HttpRequest, timeoutMs: number, claim?: HeldClaim): Promise<Forwarded> {
   const settle = async (status: number, replay?: HttpReply) => {
-    if (claim) await d.idempotency.settle(claim.key, claim.claimId, status, replay);
+    if (claim && d.idempotency) await d.idempotency.settle(claim.key, claim.claimId, status, replay);
   };
   let answer: Awaited<ReturnType<RpcClient["send"]>>;
   try {

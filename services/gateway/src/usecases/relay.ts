@@ -1,5 +1,5 @@
 import { HttpReply, SendEmailResponse, sendingRpc, zodDetails, type RouteDef } from "@mailroom/contracts";
-import type { Logger, RpcClient } from "@mailroom/kit";
+import { ExpiringMap, type Logger, type RpcClient } from "@mailroom/kit";
 import type { AuthResult, Authenticator, Principal } from "../domain/authenticator.js";
 import type { RateDecision } from "../domain/rate-decision.js";
 import { sendRequestOf, submissionKey, type SubmittedMessage } from "../domain/relay-message.js";
@@ -7,14 +7,12 @@ import { RELAY_REPLIES, smtpReplyOf, type SmtpReply } from "../domain/relay-repl
 import { unstorableText } from "../domain/storable-text.js";
 import type { RateLimiter } from "../infra/rate-limiter.js";
 import { forwardSettled } from "./forwarding.js";
-import type { IdempotencyKeys } from "./idempotency.js";
 
 export interface RelayDeps {
   auth: Authenticator;
   /** The per-key limiter of the HTTP routes: one budget per key, whichever way it sends. */
   limiter: RateLimiter;
   rpc: RpcClient;
-  idempotency: IdempotencyKeys;
   log: Logger;
   /** /v1/send's route: what a relayed message is validated against and forwarded as. */
   sendRoute: RouteDef;
@@ -35,11 +33,14 @@ export type Submitted = { ok: true; emailIds: string[]; replayed: boolean } | { 
  * /v1/send request that sends it, forwarded through the same path as the HTTP route's.
  */
 export class RelaySubmissions {
-  private readonly leaseMs: number;
+  /**
+   * "project sender" pairs answered verified, reused for a second: a steady client's MAIL FROM costs
+   * no round trip to the sending service. A domain deleted meanwhile is still refused by the send
+   * itself, which checks the sender again.
+   */
+  private readonly verified = new ExpiringMap<string, true>(10_000, 1000);
 
-  constructor(private readonly d: RelayDeps) {
-    this.leaseMs = d.idempotency.leaseFor(d.timeoutMs);
-  }
+  constructor(private readonly d: RelayDeps) {}
 
   /** Any username; the password is the key, checked exactly as a Bearer key on a secret-key route. */
   authenticate(password: string, client: string): Promise<AuthResult> {
@@ -48,7 +49,10 @@ export class RelaySubmissions {
 
   /** MAIL FROM must be on a domain the key's project verified. */
   async senderVerified(principal: Principal, address: string): Promise<boolean> {
+    const key = `${principal.projectId} ${address.split("@").pop()!.toLowerCase()}`;
+    if (this.verified.get(key)) return true;
     const { verified } = await this.d.rpc.call(sendingRpc.domainVerified, { projectId: principal.projectId, email: address });
+    if (verified) this.verified.set(key, true);
     return verified;
   }
 
@@ -58,9 +62,11 @@ export class RelaySubmissions {
   }
 
   /**
-   * Sends `msg` to the envelope's recipients as one /v1/send. A message whose Message-ID (with the
-   * same recipients) was sent in the last 24 h is answered as before and sent no second time: the
-   * Idempotency-Key machinery of /v1/send, with a key made of the Message-ID.
+   * Sends `msg` to the envelope's recipients as one /v1/send. A message sent before with the same
+   * Message-ID and recipients is answered with its first emails and sent no second time: the
+   * submission's key goes to the sending service as the request's idempotency id, and the unique
+   * idempotency key of its emails, written in the statement that queues them, dedupes durably.
+   * Two connections submitting the same message at once both get the one send's answer.
    */
   async submit(principal: Principal, msg: SubmittedMessage, envelope: Envelope, meta: { ip: string; sessionId: string }): Promise<Submitted> {
     const body = sendRequestOf(msg, envelope.from, envelope.to);
@@ -69,26 +75,17 @@ export class RelaySubmissions {
     const details = parsed.success ? unstorableText(body, undefined) : zodDetails(parsed.error);
     if (details.length) return { ok: false, reply: smtpReplyOf({ error: "VALIDATION_ERROR", message: "The message cannot be sent", details }) };
 
-    const idemKey = submissionKey(msg.messageId, envelope.to);
-    let claimId: string | undefined;
-    const key = idemKey ? { projectId: principal.projectId, key: idemKey } : undefined;
-    if (key) {
-      // one hash for every submission: the key (Message-ID and recipients) is the whole identity
-      const claim = await this.d.idempotency.claim(key, "SMTP relay", "smtp", this.leaseMs);
-      if (claim.kind === "replay") return { ok: true, emailIds: emailIdsOf(claim.response), replayed: true };
-      if (claim.kind === "in_progress" || claim.kind === "mismatch") return { ok: false, reply: RELAY_REPLIES.inProgress };
-      claimId = claim.claimId;
-    }
+    const idempotencyId = submissionKey(msg.messageId, envelope.to);
     const request = {
       projectId: principal.projectId,
       params: {},
       query: {},
       body,
-      meta: { requestId: meta.sessionId, ip: meta.ip, userAgent: "smtp-relay", keyKind: "secret" as const, ...(claimId ? { idempotencyId: claimId } : {}) },
+      meta: { requestId: meta.sessionId, ip: meta.ip, userAgent: "smtp-relay", keyKind: "secret" as const, ...(idempotencyId ? { idempotencyId } : {}) },
     };
-    const answer = await forwardSettled(this.d, this.d.sendRoute.operation, request, this.d.timeoutMs, key && claimId ? { key, claimId } : undefined);
+    const answer = await forwardSettled(this.d, this.d.sendRoute.operation, request, this.d.timeoutMs);
     if (!answer.ok) return { ok: false, reply: smtpReplyOf(answer.error) };
-    return { ok: true, emailIds: emailIdsOf(answer.reply), replayed: false };
+    return { ok: true, emailIds: emailIdsOf(answer.reply), replayed: answer.reply.headers?.["Idempotent-Replayed"] === "true" };
   }
 }
 

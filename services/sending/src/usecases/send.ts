@@ -47,6 +47,12 @@ export interface SendDeps {
 }
 
 /** POST /v1/send (api-spec; decisions.md §2). */
+/** A send's answer, and whether it is an earlier attempt's (the same `idempotencyId` queued before). */
+export interface Sent {
+  result: SendEmailResult;
+  replayed: boolean;
+}
+
 export class SendEmails {
   constructor(private readonly d: SendDeps) {}
 
@@ -54,9 +60,9 @@ export class SendEmails {
    * A retry of a request whose first attempt queued its emails (the gateway timed out, or died,
    * before it could store the answer) gets that attempt's answer: the send happens once.
    */
-  async send(projectId: string, req: SendEmailRequest, idempotencyId?: string): Promise<SendEmailResult> {
+  async send(projectId: string, req: SendEmailRequest, idempotencyId?: string): Promise<Sent> {
     const first = idempotencyId ? await this.sentBefore(projectId, idempotencyId, Array.isArray(req.to) ? req.to.length : 1) : null;
-    if (first) return first;
+    if (first) return { result: first, replayed: true };
     const plan = await this.plan(projectId, req);
     return this.execute(projectId, req, plan, idempotencyId);
   }
@@ -122,7 +128,7 @@ export class SendEmails {
    * or (on a failure) none is. The attachments are stored once every recipient has rendered, so a
    * refused request leaves none behind.
    */
-  private async execute(projectId: string, req: SendEmailRequest, plan: SendPlan, idempotencyId?: string): Promise<SendEmailResult> {
+  private async execute(projectId: string, req: SendEmailRequest, plan: SendPlan, idempotencyId?: string): Promise<Sent> {
     const attachmentIds = plan.files.map(() => newId());
     const addresses = plan.recipients.map((to) => to.email);
     // The suppression check runs beside the contacts call rather than after it. An explicit
@@ -182,11 +188,14 @@ export class SendEmails {
       await attachmentsRepo.delete(this.d.sql, projectId, attachmentIds);
       const first = await this.sentBefore(projectId, idempotencyId!, emails.length);
       if (!first) throw new AppError("INTERNAL_ERROR", "The email could not be queued");
-      return first;
+      return { result: first, replayed: true };
     }
     return {
-      emails: emails.map((e, i) => ({ contact: { id: results[i]!.contact.id, email: results[i]!.contact.email }, email: e.id })),
-      timestamp: new Date().toISOString(),
+      result: {
+        emails: emails.map((e, i) => ({ contact: { id: results[i]!.contact.id, email: results[i]!.contact.email }, email: e.id })),
+        timestamp: new Date().toISOString(),
+      },
+      replayed: false,
     };
   }
 
