@@ -15,7 +15,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import { generate } from "selfsigned";
-import { BENCH_ENV, cpuMeter, formatCpu, signingOptions, size, writeResult } from "./lib.mjs";
+import { BENCH_ENV, cpuMeter, formatCpu, profiled, signingOptions, size, writeResult } from "./lib.mjs";
 import { sinkReaches, sinkSettled, startSinkProcess } from "./sink.mjs";
 import { Platform, REPO_ROOT, addZones, apiClient, freePort, startDnsServer } from "@mailroom/testkit";
 
@@ -64,7 +64,7 @@ async function main() {
   const platform = new Platform({
     services: ["gateway", "contacts", "sending"],
     env: { ...BENCH_ENV, RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_BURST: "1000000" },
-    serviceEnv: { sending: { SEND_RATE_PER_PROJECT: "1" } },
+    serviceEnv: profiled({ sending: { SEND_RATE_PER_PROJECT: "1" } }),
   });
   const dir = join(REPO_ROOT, ".mailroom", "test-data", platform.prefix);
   mkdirSync(dir, { recursive: true });
