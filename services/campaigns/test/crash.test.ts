@@ -4,7 +4,11 @@ import { DATABASE_URL, Platform, apiClient, setProjectClock, waitFor, type ApiCl
 import { campaignBody, createContacts, uniqueAddress, verifiedSender, waitForStatus } from "./helpers.js";
 import { seedContacts } from "./seed.js";
 
-const RECIPIENTS = 2000;
+/**
+ * Enough that the fan-out and the delivery are still under way when their 300th recipient is seen,
+ * with hundreds to go, on a quiet machine as on a loaded one; every message costs the suite CPU.
+ */
+const RECIPIENTS = 1000;
 
 /**
  * kill -9 in the middle of the work, on a platform of its own (its own sink, so every message in it
@@ -78,7 +82,7 @@ describe("a crash in the middle of a campaign", () => {
     expect(new Set(perRecipient.keys())).toEqual(new Set(subscribed));
     // Each got their own rendering.
     const byTo = new Map(msgs.map((m) => [m.envelope.rcptTo[0]!, m.subject]));
-    expect(byTo.get(subscribed[1234]!)).toBe("n=1234");
+    expect(byTo.get(subscribed[789]!)).toBe("n=789");
   }, 240_000);
 
   it("kill -9 of the sending service during delivery (and fan-out): one email per recipient, the campaign ends SENT with exact stats", async () => {
