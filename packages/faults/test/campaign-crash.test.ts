@@ -31,8 +31,8 @@ async function campaignDone(rig: Rig, id: string, timeoutMs: number) {
 /**
  * kill -9 of one service in the middle of an ALL-audience campaign, then a restart: every subscribed
  * contact gets exactly one email and the campaign ends SENT with exact stats. Small fan-out pages and
- * few enqueues in flight stretch the fan-out, so there is a middle to kill in; a short lease lets the
- * restarted campaigns replica resume quickly.
+ * few enqueues in flight stretch the fan-out, so there is a middle to kill in; short leases and ack
+ * waits let the restarted replica resume quickly.
  */
 describe.each<{ victim: ServiceName; killWhen: (rig: Rig, campaignId: string, subject: string) => Promise<number> }>([
   {
@@ -51,7 +51,14 @@ describe.each<{ victim: ServiceName; killWhen: (rig: Rig, campaignId: string, su
   beforeAll(async () => {
     rig = await startRig({
       services: ["gateway", "contacts", "sending", "campaigns"],
-      serviceEnv: { campaigns: { CAMPAIGNS_PAGE_SIZE: "100", CAMPAIGNS_ENQUEUE_BATCH: "25", CAMPAIGNS_ENQUEUE_CONCURRENCY: "4", CAMPAIGNS_LEASE_MS: "3000" } },
+      // what the killed replica held comes back seconds after the kill, not after the defaults'
+      // 30 s ack wait and 15 s delivery lease; a lease renewed every third of 5 s is lost only by a
+      // replica stalled for seconds (which would repeat a message), so the others keep the default
+      env: { CONSUMER_ACK_WAIT_MS: "3000" },
+      serviceEnv: {
+        campaigns: { CAMPAIGNS_PAGE_SIZE: "100", CAMPAIGNS_ENQUEUE_BATCH: "25", CAMPAIGNS_ENQUEUE_CONCURRENCY: "4", CAMPAIGNS_LEASE_MS: "3000" },
+        ...(victim === "sending" ? { sending: { DELIVERY_LEASE_MS: "5000" } } : {}),
+      },
     });
     await seedContacts(rig.platform.env.DATABASE_URL!, rig.platform.prefix, rig.project.id, recipients);
   });

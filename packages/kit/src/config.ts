@@ -36,6 +36,14 @@ export const BaseEnv = z.object({
   RPC_COALESCE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(9000),
   /**
+   * How long a message handed to a replica that died (kill -9, a lost host) waits before the server
+   * hands it to another: the ack wait of the service's consumers that set none of their own. A live
+   * replica keeps each message it is handling alive every third of it, so a longer handler is not
+   * affected; shorter means faster takeover for a few more keep-alives. On a NATS cluster keep it
+   * several times a leader election, or keep-alives lost in one let messages time out (operations.md).
+   */
+  CONSUMER_ACK_WAIT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /**
    * Bytes the blob store (uploads waiting to be imported, large payloads in transit) holds in all;
    * past it a new upload gets 503 until older blobs are taken or expire. One value for every service.
    * JetStream reserves it from the server's storage when the bucket is made.

@@ -117,12 +117,12 @@ export async function runService<E extends z.ZodRawShape>(spec: ServiceSpec<E>):
   const runners: Array<{ stop(): Promise<void> }> = [];
   const consumerDeps = { js, jsm, log, metrics, deadLetters: new DeadLetters(js, names, metrics) };
   for (const c of app.consumers ?? []) {
-    const runner = new ConsumerRunner(consumerDeps, c);
+    const runner = new ConsumerRunner(consumerDeps, { ...c, ackWaitMs: c.ackWaitMs ?? config.CONSUMER_ACK_WAIT_MS });
     await runner.start();
     runners.push(runner);
   }
   for (const c of app.batchConsumers ?? []) {
-    const runner = new BatchConsumer(consumerDeps, c);
+    const runner = new BatchConsumer(consumerDeps, { ...c, ackWaitMs: c.ackWaitMs ?? config.CONSUMER_ACK_WAIT_MS });
     await runner.start();
     runners.push(runner);
   }

@@ -21,6 +21,12 @@ describe("configuration", () => {
     expect(() => loadConfig("verify", undefined, { RPC_TIMEOUT_MS: "soon" })).toThrow(/RPC_TIMEOUT_MS/);
   });
 
+  it("gives consumers a 30 s ack wait unless CONSUMER_ACK_WAIT_MS says otherwise, a second at least", () => {
+    expect(loadConfig("campaigns", undefined, {}).CONSUMER_ACK_WAIT_MS).toBe(30_000);
+    expect(loadConfig("campaigns", undefined, { CONSUMER_ACK_WAIT_MS: "3000" }).CONSUMER_ACK_WAIT_MS).toBe(3000);
+    expect(() => loadConfig("campaigns", undefined, { CONSUMER_ACK_WAIT_MS: "500" })).toThrow(/CONSUMER_ACK_WAIT_MS/);
+  });
+
   it("makes a service exit 1 with a message naming the variable", () => {
     const r = spawnSync(process.execPath, [join(REPO_ROOT, "services/verify/dist/main.js")], {
       env: { ...process.env, NATS_PREFIX: "bad prefix!" },

@@ -13,6 +13,8 @@ import { buildWorkflow, expectError, track, uniqueEmail, uniqueName, verifiedTem
 let platform: Platform;
 let receiver: Receiver;
 let hanging: Receiver;
+/** How long the hanging endpoint holds each call: past the 10 s webhook timeout, until a test is done with it. */
+let hangMs = 11_000;
 let api: ApiClient;
 let from: string;
 /** Answers per path so far, for endpoints that fail a few times first. */
@@ -27,7 +29,7 @@ beforeAll(async () => {
     if (r.url.startsWith("/down")) return { status: 503 };
     return { status: 200 };
   });
-  hanging = await startReceiver(() => ({ status: 200, delayMs: 11_000 }));
+  hanging = await startReceiver(() => ({ status: 200, delayMs: hangMs }));
   const shared = sharedPlatform();
   platform = new Platform({
     services: ["gateway", "contacts", "sending", "workflows"],
@@ -50,9 +52,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // first: a call still held there would hold the workflows service's stop for its 10 s timeout
+  await hanging?.close();
   await platform?.destroy();
   await receiver?.close();
-  await hanging?.close();
 });
 
 async function endpoint(path: string, events: string[] = ["email.sent"], on: Receiver = receiver) {
@@ -261,6 +264,10 @@ describe("webhook deliveries", () => {
       expect(rows.map((r) => r.attempts).sort()).toEqual([0, 0, 1, 1]);
       const handedBack = rows.filter((r) => r.attempts === 0 && r.lease_token === null).map((r) => r.event_id);
       expect(handedBack).toHaveLength(2);
+      // the hang has done its part (calls under way when the stop came): from here the endpoint
+      // answers, so the timed-out calls' retries, due first, free their slots at once instead of
+      // holding them for another 10 s ahead of the handed-back deliveries
+      hangMs = 0;
       await platform.startService("workflows");
       await waitFor(() => handedBack.every((id) => at("/queued", hanging).some((r) => r.headers["webhook-id"] === id)), {
         timeoutMs: 15_000,
