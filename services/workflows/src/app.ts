@@ -29,14 +29,15 @@ export function buildApp(deps: Deps<typeof WorkflowsEnv.shape>): ServiceApp {
   const resolve = createResolver(c.DNS_SERVER);
   const allowedHosts = new Set(c.WEBHOOK_ALLOWED_HOSTS);
   const webhook = { resolve, allowedHosts, timeoutMs: WEBHOOK_TIMEOUT_MS, maxRedirects: WEBHOOK_MAX_REDIRECTS };
-  const engine = new Engine(deps.sql, { rpc: deps.rpc, webhook, timeScale: c.WORKFLOWS_TIME_SCALE, clock: new Clock(c.TEST_CLOCK_DIR) }, deps.log, deps.metrics, {
+  const clock = new Clock(c.TEST_CLOCK_DIR);
+  const engine = new Engine(deps.sql, { rpc: deps.rpc, webhook, timeScale: c.WORKFLOWS_TIME_SCALE, clock }, deps.log, deps.metrics, {
     leaseMs: c.WORKFLOWS_LEASE_MS,
     concurrency: c.WORKFLOWS_CONCURRENCY,
     stopGraceMs: Math.max(0, c.SHUTDOWN_TIMEOUT_MS - SHUTDOWN_MARGIN_MS),
   });
   const starter = new Starter(deps.sql, engine, deps.log, c.WORKFLOWS_LEASE_MS);
   const poller = new Poller(deps.sql, engine, deps.log, { intervalMs: c.WORKFLOWS_POLL_MS, leaseMs: c.WORKFLOWS_LEASE_MS });
-  const scheduler = new Scheduler(deps.sql, deps.rpc, starter, deps.log, { intervalMs: c.WORKFLOWS_SCHEDULE_POLL_MS });
+  const scheduler = new Scheduler(deps.sql, deps.rpc, starter, deps.log, clock, { intervalMs: c.WORKFLOWS_SCHEDULE_POLL_MS });
   const editor = new Editor(deps.sql, { rpc: deps.rpc, resolve, allowedHosts });
   const executions = new Executions(deps.sql, deps.rpc, starter);
   const triggers = triggersConsumer(deps.names, new TriggerEvents(deps.sql, engine, c.WORKFLOWS_LEASE_MS), {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { openDatabase, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
-import { apiClient, type ApiClient, DATABASE_URL, Platform, waitFor, type Receiver, startReceiver } from "@mailroom/testkit";
+import { apiClient, type ApiClient, DATABASE_URL, Platform, waitFor, type Receiver, setProjectClock, startReceiver } from "@mailroom/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitsRepo } from "../src/db/waits-repo.js";
 import { buildWorkflow, executionIn, executionsWhen, track, uniqueEmail, uniqueName } from "./helpers.js";
@@ -14,6 +14,7 @@ const SCHEDULE_POLL_MS = 250;
 let platform: Platform;
 let receiver: Receiver;
 let api: ApiClient;
+let projectId: string;
 /** The workflows service's database: when its timers fall due is not in the API. */
 let db: Sql;
 
@@ -29,7 +30,9 @@ beforeAll(async () => {
     },
   });
   await platform.start();
-  api = apiClient(platform.url, (await platform.createProject()).secretKey);
+  const project = await platform.createProject();
+  api = apiClient(platform.url, project.secretKey);
+  projectId = project.id;
   // the service's own client (its jsonb parameters are caller-made JSON text); two connections for the race below
   db = openDatabase(serviceDatabaseUrl(DATABASE_URL, platform.prefix, "workflows"), { max: 2 });
 });
@@ -117,17 +120,20 @@ describe("durability and scale", () => {
     expect(new Set(calls)).toEqual(new Set(list.map((e) => e.id)));
   });
 
-  it("a SCHEDULE tick starts each subscribed contact once across replicas", { timeout: 90_000 }, async () => {
+  it("a SCHEDULE tick starts each subscribed contact once across replicas, at the project's minute", { timeout: 60_000 }, async () => {
     const subscribed = [uniqueEmail("s1"), uniqueEmail("s2")];
     for (const email of subscribed) expect((await api.post("/contacts", { email })).status).toBe(201);
     expect((await api.post("/contacts", { email: uniqueEmail("u"), subscribed: false })).status).toBe(201);
     const { id } = await buildWorkflow(api, uniqueName("sched"), [{ type: "EXIT" }], { enable: false });
     const patched = await api.patch(`/workflows/${id}`, { enabled: true, triggerType: "SCHEDULE", triggerConfig: { cron: "* * * * *", timezone: "Europe/Paris" } });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    // the project's clock a second and a half before its next minute: the tick follows the project's
+    // time, so it comes then instead of at the real minute
+    setProjectClock(platform.env, projectId, new Date(Math.floor(Date.now() / 60_000) * 60_000 + 60_000 - 1500));
     // every subscribed contact of the project (the earlier tests' contacts too), never the unsubscribed one
     const contacts = (await api.get("/contacts?limit=100")).body.data as Array<{ id: string; subscribed: boolean }>;
     const expected = contacts.filter((c) => c.subscribed).map((c) => c.id);
-    const list = await executionsWhen(api, id, (l) => l.length >= expected.length && l.every((e) => e.status === "EXITED"), 75_000);
+    const list = await executionsWhen(api, id, (l) => l.length >= expected.length && l.every((e) => e.status === "EXITED"), 30_000);
     // One claim of one tick, which every execution carries ...
     expect((await db`select count(*)::int as n from schedule_ticks where workflow_id = ${id}`)[0]!.n).toBe(1);
     // ... and no replica adds more after several more looks each (this wait is the other replica's turn).

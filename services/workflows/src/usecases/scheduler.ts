@@ -1,5 +1,5 @@
 import { contactsRpc } from "@mailroom/contracts";
-import { iso, type Logger, Periodic, type RpcClient, type Sql } from "@mailroom/kit";
+import { type Clock, iso, type Logger, Periodic, type RpcClient, type Sql } from "@mailroom/kit";
 import { Cron } from "croner";
 import type { WorkflowRow } from "../db/rows.js";
 import { workflowsRepo } from "../db/workflows-repo.js";
@@ -12,6 +12,8 @@ const PAGE = 500;
  * succeeds runs it, so each tick starts its audience exactly once however many replicas there are.
  * A tick is due once it passed and is later than both the last look and the workflow's last change
  * (a tick missed while every replica was down for longer than `catchUpMs` is skipped, not replayed).
+ * A project's ticks follow its clock (`Clock`: the real time, or a test's per-project time under
+ * TEST_CLOCK_DIR, which moves the window the way that project's clock was moved).
  */
 export class Scheduler {
   private readonly loop: Periodic;
@@ -22,6 +24,7 @@ export class Scheduler {
     private readonly rpc: RpcClient,
     private readonly starter: Starter,
     private readonly log: Logger,
+    private readonly clock: Clock,
     private readonly opts: { intervalMs: number; catchUpMs?: number },
   ) {
     this.lastLook = new Date(Date.now() - (opts.catchUpMs ?? 60_000));
@@ -40,7 +43,9 @@ export class Scheduler {
     const now = new Date();
     const since = this.lastLook;
     for (const w of await workflowsRepo.scheduled(this.sql)) {
-      const tick = lastTickBetween(w, new Date(Math.max(since.getTime(), w.updated_at.getTime())), now);
+      const offset = this.clock.now(w.project_id).getTime() - now.getTime();
+      const from = Math.max(since.getTime() + offset, w.updated_at.getTime());
+      const tick = lastTickBetween(w, new Date(from), new Date(now.getTime() + offset));
       if (tick && (await workflowsRepo.claimTick(this.sql, w.id, tick))) {
         await this.run(w, tick).catch((err) => this.log.error({ err, workflowId: w.id }, "schedule tick failed"));
       }
