@@ -32,6 +32,15 @@ describe("SMTP relay (decisions.md §17)", () => {
       tls: { ca: [f.cert], servername: "localhost" },
     });
 
+  /** One email to `to`, in the sink and in /emails, once every delivery job queued before now has been handled: a second would be there. */
+  const expectOneEmail = async (to: string) => {
+    await f.messagesTo(to);
+    const { sendingTransactional, sendingDelivery } = wireNames(f.platform.prefix).consumers;
+    await drain.through([sendingTransactional, sendingDelivery]);
+    expect(await f.sink(to)).toHaveLength(1);
+    expect((await p.api.get(`/emails?to=${encodeURIComponent(to)}`)).body.data).toHaveLength(1);
+  };
+
   beforeAll(async () => {
     f = await startRelayPlatform();
     p = await f.project();
@@ -214,12 +223,7 @@ describe("SMTP relay (decisions.md §17)", () => {
     const id = first.response.split(" ").pop();
     expect(second.response).toBe(`250 2.0.0 Already sent: ${id}`);
 
-    await f.messagesTo(to);
-    // every delivery job queued before now has been handled: a second email would be in the sink
-    const { sendingTransactional, sendingDelivery } = wireNames(f.platform.prefix).consumers;
-    await drain.through([sendingTransactional, sendingDelivery]);
-    expect(await f.sink(to)).toHaveLength(1);
-    expect((await p.api.get(`/emails?to=${encodeURIComponent(to)}`)).body.data).toHaveLength(1);
+    await expectOneEmail(to);
   }, 30_000);
 
   it("sends a message submitted over two connections at once once, and answers both with its email", async () => {
@@ -233,11 +237,7 @@ describe("SMTP relay (decisions.md §17)", () => {
     expect(ids[0]).toBe(ids[1]);
     expect(answers.map((r) => r.response.split(":")[0]).sort()).toEqual(["250 2.0.0 Already sent", "250 2.0.0 Queued"]);
 
-    await f.messagesTo(to);
-    const { sendingTransactional, sendingDelivery } = wireNames(f.platform.prefix).consumers;
-    await drain.through([sendingTransactional, sendingDelivery]);
-    expect(await f.sink(to)).toHaveLength(1);
-    expect((await p.api.get(`/emails?to=${encodeURIComponent(to)}`)).body.data).toHaveLength(1);
+    await expectOneEmail(to);
   }, 30_000);
 
   it("keeps each project's Message-IDs apart: another project's message with the same Message-ID is sent", async () => {
