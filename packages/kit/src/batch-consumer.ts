@@ -1,6 +1,6 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import { SpanKind, context, trace, type Link } from "@opentelemetry/api";
-import { DEFAULT_ACK_WAIT_MS, DEFAULT_MAX_DELIVER, ensureConsumer, reportPending, type ConsumerDeps } from "./consumer.js";
+import { ackWaitOf, DEFAULT_MAX_DELIVER, ensureConsumer, reportPending, type ConsumerDeps } from "./consumer.js";
 import { Failures, PoisonMessage } from "./dead-letter.js";
 import type { Periodic } from "./periodic.js";
 import { extractTrace } from "./nats.js";
@@ -79,14 +79,11 @@ export class BatchConsumer<T> {
 
   async start(): Promise<void> {
     const { js, jsm, log, metrics } = this.deps;
-    await ensureConsumer(jsm, this.spec);
+    const ackWaitMs = ackWaitOf(this.spec, this.deps);
+    await ensureConsumer(jsm, { ...this.spec, ackWaitMs });
     const consumer = await js.consumers.get(this.spec.stream, this.spec.durable);
     const concurrency = this.spec.concurrency ?? 1;
-    const puller = new Puller(
-      consumer,
-      { durable: this.spec.durable, capacity: this.batch * concurrency, ackWaitMs: this.spec.ackWaitMs ?? DEFAULT_ACK_WAIT_MS },
-      log,
-    );
+    const puller = new Puller(consumer, { durable: this.spec.durable, capacity: this.batch * concurrency, ackWaitMs }, log);
     this.puller = puller;
     puller.start();
     for (let i = 0; i < concurrency; i++) {

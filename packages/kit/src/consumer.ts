@@ -37,7 +37,13 @@ export interface ConsumerDeps {
   log: Logger;
   metrics: Metrics;
   deadLetters: DeadLetters;
+  /** The ack wait of a consumer whose spec sets none (the service's CONSUMER_ACK_WAIT_MS); 30 s without. */
+  ackWaitMs?: number;
 }
+
+/** A consumer's ack wait: its own, else its service's, else the default. */
+export const ackWaitOf = (spec: Pick<ConsumerSpec, "ackWaitMs">, deps: Pick<ConsumerDeps, "ackWaitMs">): number =>
+  spec.ackWaitMs ?? deps.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
 
 /** The durable's server-side settings. */
 export type DurableSettings = Pick<ConsumerSpec, "stream" | "durable" | "filterSubject" | "maxDeliver" | "ackWaitMs">;
@@ -107,10 +113,11 @@ export class ConsumerRunner {
 
   async start(): Promise<void> {
     const { js, jsm, log, metrics } = this.deps;
-    await ensureConsumer(jsm, this.spec);
+    const ackWaitMs = ackWaitOf(this.spec, this.deps);
+    await ensureConsumer(jsm, { ...this.spec, ackWaitMs });
     const consumer = await js.consumers.get(this.spec.stream, this.spec.durable);
     const concurrency = this.spec.concurrency ?? 1;
-    const puller = new Puller(consumer, { durable: this.spec.durable, capacity: concurrency, ackWaitMs: this.spec.ackWaitMs ?? DEFAULT_ACK_WAIT_MS }, log);
+    const puller = new Puller(consumer, { durable: this.spec.durable, capacity: concurrency, ackWaitMs }, log);
     this.puller = puller;
     puller.start();
     // The puller holds no more than `concurrency` messages, so each one taken has a handler at once.

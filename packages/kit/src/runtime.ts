@@ -115,14 +115,14 @@ export async function runService<E extends z.ZodRawShape>(spec: ServiceSpec<E>):
   app.register?.(server);
   server.start();
   const runners: Array<{ stop(): Promise<void> }> = [];
-  const consumerDeps = { js, jsm, log, metrics, deadLetters: new DeadLetters(js, names, metrics) };
+  const consumerDeps = { js, jsm, log, metrics, deadLetters: new DeadLetters(js, names, metrics), ackWaitMs: config.CONSUMER_ACK_WAIT_MS };
   for (const c of app.consumers ?? []) {
-    const runner = new ConsumerRunner(consumerDeps, { ...c, ackWaitMs: c.ackWaitMs ?? config.CONSUMER_ACK_WAIT_MS });
+    const runner = new ConsumerRunner(consumerDeps, c);
     await runner.start();
     runners.push(runner);
   }
   for (const c of app.batchConsumers ?? []) {
-    const runner = new BatchConsumer(consumerDeps, { ...c, ackWaitMs: c.ackWaitMs ?? config.CONSUMER_ACK_WAIT_MS });
+    const runner = new BatchConsumer(consumerDeps, c);
     await runner.start();
     runners.push(runner);
   }

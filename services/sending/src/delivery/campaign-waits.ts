@@ -57,7 +57,7 @@ export class CampaignWaits {
 
   /** One more (`+1`) or one fewer (`-1`) of the campaign's emails waiting for `provider` here. */
   add(ref: CampaignRef, provider: Provider, delta: 1 | -1): void {
-    const key = `${ref.projectId}:${ref.campaignId}`;
+    const key = keyOf(ref);
     let byProvider = this.counts.get(key);
     if (!byProvider) this.counts.set(key, (byProvider = new Map()));
     const n = (byProvider.get(provider) ?? 0) + delta;
@@ -69,8 +69,9 @@ export class CampaignWaits {
 
   /** The campaign's waiting emails per provider, on every replica that published in the last LIVE_MS. */
   async of(ref: CampaignRef): Promise<Record<string, number>> {
-    const key = `${ref.projectId}:${ref.campaignId}`;
-    if (!this.redis) return Object.fromEntries(this.counts.get(key) ?? []);
+    const key = keyOf(ref);
+    const own = () => Object.fromEntries(this.counts.get(key) ?? []);
+    if (!this.redis) return own();
     const out: Record<string, number> = {};
     try {
       const fields = await this.redis.hgetall(this.redisKey(key));
@@ -82,7 +83,7 @@ export class CampaignWaits {
       }
     } catch (err) {
       this.redisDown(err);
-      return Object.fromEntries(this.counts.get(key) ?? []);
+      return own();
     }
     return out;
   }
@@ -114,3 +115,5 @@ export class CampaignWaits {
     return `${this.prefix}:campaign-waits:${key}`;
   }
 }
+
+const keyOf = (ref: CampaignRef) => `${ref.projectId}:${ref.campaignId}`;

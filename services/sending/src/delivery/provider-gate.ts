@@ -64,7 +64,7 @@ export class ProviderGate {
     private readonly metrics: Pick<Metrics, "providerWaiting" | "providerThrottled" | "providerRateFactor">,
     log: Pick<Logger, "warn">,
     /** Counts a campaign's emails while they wait here, for its `stats.throttled`. */
-    private readonly waits?: CampaignWaits,
+    private readonly waits: CampaignWaits,
   ) {
     this.bucket = redis ? new TokenBucket(redis) : null;
     this.redisDown = redisUnavailableWarning(log, "provider rates (DELIVERY_LIMITS) not enforced");
@@ -85,10 +85,14 @@ export class ProviderGate {
     }
     this.metrics.providerThrottled.inc({ provider: line.label, reason: line.inFlight >= limit.connections ? "connections" : "rate" });
     const campaign: CampaignRef | null = email?.campaignId ? { projectId: email.projectId, campaignId: email.campaignId } : null;
-    const waits = campaign ? this.waits : undefined;
-    waits?.add(campaign!, provider, 1);
+    if (campaign) this.waits.add(campaign, provider, 1);
     await new Promise<void>((go) => {
-      const turn = waits ? () => (waits.add(campaign!, provider, -1), go()) : go;
+      const turn = campaign
+        ? () => {
+            this.waits.add(campaign, provider, -1);
+            go();
+          }
+        : go;
       (lane === "transactional" ? line.transactional : line.bulk).push({ go: turn });
       this.metrics.providerWaiting.inc({ provider: line.label });
       void this.pump(provider, line);

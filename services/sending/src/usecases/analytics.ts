@@ -7,16 +7,16 @@ import { linkClicksRepo } from "../db/link-clicks-repo.js";
 import { withRecordedEvents } from "../domain/email-events.js";
 import { fillSeries, statsRange } from "../domain/stats.js";
 
-/** What is read of the emails sent: their records, their timelines, the counts per hour or day, clicks per link. */
 /** A campaign's emails waiting at a provider's gate, per provider, on every replica (delivery/campaign-waits.ts). */
 export interface ProviderWaits {
   of(ref: { projectId: string; campaignId: string }): Promise<Record<string, number>>;
 }
 
+/** What is read of the emails sent: their records, their timelines, the counts per hour or day, clicks per link. */
 export class Analytics {
   constructor(
     private readonly sql: Sql,
-    private readonly waits?: ProviderWaits,
+    private readonly waits: ProviderWaits,
   ) {}
 
   /** Ids are UUIDs: a filter or cursor that is not one matches nothing. */
@@ -53,7 +53,7 @@ export class Analytics {
   async campaignThrottled(projectId: string, campaignId: string): Promise<Record<string, number>> {
     const [held, waiting] = await Promise.all([
       deliveriesRepo.heldByProvider(this.sql, projectId, campaignId),
-      this.waits ? this.waits.of({ projectId, campaignId }) : ({} as Record<string, number>),
+      this.waits.of({ projectId, campaignId }),
     ]);
     const out = { ...held };
     for (const [provider, n] of Object.entries(waiting)) out[provider] = (out[provider] ?? 0) + n;

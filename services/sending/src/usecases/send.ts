@@ -46,13 +46,13 @@ export interface SendDeps {
   maxAttachmentBytes: number;
 }
 
-/** POST /v1/send (api-spec; decisions.md §2). */
 /** A send's answer, and whether it is an earlier attempt's (the same `idempotencyId` queued before). */
 export interface Sent {
   result: SendEmailResult;
   replayed: boolean;
 }
 
+/** POST /v1/send (api-spec; decisions.md §2). */
 export class SendEmails {
   constructor(private readonly d: SendDeps) {}
 
