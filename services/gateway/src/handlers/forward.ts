@@ -138,7 +138,7 @@ function handler(route: RouteDef, deps: ForwardDeps) {
     }
 
     const request = httpRequestOf(req, req.body ?? undefined, claimId ? { idempotencyId: claimId } : {});
-    const answer = await forwardSettled(deps, route.operation, request, timeoutMs, claimId && key ? { key, claimId } : undefined);
+    const answer = await forwardSettled(deps, route.operation, request, timeoutMs, claimId && key ? { key, claimId, keys: deps.idempotency } : undefined);
     if (!answer.ok) return sendError(reply, answer.error);
     return sendHttpReply(reply, answer.reply);
   };

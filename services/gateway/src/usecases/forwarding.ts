@@ -4,8 +4,6 @@ import type { IdempotencyKey, IdempotencyKeys } from "./idempotency.js";
 
 export interface ForwardingDeps {
   rpc: RpcClient;
-  /** Where a request's Idempotency-Key claim is settled; only a request forwarded with a claim needs it. */
-  idempotency?: IdempotencyKeys;
   log: Logger;
 }
 
@@ -15,6 +13,8 @@ export type Forwarded = { ok: true; reply: HttpReply } | { ok: false; error: Wir
 export interface HeldClaim {
   key: IdempotencyKey;
   claimId: string;
+  /** Where the claim is settled. */
+  keys: IdempotencyKeys;
 }
 
 /**
@@ -24,7 +24,7 @@ export interface HeldClaim {
  */
 export async function forwardSettled(d: ForwardingDeps, operation: string, request: HttpRequest, timeoutMs: number, claim?: HeldClaim): Promise<Forwarded> {
   const settle = async (status: number, replay?: HttpReply) => {
-    if (claim && d.idempotency) await d.idempotency.settle(claim.key, claim.claimId, status, replay);
+    if (claim) await claim.keys.settle(claim.key, claim.claimId, status, replay);
   };
   let answer: Awaited<ReturnType<RpcClient["send"]>>;
   try {
