@@ -5,7 +5,7 @@
 //    step transitions per second, from the step runs' own timestamps.
 import { createServer } from "node:http";
 import postgres from "postgres";
-import { apiClient, Platform, DATABASE_URL, setProjectClock } from "@mailroom/testkit";
+import { apiClient, Platform, DATABASE_URL, setProjectClockBeforeMinute } from "@mailroom/testkit";
 import { BENCH_ENV, cpuSeconds, leanPoster, profiled, writeResult, size } from "./lib.mjs";
 
 const RATE = Number(process.env.BENCH_RATE ?? 200);
@@ -141,9 +141,8 @@ async function throughputAndReport(api, make, latency, projectId) {
     { type: "EXIT", config: { reason: "done" } },
   ]);
   await api.patch(`/workflows/${tpWf}`, { enabled: true, triggerType: "SCHEDULE", triggerConfig: { cron: "* * * * *" } });
-  // the project's clock a second and a half before its next minute: the tick comes then, not after
-  // up to a minute of idle waiting (the services read the clock again within a second)
-  setProjectClock(platform.env, projectId, new Date(Math.floor(Date.now() / 60_000) * 60_000 + 60_000 - 1500));
+  // the tick comes a second and a half from now, not after up to a minute of idle waiting
+  setProjectClockBeforeMinute(platform.env, projectId);
   const throughputCpu = cpu();
   const sql = postgres(DATABASE_URL.replace(/\/[^/]*$/, `/${platform.prefix}_workflows`), { max: 1 });
   // the latency run's contacts are subscribed too: every subscribed contact enters; theirs take the

@@ -5,8 +5,8 @@ import { join } from "node:path";
 const REREAD_MS = 100;
 
 /**
- * The time as the rules that depend on a recipient's wall clock see it (local-time delivery, quiet
- * hours). In production it is the system's. A test sets a project's clock by writing
+ * The time as the rules that depend on a project's wall clock see it (local-time delivery, quiet
+ * hours, warm-up days, SCHEDULE ticks). In production it is the system's. A test sets a project's clock by writing
  * `{"offsetMs": n}` to `<TEST_CLOCK_DIR>/<projectId>` (testkit `setProjectClock`): that project's
  * time then runs n ms ahead (or behind), and only that project's, so test files sharing one platform
  * each set their own. Only what reads this clock moves; leases, timers and the database's now() keep
@@ -19,10 +19,11 @@ export class Clock {
   constructor(private readonly testDir?: string) {}
 
   now(projectId: string): Date {
-    return new Date(Date.now() + this.offset(projectId));
+    return new Date(Date.now() + this.offsetMs(projectId));
   }
 
-  private offset(projectId: string): number {
+  /** How far the project's time runs ahead of the real time (behind when negative); 0 in production. */
+  offsetMs(projectId: string): number {
     if (!this.testDir) return 0;
     const hit = this.offsets.get(projectId);
     if (hit && Date.now() - hit.readAt < REREAD_MS) return hit.offsetMs;

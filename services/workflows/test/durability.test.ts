@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { openDatabase, serviceDatabaseUrl, type Sql } from "@mailroom/kit";
-import { apiClient, type ApiClient, DATABASE_URL, Platform, waitFor, type Receiver, setProjectClock, startReceiver } from "@mailroom/testkit";
+import { apiClient, type ApiClient, DATABASE_URL, Platform, waitFor, type Receiver, setProjectClockBeforeMinute, startReceiver } from "@mailroom/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitsRepo } from "../src/db/waits-repo.js";
 import { buildWorkflow, executionIn, executionsWhen, track, uniqueEmail, uniqueName } from "./helpers.js";
@@ -127,9 +127,8 @@ describe("durability and scale", () => {
     const { id } = await buildWorkflow(api, uniqueName("sched"), [{ type: "EXIT" }], { enable: false });
     const patched = await api.patch(`/workflows/${id}`, { enabled: true, triggerType: "SCHEDULE", triggerConfig: { cron: "* * * * *", timezone: "Europe/Paris" } });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
-    // the project's clock a second and a half before its next minute: the tick follows the project's
-    // time, so it comes then instead of at the real minute
-    setProjectClock(platform.env, projectId, new Date(Math.floor(Date.now() / 60_000) * 60_000 + 60_000 - 1500));
+    // the tick follows the project's time, so it comes a second and a half from now instead of at the real minute
+    setProjectClockBeforeMinute(platform.env, projectId);
     // every subscribed contact of the project (the earlier tests' contacts too), never the unsubscribed one
     const contacts = (await api.get("/contacts?limit=100")).body.data as Array<{ id: string; subscribed: boolean }>;
     const expected = contacts.filter((c) => c.subscribed).map((c) => c.id);

@@ -87,12 +87,10 @@ export class ProviderGate {
     const campaign: CampaignRef | null = email?.campaignId ? { projectId: email.projectId, campaignId: email.campaignId } : null;
     if (campaign) this.waits.add(campaign, provider, 1);
     await new Promise<void>((go) => {
-      const turn = campaign
-        ? () => {
-            this.waits.add(campaign, provider, -1);
-            go();
-          }
-        : go;
+      const turn = () => {
+        if (campaign) this.waits.add(campaign, provider, -1);
+        go();
+      };
       (lane === "transactional" ? line.transactional : line.bulk).push({ go: turn });
       this.metrics.providerWaiting.inc({ provider: line.label });
       void this.pump(provider, line);

@@ -43,7 +43,7 @@ export class Scheduler {
     const now = new Date();
     const since = this.lastLook;
     for (const w of await workflowsRepo.scheduled(this.sql)) {
-      const offset = this.clock.now(w.project_id).getTime() - now.getTime();
+      const offset = this.clock.offsetMs(w.project_id);
       const from = Math.max(since.getTime() + offset, w.updated_at.getTime());
       const tick = lastTickBetween(w, new Date(from), new Date(now.getTime() + offset));
       if (tick && (await workflowsRepo.claimTick(this.sql, w.id, tick))) {
