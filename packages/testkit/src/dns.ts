@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const dns2 = createRequire(import.meta.url)("dns2");
@@ -86,11 +86,46 @@ export async function startDnsServer(opts: { zones?: Zones; zonesFile?: string }
 }
 export type DnsServer = Awaited<ReturnType<typeof startDnsServer>>;
 
-/** Adds zones to a shared zones file (atomically, so a query never reads half a file). */
+/**
+ * Adds zones to a shared zones file: written whole and renamed into place, so a query never reads
+ * half a file, and under the file's lock, so two test workers adding at once cannot each write back
+ * what they read before the other's write and lose the other's zones.
+ */
 export function addZones(file: string, zones: Zones): void {
-  const current: Zones = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
-  for (const [name, set] of Object.entries(zones)) current[norm(name)] = set;
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(tmp, JSON.stringify(current));
-  renameSync(tmp, file);
+  withFileLock(file, () => {
+    const current: Zones = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
+    for (const [name, set] of Object.entries(zones)) current[norm(name)] = set;
+    const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+    writeFileSync(tmp, JSON.stringify(current));
+    renameSync(tmp, file);
+  });
+}
+
+/** A lock older than this was left by a process that died holding it: a write takes milliseconds. */
+const STALE_LOCK_MS = 5000;
+
+/** Runs `fn` holding `<file>.lock` (a directory: mkdir either makes it or fails, across processes). */
+function withFileLock<T>(file: string, fn: () => T): T {
+  const lock = `${file}.lock`;
+  const deadline = Date.now() + 4 * STALE_LOCK_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      if (Date.now() > deadline) throw new Error(`${lock} stayed held for ${4 * STALE_LOCK_MS} ms`);
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+      } catch {
+        // released meanwhile
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
