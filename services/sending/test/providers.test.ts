@@ -11,7 +11,7 @@ import { Platform, REPO_ROOT, apiClient, setProjectClock, startDnsServer, waitFo
  * run (past its first 30%, while the API still queues the burst), so a loaded machine's delays in
  * the pipeline do not count against them.
  */
-const SLOW = { domain: "slow-recipients.test", mx: "mx1.slowprov.net", provider: "slowprov.net", perMinute: 600 };
+const SLOW = { domain: "slow-recipients.test", mx: "mx1.slowprov.net", provider: "slowprov.net", perMinute: 300 };
 const FAST = { domain: "fast-recipients.test", mx: "in.fastprov.net", provider: "fastprov.net", perMinute: 6000 };
 const DEFERRING = { domain: "deferring-recipients.test", mx: "mx.deferprov.net", provider: "deferprov.net", perMinute: 1200 };
 const WARM = { domain: "warm-recipients.test", mx: "mx.warmprov.net", provider: "warmprov.net" };
@@ -114,16 +114,18 @@ async function campaignWhen(campaignApi: ApiClient, id: string, ok: (c: any) => 
 
 describe("mailbox providers and their limits", () => {
   it("holds each provider to its own rate, and the faster one finishes first", async () => {
-    // 150 at 600 a minute take 15 s; 1000 at 6,000 a minute take 10 s. Fewer fast ones measure a
-    // shorter span, which one stall of the loaded machine's sink stretches past the 5% bound.
-    await Promise.all([burst(SLOW.domain, 150, "slow"), burst(FAST.domain, 1000, "fast")]);
-    const slow = arrivals(await mailbox.waitFor((m) => m.subject === "slow", 60_000, 150));
-    const fast = arrivals(await mailbox.waitFor((m) => m.subject === "fast", 60_000, 1000));
+    // 200 at 300 a minute take 40 s; 600 at 6,000 a minute take 6 s at the limit, and 40 s only at
+    // 15 a second, the least the fast one must do below (a loaded 2-core machine running the whole
+    // suite did 33). Fewer fast ones measure a shorter span, which one stall of the loaded machine's
+    // sink stretches past the 5% bound.
+    await Promise.all([burst(SLOW.domain, 200, "slow"), burst(FAST.domain, 600, "fast")]);
+    const slow = arrivals(await mailbox.waitFor((m) => m.subject === "slow", 90_000, 200));
+    const fast = arrivals(await mailbox.waitFor((m) => m.subject === "fast", 60_000, 600));
 
     const slowRate = ratePerMinute(slow, SLOW.perMinute, 0.3);
     const fastRate = ratePerMinute(fast, FAST.perMinute, 0.3);
     // Neither goes over its limit. The fast one's limit (100 a second) is more than a loaded 2-core
-    // machine running the whole suite delivers (it did 61), so how near it comes is the providers
+    // machine running the whole suite delivers (33 to 61), so how near it comes is the providers
     // benchmark's figure; here it only has to outrun the slow one's limit several times over, which
     // shows the slow one is held by its limit and not by the machine, so it must come near it.
     expect(slowRate, `slow: ${slowRate.toFixed(0)}/min`).toBeLessThanOrEqual(SLOW.perMinute * 1.05);
@@ -135,7 +137,7 @@ describe("mailbox providers and their limits", () => {
     const text = await metrics();
     expect(metric(text, "mailroom_delivery_provider_throttled_total", `provider="${SLOW.provider}",reason="rate"`)).toBeGreaterThan(0);
     expect(metric(text, "mailroom_delivery_provider_waiting", `provider="${SLOW.provider}"`)).toBe(0);
-  }, 90_000);
+  }, 150_000);
 
   it("slows a provider that answers 451 to a run of messages, and its mail still all arrives", async () => {
     mailbox.failNext(6, 451, "4.7.0 Try again later");
@@ -208,18 +210,18 @@ describe("mailbox providers and their limits", () => {
     const project = await platform.createProject("rate-campaign");
     const campaignApi = apiClient(platform.url, project.secretKey);
     await platform.verifyDomain(project.id, "rate-campaign.test");
-    // 80 at 600 a minute: about 8 s at the slow provider's gate
-    const id = await campaignTo(campaignApi, SLOW.domain, 80, "rate");
+    // 40 at 300 a minute: about 8 s at the slow provider's gate
+    const id = await campaignTo(campaignApi, SLOW.domain, 40, "rate");
 
     const waiting = await campaignWhen(campaignApi, id, (c) => (c.stats.throttled?.[SLOW.provider] ?? 0) > 0, "the campaign to show recipients waiting for the slow provider");
     expect(waiting.status).toBe("SENDING");
     expect(Object.keys(waiting.stats.throttled)).toEqual([SLOW.provider]);
-    expect(waiting.stats.throttled[SLOW.provider]).toBeLessThanOrEqual(80);
+    expect(waiting.stats.throttled[SLOW.provider]).toBeLessThanOrEqual(40);
 
-    await mailbox.waitFor((m) => m.subject === "rate campaign", 60_000, 80);
+    await mailbox.waitFor((m) => m.subject === "rate campaign", 60_000, 40);
     const sent = await campaignWhen(campaignApi, id, (c) => c.status === "SENT", "the campaign to be SENT");
     expect(sent.stats.throttled).toBeUndefined();
-    expect(sent.stats.sent).toBe(80);
+    expect(sent.stats.sent).toBe(40);
   }, 90_000);
 
   it("the domains API refuses a bad warmup value with the Error object and changes nothing", async () => {
