@@ -67,7 +67,7 @@ describe("the Segments area", () => {
     await g1f1.getByRole("textbox", { name: "Value" }).fill("pro");
 
     // … and its nested conditions: signed up OR age > 30
-    await page.getByRole("button", { name: "Add conditions to Group 1" }).click();
+    await page.getByRole("button", { name: "Add nested conditions to Group 1" }).click();
     const n1 = filterRow(page, "Group 1.1 filter 1");
     await choose(page, n1, "Field", "Event");
     await n1.getByRole("combobox", { name: "Event name" }).fill("signup");

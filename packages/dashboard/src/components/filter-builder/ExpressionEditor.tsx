@@ -138,7 +138,7 @@ function GroupEditor({ group, name, path, level, onChange, onRemove }: {
               Add filter
             </Button>
             {canNest && !group.conditions && (
-              <Button variant="default" size="xs" onClick={() => onChange({ ...group, conditions: blankExpression() })} aria-label={`Add conditions to ${name}`}>
+              <Button variant="default" size="xs" onClick={() => onChange({ ...group, conditions: blankExpression() })} aria-label={`Add nested conditions to ${name}`}>
                 Add nested conditions
               </Button>
             )}
