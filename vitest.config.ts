@@ -17,15 +17,17 @@ export default defineConfig({
     // isolated, 63 s shared). No test file mocks modules, stubs globals or keeps state in a shared
     // helper, which is what sharing would break; what the testkit keeps on purpose (a worker's
     // connection to the gateway's database and its Chromium, packages/testkit/src/worker.ts) carries
-    // no test's state. Unit files (threads) keep a fresh context each: their timing bounds are
-    // measured without other files' heap. vitest 3.2 takes `isolate` per pool, not per project,
-    // hence a pool each.
+    // no test's state. Unit files (threads) share their threads too, each file with the project's
+    // own modules evaluated afresh (test/unit-setup.ts): a fresh thread per file imported zod,
+    // liquidjs and the rest again, 36 of the unit stage's 40 s on a slow 2-core machine (11 s now);
+    // a shuffled file order passes, where sharing modules as well failed on some orders. vitest 3.2
+    // takes `isolate` per pool, not per project, hence a pool each.
     // Three platform workers on two cores: most of a platform file's time is spent waiting on the
     // platform (a consumer's batch, a page's render), and with two workers the machine sat half idle
     // (the platform phase: 476 s with two, 376 s with three, the cores 87% busy). As many kept as
     // started: a worker retired as idle while vitest hands it a file fails the run with tinypool's
     // "Terminating worker thread".
-    poolOptions: { forks: { maxForks: 3, minForks: 3, isolate: false }, threads: { maxThreads: 2, minThreads: 1, isolate: true } },
+    poolOptions: { forks: { maxForks: 3, minForks: 3, isolate: false }, threads: { maxThreads: 2, minThreads: 1, isolate: false } },
     // The longest files first even on a checkout that has never timed them (see the file).
     sequence: { sequencer: LongFirst },
     // A backstop, not a bound: every wait inside a test has its own limit and names what it waited
@@ -41,7 +43,7 @@ export default defineConfig({
       {
         extends: true,
         // Rules beside the code (`src/**/*.test.ts`): no servers, seconds (`npm run test:unit`).
-        test: { name: "unit", include: ["packages/*/src/**/*.test.ts", "services/*/src/**/*.test.ts"], exclude, pool: "threads" },
+        test: { name: "unit", include: ["packages/*/src/**/*.test.ts", "services/*/src/**/*.test.ts"], exclude, pool: "threads", setupFiles: ["./test/unit-setup.ts"] },
         // Workspace packages from their sources, so the unit tests need no build either.
         resolve: { alias: [{ find: /^@mailroom\/([a-z]+)$/, replacement: `${root}packages/$1/src/index.ts` }] },
       },
