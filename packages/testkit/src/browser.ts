@@ -125,8 +125,12 @@ export interface A11yViolation {
   targets: string[];
 }
 
-/** axe-core's own build, evaluated in the page being checked (it is not part of the dashboard). */
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+/**
+ * axe-core's own build, evaluated in the page being checked (it is not part of the dashboard): read
+ * at the first check, not by every importer of this module (the benchmarks, the screenshots).
+ */
+let axeSource: string | undefined;
+const axeSourceText = () => (axeSource ??= readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8"));
 /**
  * WCAG 2.1 A and AA rules, violations only. The template preview's frame is left out: what it shows
  * is the template's own markup, not the dashboard's, and axe, which cannot reach into the sandboxed
@@ -149,7 +153,7 @@ export async function a11yViolations(page: Page): Promise<A11yViolation[]> {
     "Promise.all(document.getAnimations().filter((a) => Number.isFinite(a.effect?.getComputedTiming().endTime ?? Infinity)).map((a) => a.finished.catch(() => undefined))).then(() => true)",
   );
   // once per document: a navigation starts a new one, without axe
-  if (!(await page.evaluate("typeof window.axe === 'object'"))) await page.evaluate(AXE_SOURCE);
+  if (!(await page.evaluate("typeof window.axe === 'object'"))) await page.evaluate(axeSourceText());
   const result = (await page.evaluate(AXE_RUN)) as AxeResults;
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")

@@ -103,6 +103,8 @@ export function addZones(file: string, zones: Zones): void {
 
 /** A lock older than this was left by a process that died holding it: a write takes milliseconds. */
 const STALE_LOCK_MS = 5000;
+/** What a wait for the lock sleeps on (Atomics.wait on a word nobody changes: a synchronous sleep). */
+const NAP = new Int32Array(new SharedArrayBuffer(4));
 
 /** Runs `fn` holding `<file>.lock` (a directory: mkdir either makes it or fails, across processes). */
 function withFileLock<T>(file: string, fn: () => T): T {
@@ -120,7 +122,7 @@ function withFileLock<T>(file: string, fn: () => T): T {
       } catch {
         // released meanwhile
       }
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+      Atomics.wait(NAP, 0, 0, 2);
     }
   }
   try {
