@@ -87,7 +87,10 @@ describe("deferred delivery (a relay's 4xx)", () => {
       // after the kill would add four or five to the two before it.
       expect(refusals.length).toBeGreaterThanOrEqual(3);
       expect(refusals.length).toBeLessThanOrEqual(6);
-      expect(refusals.at(-1)! - refusals[0]!).toBeLessThan(10_000);
+      // An attempt is scheduled only while it falls within the maximum age; it reaches the sink
+      // later by however long a redelivery and a relay call take on a busy machine (the 3 s the first
+      // test allows a retry). A schedule that ignored the age would try a sixth time 20 s after the first.
+      expect(refusals.at(-1)! - refusals[0]!).toBeLessThan(10_000 + 3000);
       expect(mailbox.messages().filter((m) => m.envelope.rcptTo.includes(to))).toHaveLength(0);
 
       const events = await familyEvents(platform.prefix, "email", projectId, (e) => e.data.emailId === id && (e.name === "email.bounce" || e.name === "email.failed"), 2);
