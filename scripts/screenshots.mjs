@@ -6,8 +6,8 @@
 //   npm run screenshots        # in another (PORT=8090 npm run screenshots to match)
 //
 // It signs in as the demo user `npm start` made (.mailroom/demo-user.json, for the demo project in
-// .mailroom/demo.json; MAILROOM_DATA_DIR moves both), in Debian's Chromium (CHROMIUM_PATH for
-// another), after giving the demo project a few contacts, a template and a sent email through the
+// .mailroom/demo.json; MAILROOM_DATA_DIR moves both), in Debian's Chromium headless shell
+// (CHROMIUM_PATH for another), after giving the demo project a few contacts, a template and a sent email through the
 // API when it has none, so the pages are not blank. MAILROOM_URL overrides http://localhost:PORT.
 import { mkdirSync, readFileSync } from "node:fs";
 import { DASHBOARD_PAGES, demoData, launchBrowser, pageRendered, signedInContext } from "@mailroom/testkit/browser";

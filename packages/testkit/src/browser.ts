@@ -6,11 +6,12 @@ import type { GatewayOperator } from "./operator.js";
 import { closeAtWorkerEnd } from "./worker.js";
 
 /**
- * The dashboard's browser tests drive Debian's `chromium` package with playwright-core: browser
- * downloads (`npx playwright install`) are not possible everywhere Mailroom is built, and the
- * distribution's Chromium is what `npm test` installs when it is missing (scripts/browser.mjs).
+ * The dashboard's browser tests drive Debian's `chromium-headless-shell` with playwright-core:
+ * browser downloads (`npx playwright install`) are not possible everywhere Mailroom is built, and
+ * the distribution's is what `npm test` installs when it is missing (scripts/browser.mjs, which
+ * also says why the headless shell rather than the full browser).
  */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium-headless-shell";
 export const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
@@ -25,7 +26,7 @@ const TEST_FONTS_FILE = "/usr/share/fonts/truetype/liberation/LiberationMono-Reg
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium is not at ${CHROMIUM_PATH}: install Debian's chromium package (npm test does so as root) or set CHROMIUM_PATH`);
+    throw new Error(`Chromium is not at ${CHROMIUM_PATH}: install Debian's chromium-headless-shell package (npm test does so as root) or set CHROMIUM_PATH`);
   }
   // what a layout test measures must not depend on the fonts a machine happens to have
   if (existsSync("/etc/debian_version") && !existsSync(TEST_FONTS_FILE)) {
