@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { JetStreamApiError, JetStreamError } from "@nats-io/jetstream";
 import { ConnectionError, NoRespondersError, PermissionViolationError, RequestError, TimeoutError } from "@nats-io/transport-node";
-import { isBusUnavailable } from "./nats.js";
+import { isBusUnavailable, whileBusAway } from "./nats.js";
 
 /** nats.js's own error classes, as its clients throw them. */
 const apiError = (status: number, errCode: number, description: string) => new JetStreamApiError({ code: status, err_code: errCode, description });
@@ -29,5 +29,31 @@ describe("isBusUnavailable", () => {
     expect(isBusUnavailable(new Error("timeout"))).toBe(false);
     expect(isBusUnavailable(undefined)).toBe(false);
     expect(isBusUnavailable("TimeoutError")).toBe(false);
+  });
+});
+
+describe("whileBusAway", () => {
+  it("asks again while the bus is away for a moment, then answers", async () => {
+    let calls = 0;
+    const answer = await whileBusAway(async () => {
+      if (++calls < 3) throw new TimeoutError();
+      return "stream info";
+    }, 5_000, 1);
+    expect(answer).toBe("stream info");
+    expect(calls).toBe(3);
+  });
+
+  it("fails at once on the call's own fault, and past its bound on an outage", async () => {
+    let calls = 0;
+    const notFound = apiError(404, 10059, "stream not found");
+    const failing = async () => {
+      calls++;
+      throw notFound;
+    };
+    await expect(whileBusAway(failing, 5_000, 1)).rejects.toBe(notFound);
+    expect(calls).toBe(1);
+    const started = Date.now();
+    await expect(whileBusAway(() => Promise.reject(new TimeoutError()), 50, 5)).rejects.toThrow("timeout");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(50);
   });
 });

@@ -2,7 +2,7 @@ import { AckPolicy, DeliverPolicy, type Consumer, type JsMsg } from "@nats-io/je
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import { SpanKind, context, trace } from "@opentelemetry/api";
 import { type DeadLetters, Failures, SPARE_DELIVERIES } from "./dead-letter.js";
-import { extractTrace } from "./nats.js";
+import { extractTrace, isBusUnavailable, whileBusAway } from "./nats.js";
 import { Puller } from "./puller.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
@@ -59,24 +59,25 @@ export async function ensureConsumer(jsm: JetStreamManager, spec: DurableSetting
     // the handler's attempts plus the spare deliveries that only carry a message to its dead letter
     max_deliver: (spec.maxDeliver ?? DEFAULT_MAX_DELIVER) + SPARE_DELIVERIES,
   };
-  const existing = await jsm.consumers.info(spec.stream, spec.durable).catch(() => null);
+  // a durable not found is null; a bus away for a moment is asked again (whileBusAway)
+  const existing = await whileBusAway(() => jsm.consumers.info(spec.stream, spec.durable)).catch((err) => (isBusUnavailable(err) ? Promise.reject(err) : null));
   if (existing) {
     const c = existing.config;
-    if (c.ack_wait !== want.ack_wait || c.max_deliver !== want.max_deliver) await jsm.consumers.update(spec.stream, spec.durable, want);
+    if (c.ack_wait !== want.ack_wait || c.max_deliver !== want.max_deliver) await whileBusAway(() => jsm.consumers.update(spec.stream, spec.durable, want));
     return;
   }
-  await jsm.consumers
-    .add(spec.stream, {
+  await whileBusAway(() =>
+    jsm.consumers.add(spec.stream, {
       durable_name: spec.durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       max_ack_pending: 10_000,
       ...want,
       ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
-    })
-    .catch((err: Error) => {
-      if (!/already in use|exists/i.test(err.message)) throw err;
-    });
+    }),
+  ).catch((err: Error) => {
+    if (!/already in use|exists/i.test(err.message)) throw err;
+  });
 }
 
 /** Sets the consumer's pending gauge every 10 s, from now until the loop returned is stopped. */

@@ -149,6 +149,25 @@ export function isBusUnavailable(err: unknown): boolean {
   }
 }
 
+/**
+ * One of start-up's idempotent JetStream admin calls (the account's JetStream, a stream's or a
+ * durable consumer's info, add or update), asked again while the bus is away for a moment
+ * (isBusUnavailable): a stream leader being elected on a cluster, or a replica starved of CPU past a
+ * request's 5 s bound (a benchmark's platform at the lowest priority beside the fault suite), would
+ * otherwise fail the whole start. Anything else fails at once, and so does a try past `boundMs`.
+ */
+export async function whileBusAway<T>(call: () => Promise<T>, boundMs = 60_000, pauseMs = 250): Promise<T> {
+  const deadline = Date.now() + boundMs;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!isBusUnavailable(err) || Date.now() >= deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+}
+
 const DAY_NS = 24 * 60 * 60 * 1e9;
 
 /** The core streams every service may publish to or consume from. nats-server 2.9 features only. */
@@ -215,14 +234,15 @@ export async function ensureStreams(
   streams: Array<Partial<StreamConfig> & { name: string }>,
 ): Promise<void> {
   for (const cfg of streams) {
-    const existing = await jsm.streams.info(cfg.name).catch(() => null);
+    // a stream not found is null; a bus away for a moment is asked again, not taken for "none"
+    const existing = await whileBusAway(() => jsm.streams.info(cfg.name)).catch((err) => (isBusUnavailable(err) ? Promise.reject(err) : null));
     if (existing) {
       const replicas = cfg.num_replicas ?? existing.config.num_replicas;
-      if (existing.config.num_replicas !== replicas) await jsm.streams.update(cfg.name, { ...existing.config, num_replicas: replicas });
+      if (existing.config.num_replicas !== replicas) await whileBusAway(() => jsm.streams.update(cfg.name, { ...existing.config, num_replicas: replicas }));
       continue;
     }
     try {
-      await jsm.streams.add(cfg);
+      await whileBusAway(() => jsm.streams.add(cfg));
     } catch (err) {
       if (!/already in use|exists/i.test(String((err as Error).message))) throw err;
     }
@@ -230,5 +250,5 @@ export async function ensureStreams(
 }
 
 export function jetstreamOf(nc: NatsConnection): { js: JetStreamClient; jsm: Promise<JetStreamManager> } {
-  return { js: jetstream(nc), jsm: jetstreamManager(nc) };
+  return { js: jetstream(nc), jsm: whileBusAway(() => jetstreamManager(nc)) };
 }
