@@ -38,7 +38,7 @@ describe("whileBusAway", () => {
     const answer = await whileBusAway(async () => {
       if (++calls < 3) throw new TimeoutError();
       return "stream info";
-    }, 5_000, 1);
+    }, { pauseMs: 1 });
     expect(answer).toBe("stream info");
     expect(calls).toBe(3);
   });
@@ -50,10 +50,10 @@ describe("whileBusAway", () => {
       calls++;
       throw notFound;
     };
-    await expect(whileBusAway(failing, 5_000, 1)).rejects.toBe(notFound);
+    await expect(whileBusAway(failing, { pauseMs: 1 })).rejects.toBe(notFound);
     expect(calls).toBe(1);
     const started = Date.now();
-    await expect(whileBusAway(() => Promise.reject(new TimeoutError()), 50, 5)).rejects.toThrow("timeout");
+    await expect(whileBusAway(() => Promise.reject(new TimeoutError()), { boundMs: 50, pauseMs: 5 })).rejects.toThrow("timeout");
     expect(Date.now() - started).toBeGreaterThanOrEqual(50);
   });
 });

@@ -68,7 +68,9 @@ export async function connectNats(settings: NatsSettings, name: string, log: Log
   if (!hasCredentials && settings.NODE_ENV === "production") {
     log.warn("NATS_URL has no credentials and NATS_USER/NATS_CREDS are unset: any process that reaches NATS can speak for this service");
   }
-  const nc = await connect(options);
+  // A handshake past its bound is asked again; a server that refuses the connection (not running,
+  // a wrong NATS_URL) fails the start at once, with its message.
+  const nc = await whileBusAway(() => connect(options), { retryable: (err) => (err as Error | undefined)?.name === "TimeoutError" });
   // Mostly permission violations (a deployment that does not match natsPermissions); the error names
   // the subject. At most every 10 s, since every request that needs the subject repeats it.
   const serverError = warnEvery(log, 10_000, "nats server error");
@@ -150,19 +152,23 @@ export function isBusUnavailable(err: unknown): boolean {
 }
 
 /**
- * One of start-up's idempotent JetStream admin calls (the account's JetStream, a stream's or a
- * durable consumer's info, add or update), asked again while the bus is away for a moment
- * (isBusUnavailable): a stream leader being elected on a cluster, or a replica starved of CPU past a
- * request's 5 s bound (a benchmark's platform at the lowest priority beside the fault suite), would
- * otherwise fail the whole start. Anything else fails at once, and so does a try past `boundMs`.
+ * One of start-up's idempotent calls to the bus (the connection's handshake, the account's
+ * JetStream, a stream's or a durable consumer's info, add or update), asked again while the bus is
+ * away for a moment (`retryable`, by default isBusUnavailable): a stream leader being elected on a
+ * cluster, or a replica starved of CPU past a request's 5 s bound (a benchmark's platform at the
+ * lowest priority beside the fault suite), would otherwise fail the whole start. Anything else
+ * fails at once, and so does a try past `boundMs`.
  */
-export async function whileBusAway<T>(call: () => Promise<T>, boundMs = 60_000, pauseMs = 250): Promise<T> {
+export async function whileBusAway<T>(
+  call: () => Promise<T>,
+  { boundMs = 60_000, pauseMs = 250, retryable = isBusUnavailable }: { boundMs?: number; pauseMs?: number; retryable?: (err: unknown) => boolean } = {},
+): Promise<T> {
   const deadline = Date.now() + boundMs;
   for (;;) {
     try {
       return await call();
     } catch (err) {
-      if (!isBusUnavailable(err) || Date.now() >= deadline) throw err;
+      if (!retryable(err) || Date.now() >= deadline) throw err;
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   }
