@@ -9,9 +9,9 @@ const REREAD_MS = 100;
  * hours, warm-up days, SCHEDULE ticks). In production it is the system's. A test sets a project's
  * clock by writing `{"offsetMs": n}` to `<TEST_CLOCK_DIR>/<projectId>` (testkit `setProjectClock`):
  * that project's time then runs n ms ahead (or behind), and only that project's, so test files
- * sharing one platform each set their own. Only what reads this clock moves; leases, timers and the database's now() keep
- * the real time, which is why holds are stored as due instants in the project's time (campaigns) or
- * as real-time timers of the remaining length (workflows).
+ * sharing one platform each set their own. Only what reads this clock moves; leases, timers and the
+ * database's now() keep the real time, which is why holds are stored as due instants in the
+ * project's time (campaigns) or as real-time timers of the remaining length (workflows).
  */
 export class Clock {
   private readonly offsets = new Map<string, { offsetMs: number; readAt: number }>();

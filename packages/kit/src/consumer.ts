@@ -2,7 +2,7 @@ import { AckPolicy, DeliverPolicy, type Consumer, type JsMsg } from "@nats-io/je
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import { SpanKind, context, trace } from "@opentelemetry/api";
 import { type DeadLetters, Failures, SPARE_DELIVERIES } from "./dead-letter.js";
-import { extractTrace, isBusUnavailable, whileBusAway } from "./nats.js";
+import { extractTrace, orNone, unlessMadeMeanwhile, whileBusAway } from "./nats.js";
 import { Puller } from "./puller.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
@@ -53,31 +53,32 @@ export type DurableSettings = Pick<ConsumerSpec, "stream" | "durable" | "filterS
  * older version (e.g. with unlimited deliveries) gets the current bound on its next start. Safe when
  * N processes start at once (a lost creation race is success; updates are idempotent).
  */
-export async function ensureConsumer(jsm: JetStreamManager, spec: DurableSettings): Promise<void> {
+export function ensureConsumer(jsm: JetStreamManager, spec: DurableSettings): Promise<void> {
+  return whileBusAway(() => ensureConsumerOnce(jsm, spec));
+}
+
+async function ensureConsumerOnce(jsm: JetStreamManager, spec: DurableSettings): Promise<void> {
   const want = {
     ack_wait: (spec.ackWaitMs ?? DEFAULT_ACK_WAIT_MS) * 1e6,
     // the handler's attempts plus the spare deliveries that only carry a message to its dead letter
     max_deliver: (spec.maxDeliver ?? DEFAULT_MAX_DELIVER) + SPARE_DELIVERIES,
   };
-  // a durable not found is null; a bus away for a moment is asked again (whileBusAway)
-  const existing = await whileBusAway(() => jsm.consumers.info(spec.stream, spec.durable)).catch((err) => (isBusUnavailable(err) ? Promise.reject(err) : null));
+  const existing = await orNone(jsm.consumers.info(spec.stream, spec.durable));
   if (existing) {
     const c = existing.config;
-    if (c.ack_wait !== want.ack_wait || c.max_deliver !== want.max_deliver) await whileBusAway(() => jsm.consumers.update(spec.stream, spec.durable, want));
+    if (c.ack_wait !== want.ack_wait || c.max_deliver !== want.max_deliver) await jsm.consumers.update(spec.stream, spec.durable, want);
     return;
   }
-  await whileBusAway(() =>
-    jsm.consumers.add(spec.stream, {
+  await jsm.consumers
+    .add(spec.stream, {
       durable_name: spec.durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       max_ack_pending: 10_000,
       ...want,
       ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
-    }),
-  ).catch((err: Error) => {
-    if (!/already in use|exists/i.test(err.message)) throw err;
-  });
+    })
+    .catch(unlessMadeMeanwhile);
 }
 
 /** Sets the consumer's pending gauge every 10 s, from now until the loop returned is stopped. */

@@ -153,7 +153,7 @@ export function isBusUnavailable(err: unknown): boolean {
 
 /**
  * One of start-up's idempotent calls to the bus (the connection's handshake, the account's
- * JetStream, a stream's or a durable consumer's info, add or update), asked again while the bus is
+ * JetStream, making sure of a stream or a durable consumer), asked again while the bus is
  * away for a moment (`retryable`, by default isBusUnavailable): a stream leader being elected on a
  * cluster, or a replica starved of CPU past a request's 5 s bound (a benchmark's platform at the
  * lowest priority beside the fault suite), would otherwise fail the whole start. Anything else
@@ -239,20 +239,25 @@ export async function ensureStreams(
   jsm: JetStreamManager,
   streams: Array<Partial<StreamConfig> & { name: string }>,
 ): Promise<void> {
-  for (const cfg of streams) {
-    // a stream not found is null; a bus away for a moment is asked again, not taken for "none"
-    const existing = await whileBusAway(() => jsm.streams.info(cfg.name)).catch((err) => (isBusUnavailable(err) ? Promise.reject(err) : null));
-    if (existing) {
-      const replicas = cfg.num_replicas ?? existing.config.num_replicas;
-      if (existing.config.num_replicas !== replicas) await whileBusAway(() => jsm.streams.update(cfg.name, { ...existing.config, num_replicas: replicas }));
-      continue;
-    }
-    try {
-      await whileBusAway(() => jsm.streams.add(cfg));
-    } catch (err) {
-      if (!/already in use|exists/i.test(String((err as Error).message))) throw err;
-    }
+  for (const cfg of streams) await whileBusAway(() => ensureStream(jsm, cfg));
+}
+
+async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string }): Promise<void> {
+  const existing = await orNone(jsm.streams.info(cfg.name));
+  if (existing) {
+    const replicas = cfg.num_replicas ?? existing.config.num_replicas;
+    if (existing.config.num_replicas !== replicas) await jsm.streams.update(cfg.name, { ...existing.config, num_replicas: replicas });
+    return;
   }
+  await jsm.streams.add(cfg).catch(unlessMadeMeanwhile);
+}
+
+/** A stream's or durable's info, or null when there is none: a bus away for a moment is not "none". */
+export const orNone = <T>(info: Promise<T>): Promise<T | null> => info.catch((err) => (isBusUnavailable(err) ? Promise.reject(err) : null));
+
+/** For an add that another process starting at the same time may have won: theirs is as good. */
+export function unlessMadeMeanwhile(err: unknown): void {
+  if (!/already in use|exists/i.test(String((err as Error | undefined)?.message))) throw err;
 }
 
 export function jetstreamOf(nc: NatsConnection): { js: JetStreamClient; jsm: Promise<JetStreamManager> } {

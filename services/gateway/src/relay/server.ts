@@ -188,11 +188,9 @@ async function readBounded(stream: SMTPServerDataStream, max: number, budget: By
   return { raw: dropped ? Buffer.alloc(0) : Buffer.concat(chunks, held), held, tooBig, overBudget: dropped && !tooBig };
 }
 
-let mailparser: Promise<typeof import("mailparser")> | undefined;
-
 async function parse(raw: Buffer): Promise<SubmittedMessage> {
-  // imported with the first message, not by every gateway's start (0.2 CPU-seconds of it)
-  const { simpleParser } = await (mailparser ??= import("mailparser"));
+  // imported where a message first needs it, not by every gateway's start (0.2 CPU-seconds of it)
+  const { simpleParser } = await import("mailparser");
   const m = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
   const first = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a[0] : a)?.value[0];
   const from = first(m.from);
