@@ -5,11 +5,14 @@ import { type ApiClient, waitFor } from "@mailroom/testkit";
 import { call, deliveryReport, pool, seedContacts, serviceDb, startRig, type Rig } from "../src/index.js";
 import { address, scaled } from "./scale.js";
 
-/** The issue's 20,000 at FAULTS_SCALE=10. */
-const RECIPIENTS = scaled(2000);
-/** The issue's 100,000 at FAULTS_SCALE=10. */
-const IMPORT_ROWS = scaled(10_000);
-const TRACKS = scaled(300);
+/**
+ * The issue's sizes at scale 1, unlike the other files' counts: what a leader change or an outage
+ * does to a stream shows only with thousands of messages on either side of it, and this file alone
+ * still ends within the fault stage (about 2 minutes, beside the other nine files).
+ */
+const RECIPIENTS = scaled(20_000);
+const IMPORT_ROWS = scaled(100_000);
+const TRACKS = scaled(3000);
 /** How long one server stays down while the import and the tracks run. */
 const OUTAGE_MS = 30_000;
 /** As in campaign-crash: the emails in the relay's hands when something breaks may be sent again, with their Message-ID. */
