@@ -252,7 +252,10 @@ async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & 
   await jsm.streams.add(cfg).catch(unlessMadeMeanwhile);
 }
 
-/** A stream's or durable's info, or null when there is none: a bus away for a moment is not "none". */
+/**
+ * A stream's or durable's info, or null when asking failed for the object's own reason (none there,
+ * or one the add that follows will name): a bus away for a moment is not "none", and is thrown.
+ */
 export const orNone = <T>(info: Promise<T>): Promise<T | null> => info.catch((err) => (isBusUnavailable(err) ? Promise.reject(err) : null));
 
 /** For an add that another process starting at the same time may have won: theirs is as good. */
